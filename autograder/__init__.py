@@ -1,0 +1,1 @@
+"""The grader behind `python -m autograder`: manifest, sandboxed worker, hidden suites, reports."""

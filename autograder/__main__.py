@@ -1,0 +1,6 @@
+"""`python -m autograder`: see autograder.cli."""
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,111 @@
+"""The command line: check, list, hint, selftest (and the instructor and maintainer commands)."""
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .manifest import Course, ManifestError, decode_answer, find_root, load_course
+
+USAGE_ERROR, NOT_ALL_PASSED = 2, 1
+
+
+class UsageError(Exception):
+    """Bad command-line input: one line to the user, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:
+        raise UsageError(f"{message} (try `python -m autograder --help`)")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m autograder", description="Grade the attention exercises.")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    check = commands.add_parser("check", help="grade questions N (all when none are given)")
+    check.add_argument("numbers", nargs="*", metavar="N")
+    check.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    check.add_argument("--solutions", action="store_true", help="grade solutions/ instead of exercises/")
+    commands.add_parser("list", help="questions, points and current status")
+    commands.add_parser("hint", help="the hints of question N").add_argument("number", metavar="N")
+    commands.add_parser("selftest", help="the self-test questions of N").add_argument("number", metavar="N")
+    return parser
+
+
+def _numbers(course: Course, texts: list[str]) -> list[int]:
+    valid = f"valid numbers are {course.numbers[0]}-{course.numbers[-1]}"
+    numbers = []
+    for text in texts:
+        if not text.isdigit() or int(text) not in course.numbers:
+            raise UsageError(f"there is no question {text!r}: {valid}")
+        if int(text) not in numbers:
+            numbers.append(int(text))
+    return numbers or course.numbers
+
+
+def _check(course: Course, args: argparse.Namespace) -> int:
+    from .report import render
+    from .runner import grade
+
+    folder = "solutions" if args.solutions else "exercises"
+    package = course.root / folder
+    if not (package / "__init__.py").exists():
+        raise UsageError(f"no {folder}/ package in {course.root}: run the command from the kit's folder")
+    report = grade(course, package, _numbers(course, args.numbers))
+    if args.json:
+        print(json.dumps(report.to_dict()))
+    else:
+        print(render(report, course, f"{folder}/"))
+    return 0 if report.all_passed else NOT_ALL_PASSED
+
+
+def _list(course: Course) -> int:
+    from .progress import status_of
+
+    width = max(len(q.title) for q in course.questions)
+    print(f"{course.title}\n\n  {'#':>2}  {'Question':<{width}}  {'Points':>6}  Status")
+    for question in course.questions:
+        print(f"  {question.number:>2}  {question.title:<{width}}  {question.points:>6g}  {status_of(course, question)}")
+    return 0
+
+
+def _hint(course: Course, number: str) -> int:
+    question = course.question(_numbers(course, [number])[0])
+    print(f"Hints for question {question.number}, {question.title}:")
+    for index, hint in enumerate(question.hints, start=1):
+        print(f"  {index}. {hint}")
+    return 0
+
+
+def _selftest(course: Course, number: str) -> int:
+    question = course.question(_numbers(course, [number])[0])
+    interactive = sys.stdin.isatty()
+    print(f"Self-test for question {question.number}, {question.title}. Answer in your head or type it, then compare.")
+    for index, item in enumerate(question.selftest, start=1):
+        print(f"\nQ{index}. {item.question}")
+        if interactive:
+            try:
+                input("Your answer (Enter when ready): ")
+            except EOFError:
+                pass
+        print(f"Model answer: {decode_answer(item.answer)}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of `python -m autograder`; returns the exit status."""
+    try:
+        args = _parser().parse_args(argv)
+        course = load_course(find_root(Path.cwd()))
+        if args.command == "check":
+            return _check(course, args)
+        if args.command == "list":
+            return _list(course)
+        if args.command == "hint":
+            return _hint(course, args.number)
+        return _selftest(course, args.number)
+    except (UsageError, ManifestError) as error:
+        print(f"autograder: {error}", file=sys.stderr)
+        return USAGE_ERROR
+    except KeyboardInterrupt:
+        print("autograder: interrupted", file=sys.stderr)
+        return USAGE_ERROR

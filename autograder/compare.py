@@ -1,0 +1,79 @@
+"""Compare a student's value with the oracle's and say what differs, never what the expected value is."""
+import math
+
+import torch
+
+TOLERANCES = {torch.float32: (1.3e-6, 1e-5), torch.float64: (1e-7, 1e-7)}  # (rtol, atol): assert_close's defaults
+
+
+def kind(value: object) -> str:
+    """How to name what came back: `a list`, `a tensor subclass Foo`, `None`."""
+    if isinstance(value, dict) and "__unsupported__" in value:
+        return value["__unsupported__"]
+    if value is None:
+        return "None"
+    return "a tuple" if isinstance(value, tuple) else f"a {type(value).__name__}"
+
+
+def tensor_mismatch(got: object, expected: torch.Tensor, what: str = "the output") -> str | None:
+    """None when got matches expected within the dtype's tolerance; otherwise one line saying how it differs."""
+    if type(got) is not torch.Tensor:
+        return f"{what} is {kind(got)}; expected a torch.Tensor"
+    if got.shape != expected.shape:
+        return f"{what} has shape {tuple(got.shape)}; expected {tuple(expected.shape)}"
+    if got.dtype != expected.dtype:
+        return f"{what} has dtype {got.dtype}; expected {expected.dtype}"
+    if got.numel() == 0:
+        return None
+    if expected.dtype in TOLERANCES:
+        rtol, atol = TOLERANCES[expected.dtype]
+        unexpected = ~torch.isfinite(got) & torch.isfinite(expected)
+        if unexpected.any():
+            position = tuple(torch.nonzero(unexpected)[0].tolist())
+            return f"{what} has {got[position].item()} at position {list(position)} where a finite number is expected"
+        wrong = ~torch.isclose(got, expected, rtol=rtol, atol=atol, equal_nan=True)
+    else:
+        wrong = got != expected
+    if not wrong.any():
+        return None
+    position = tuple(torch.nonzero(wrong)[0].tolist())
+    count = int(wrong.sum())
+    if expected.dtype in TOLERANCES:
+        error = (got[wrong].double() - expected[wrong].double()).abs().max().item()
+        size = "infinitely" if math.isinf(error) or math.isnan(error) else f"up to {error:.3g}"
+        return f"{what} differs from the expected values at {count} of {got.numel()} positions, first at {list(position)}, off by {size} (tolerance {atol:g} + {rtol:g} x |expected|)"
+    return f"{what} differs at {count} of {got.numel()} positions, first at {list(position)}"
+
+
+def output_mismatch(got: object, expected: object, names: tuple[str, ...]) -> str | None:
+    """Compare a tensor or a tuple of tensors, named in order (`the output`, `the weights`)."""
+    if len(names) == 1:
+        return tensor_mismatch(got, expected, names[0])
+    if not isinstance(got, (tuple, list)) or len(got) != len(names):
+        return f"returned {kind(got)}; expected a tuple ({', '.join(names)})"
+    for part, reference, name in zip(got, expected, names):
+        problem = tensor_mismatch(part, reference, name)
+        if problem:
+            return problem
+    return None
+
+
+def as_number(got: object) -> float | None:
+    """A returned Python number, or a one-element tensor, as a float; None when it is neither."""
+    if type(got) in (int, float):
+        return float(got)
+    if type(got) is torch.Tensor and got.numel() == 1 and not got.dtype.is_complex:
+        return float(got.item())
+    return None
+
+
+def number_mismatch(got: object, expected: float, what: str, rel: float = 1e-9, abs_: float = 0.0) -> str | None:
+    """None when got is a number within rel (relative) or abs_ of expected."""
+    value = as_number(got)
+    if value is None:
+        return f"{what} is {kind(got)}; expected a number"
+    if not math.isfinite(value):
+        return f"{what} is {value}; expected a finite number"
+    if abs(value - expected) > max(rel * abs(expected), abs_):
+        return f"{what} is off by {abs(value - expected) / max(abs(expected), 1e-300):.1%} of the expected value"
+    return None

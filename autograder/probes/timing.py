@@ -1,0 +1,82 @@
+"""A virtual clock that advances with the work torch does, so timing code gets the same figure every run.
+
+While a probe runs, time.perf_counter and its siblings read this clock. Each aten operation adds its
+FLOPs (matrix products) or its output size (everything else) to the work done; one read in six also
+adds a burst of interference four times the work since the previous read, as a busy machine would.
+Minimum or median over repeats sees through the bursts; a single reading, a mean or a total does not.
+"""
+import time
+import timeit
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils.flop_counter import flop_registry
+
+from .calls import student_function
+
+WORK_PER_SECOND = 7.31e8  # virtual machine speed: units of work per virtual second
+BURST_EVERY, BURST_AT, BURST_SIZE = 6, 1, 4.0
+WARMUP_WORK = 2e6  # one-off cost the first time each operation runs
+CLOCKS = ("perf_counter", "monotonic", "time", "process_time", "thread_time")
+
+
+def _cpu_attention_flops(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *args: object, **kwargs: object) -> int:
+    """FLOPs of the fused CPU attention kernel, which torch's flop registry does not list."""
+    batch = q.numel() // (q.shape[-2] * q.shape[-1])
+    return 2 * batch * q.shape[-2] * k.shape[-2] * (q.shape[-1] + v.shape[-1])
+
+
+class WorkClock(TorchDispatchMode):
+    """Counts the work of every aten operation and serves it as a time."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.work = 0.0
+        self.interference = 0.0
+        self.reads = 0
+        self.work_at_last_read = 0.0
+        self.seen: set[object] = set()
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        out = func(*args, **kwargs)
+        packet = func._overloadpacket
+        if packet in flop_registry:
+            self.work += flop_registry[packet](*args, **kwargs, out_val=out)
+        elif packet is torch.ops.aten._scaled_dot_product_flash_attention_for_cpu:
+            self.work += _cpu_attention_flops(*args)
+        else:
+            outputs = out if isinstance(out, (tuple, list)) else [out]
+            self.work += sum(t.numel() for t in outputs if isinstance(t, torch.Tensor))
+        if packet not in self.seen:
+            self.seen.add(packet)
+            self.work += WARMUP_WORK
+        return out
+
+    def seconds(self) -> float:
+        """The current virtual time; every BURST_EVERY-th read comes after a burst of interference."""
+        if self.reads % BURST_EVERY == BURST_AT:
+            self.interference += BURST_SIZE * (self.work - self.work_at_last_read)
+        self.reads += 1
+        self.work_at_last_read = self.work
+        return (self.work + self.interference) / WORK_PER_SECOND
+
+
+def virtual_time_probe(module: object, params: dict) -> dict:
+    """Run the student's time_attention with every clock of `time` and `timeit` reading a WorkClock."""
+    time_attention = student_function(module, "time_attention")
+    clock = WorkClock()
+    saved = {name: getattr(time, name) for name in CLOCKS} | {name + "_ns": getattr(time, name + "_ns") for name in CLOCKS}
+    saved_timeit = timeit.default_timer
+    for name in CLOCKS:
+        setattr(time, name, clock.seconds)
+        setattr(time, name + "_ns", lambda: int(clock.seconds() * 1e9))
+    timeit.default_timer = clock.seconds
+    try:
+        with clock:
+            value = time_attention(params["T"], d=params["d"], repeats=params["repeats"])
+    finally:
+        for name, function in saved.items():
+            setattr(time, name, function)
+        timeit.default_timer = saved_timeit
+    return {"out": value, "reads": clock.reads}

@@ -1,0 +1,86 @@
+"""The result model: one check, one question, one report, each with to_dict() for --json."""
+from dataclasses import dataclass, field
+
+PASSED, FAILED, NOT_ATTEMPTED, ERROR, TIMEOUT, CRASHED = "passed", "failed", "not attempted", "error", "timeout", "crashed"
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """The outcome of one check of a question."""
+
+    name: str
+    passed: bool
+    message: str = ""
+    weight: float = 1.0
+
+    def to_dict(self) -> dict:
+        """The contract's test entry: name, passed, message."""
+        return {"name": self.name, "passed": self.passed, "message": self.message}
+
+
+def question_score(points: float, cases: list[CaseResult]) -> float:
+    """Points times the weighted share of passing checks, rounded to 0.01."""
+    total = sum(case.weight for case in cases)
+    if total == 0:
+        return 0.0
+    return round(points * sum(case.weight for case in cases if case.passed) / total, 2)
+
+
+@dataclass
+class QuestionResult:
+    """Every check of one question, its status and a one-line reason when it did not run to the end."""
+
+    number: int
+    title: str
+    max_score: float
+    status: str
+    tests: list[CaseResult] = field(default_factory=list)
+    reason: str = ""
+    output: str = ""
+
+    @property
+    def score(self) -> float:
+        """Score resolved from the checks by question_score."""
+        return question_score(self.max_score, self.tests)
+
+    def to_dict(self) -> dict:
+        """The contract's question entry, plus the reason and captured output when there are any."""
+        entry = {
+            "number": self.number,
+            "title": self.title,
+            "score": self.score,
+            "max_score": self.max_score,
+            "status": self.status,
+            "tests": [test.to_dict() for test in self.tests],
+        }
+        if self.reason:
+            entry["reason"] = self.reason
+        if self.output:
+            entry["output"] = self.output
+        return entry
+
+
+@dataclass
+class Report:
+    """The results of one grading run."""
+
+    questions: list[QuestionResult]
+
+    @property
+    def score(self) -> float:
+        """Sum of the question scores."""
+        return round(sum(q.score for q in self.questions), 2)
+
+    @property
+    def max_score(self) -> float:
+        """Sum of the points of the graded questions."""
+        return sum(q.max_score for q in self.questions)
+
+    @property
+    def all_passed(self) -> bool:
+        """True when every graded question is at full marks."""
+        return all(q.status == PASSED for q in self.questions)
+
+    def to_dict(self) -> dict:
+        """The contract's JSON report."""
+        return {"score": self.score, "max_score": self.max_score, "questions": [q.to_dict() for q in self.questions]}

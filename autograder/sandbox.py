@@ -1,0 +1,122 @@
+"""Parent side of the sandbox: start the zygote (worker.py), run one child per question with a time limit."""
+import json
+import os
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+MEMORY_BYTES = 4 << 30  # address-space limit of a child
+OUTPUT_BYTES = 8 << 20  # largest file a child may write, its captured output included
+KEPT_ENV = ("PATH", "LANG", "LC_ALL", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "SYSTEMROOT")
+
+
+@dataclass
+class Job:
+    """One question to run: its id, wall-clock limit, and the payload the child reads."""
+
+    id: int
+    time_limit: float
+    payload: dict
+
+
+@dataclass
+class Exit:
+    """How a child ended: its exit code (negative: killed by that signal), whether the grader killed it."""
+
+    code: int | None
+    timed_out: bool
+    workdir: Path
+    seconds: float
+    worker_error: str = ""
+
+
+class Sandbox:
+    """A zygote process that has imported torch, forking a limited child for each job."""
+
+    def __init__(self, parallel: int = 2) -> None:
+        """Start the zygote at once, so its import of torch overlaps the grader's."""
+        self.parallel = parallel
+        self.folder = Path(tempfile.mkdtemp(prefix="autograder-"))
+        env = {key: os.environ[key] for key in KEPT_ENV if key in os.environ}
+        env.update(HOME=str(self.folder), TMPDIR=str(self.folder), OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+        here = Path(__file__).resolve().parent
+        self.errors = open(self.folder / "worker-errors.txt", "w+b")
+        self.process = subprocess.Popen(
+            [sys.executable, "-I", str(here / "worker.py"), str(here / "probes")],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.errors,
+            cwd=self.folder,
+            env=env,
+        )
+
+    def _worker_error(self) -> str:
+        self.errors.seek(0)
+        lines = self.errors.read().decode("utf-8", "replace").strip().splitlines()
+        return lines[-1] if lines else "the grading worker stopped unexpectedly"
+
+    def run(self, jobs: list[Job]) -> dict[int, Exit]:
+        """Run every job, at most `parallel` at a time; kill each child's process group at its time limit."""
+        queue, running, exits = list(jobs), {}, {}
+        pending, stdout = b"", self.process.stdout.fileno()
+        while queue or running:
+            while queue and len(running) < self.parallel:
+                job = queue.pop(0)
+                workdir = self.folder / f"job{job.id}"
+                workdir.mkdir()
+                payload = job.payload | {"id": job.id, "workdir": str(workdir), "time_limit": job.time_limit,
+                                         "memory_bytes": MEMORY_BYTES, "output_bytes": OUTPUT_BYTES}
+                self.process.stdin.write((json.dumps(payload) + "\n").encode())
+                self.process.stdin.flush()
+                running[job.id] = {"job": job, "workdir": workdir, "pid": None, "start": None, "killed": False}
+            started = [r for r in running.values() if r["start"] is not None and not r["killed"]]
+            wait = min((r["start"] + r["job"].time_limit - time.monotonic() for r in started), default=None)
+            ready, _, _ = select.select([stdout], [], [], None if wait is None else max(wait, 0))
+            if ready:
+                chunk = os.read(stdout, 1 << 16)
+                if not chunk:  # the zygote itself died: every question still running or queued is lost
+                    for entry in list(running.values()) + [{"job": j, "workdir": self.folder, "start": None} for j in queue]:
+                        exits[entry["job"].id] = Exit(None, False, entry["workdir"], 0.0, self._worker_error())
+                    return exits
+                pending += chunk
+                while b"\n" in pending:
+                    line, pending = pending.split(b"\n", 1)
+                    message = json.loads(line)
+                    entry = running.get(message.get("id"))
+                    if entry is None:
+                        continue
+                    if "pid" in message:
+                        entry["pid"], entry["start"] = message["pid"], time.monotonic()
+                    else:
+                        self._kill(entry["pid"])  # whatever the child left behind in its group goes too
+                        exits[message["id"]] = Exit(message["exit"], entry["killed"], entry["workdir"], time.monotonic() - entry["start"])
+                        del running[message["id"]]
+            now = time.monotonic()
+            for entry in running.values():
+                if entry["start"] is not None and not entry["killed"] and now >= entry["start"] + entry["job"].time_limit:
+                    entry["killed"] = True
+                    self._kill(entry["pid"])
+        return exits
+
+    @staticmethod
+    def _kill(pid: int) -> None:
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def close(self) -> None:
+        """Stop the zygote and remove every child's folder."""
+        try:
+            self.process.stdin.close()
+            self.process.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
+            self.process.kill()
+        self.errors.close()
+        shutil.rmtree(self.folder, ignore_errors=True)

@@ -1,0 +1,45 @@
+"""Read the student's source (never run it) for uses of the PyTorch functions a question forbids."""
+import ast
+
+NAMES = {
+    "F.scaled_dot_product_attention": {"scaled_dot_product_attention"},
+    "nn.MultiheadAttention": {"MultiheadAttention", "multi_head_attention_forward"},
+    "torch.autograd": {"autograd", "backward", "enable_grad", "requires_grad_", "vjp", "jacrev", "jacfwd", "functorch"},
+}
+
+
+def _definitions(tree: ast.Module) -> dict[str, ast.AST]:
+    return {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+
+
+def _used_names(node: ast.AST) -> list[tuple[str, int]]:
+    """Every attribute, name and imported module in node, with its line."""
+    found = []
+    for child in ast.walk(node):
+        if isinstance(child, ast.Attribute):
+            found.append((child.attr, child.lineno))
+        elif isinstance(child, ast.Name):
+            found.append((child.id, child.lineno))
+        elif isinstance(child, (ast.Import, ast.ImportFrom)):
+            modules = [alias.name for alias in child.names] + ([child.module] if getattr(child, "module", None) else [])
+            found += [(part, child.lineno) for name in modules for part in name.split(".")]
+    return found
+
+
+def forbidden_uses(source: str, functions: tuple[str, ...], labels: tuple[str, ...]) -> dict[str, str]:
+    """function -> `line N uses X` for each of functions whose body mentions a forbidden label's names."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}
+    definitions = _definitions(tree)
+    uses = {}
+    for function in functions:
+        if function not in definitions:
+            continue
+        for name, line in _used_names(definitions[function]):
+            label = next((label for label in labels if name in NAMES[label]), None)
+            if label:
+                uses[function] = f"line {line} uses {label}"
+                break
+    return uses

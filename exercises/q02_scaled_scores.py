@@ -1,0 +1,23 @@
+"""Question 2: dot-product scores, their scale, and why we divide by sqrt(d)."""
+import math
+
+import torch
+from torch import Tensor
+
+
+def toy_weights(query: Tensor, keys: Tensor, scale: float = 1.0) -> Tensor:
+    """Attention weights softmax(scale * keys @ query): query (d,), keys (T, d) -> (T,)."""
+    # TODO: score every key against the query, multiply by scale, normalise with softmax.
+    raise NotImplementedError
+
+
+def scaled_scores(q: Tensor, k: Tensor) -> Tensor:
+    """Dot products divided by sqrt(d): q (..., Tq, d), k (..., Tk, d) -> (..., Tq, Tk)."""
+    # TODO: every query against every key, divided by the square root of the vector width.
+    raise NotImplementedError
+
+
+def dot_product_std(d: int, n: int = 20000, seed: int = 0) -> float:
+    """Empirical standard deviation of a . b over n draws of standard normal d-vectors (about sqrt(d))."""
+    # TODO: draw n pairs of d-vectors from a seeded generator and take the std of their dot products.
+    raise NotImplementedError

@@ -1,0 +1,1 @@
+"""Answers to the attention exercises, one module per question (exercises/ and solutions/ share this file)."""
