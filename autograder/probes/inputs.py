@@ -1,31 +1,34 @@
 """Inputs from plain, JSON-able specs, so the worker and the grader build bit-identical tensors."""
 import torch
 
-DTYPES = {"float32": torch.float32, "float64": torch.float64, "int64": torch.int64, "bool": torch.bool}
+DTYPES = {name: getattr(torch, name) for name in ("float16", "bfloat16", "float32", "float64", "int64", "bool")}
 
 
-def _randn(spec: dict) -> torch.Tensor:
-    """Seeded standard normal tensor, optionally scaled, with positions >= resample["from"] redrawn."""
-    dtype = DTYPES[spec.get("dtype", "float32")]
-    tensor = torch.randn(spec["randn"], generator=torch.Generator().manual_seed(spec["seed"]), dtype=dtype)
-    tensor = tensor * spec.get("scale", 1.0)
-    if "resample" in spec:  # same tensor, but the later positions along one axis drawn again
-        axis, start, seed = spec["resample"]["axis"], spec["resample"]["from"], spec["resample"]["seed"]
+def _draw(spec: dict, shape: list[int], seed: int) -> torch.Tensor:
+    """Seeded standard normals (scaled), or uniform integers below spec["high"] for a randint spec."""
+    generator = torch.Generator().manual_seed(seed)
+    if "randint" in spec:
+        return torch.randint(spec["high"], shape, generator=generator)
+    return torch.randn(shape, generator=generator, dtype=DTYPES[spec.get("dtype", "float32")]) * spec.get("scale", 1.0)
+
+
+def _random(spec: dict) -> torch.Tensor:
+    """A seeded random tensor, with positions >= resample["from"] along resample["axis"] drawn again."""
+    tensor = _draw(spec, spec.get("randn", spec.get("randint")), spec["seed"])
+    if "resample" in spec:  # the same tensor, but its later positions along one axis drawn again
+        axis, start = spec["resample"]["axis"], spec["resample"]["from"]
         tail = tensor.narrow(axis, start, tensor.shape[axis] - start)
-        tail.copy_(torch.randn(tail.shape, generator=torch.Generator().manual_seed(seed), dtype=dtype))
+        tail.copy_(_draw(spec, list(tail.shape), spec["resample"]["seed"]))
     return tensor
 
 
 def make(spec: object) -> object:
     """The Python value a spec describes; anything that is not a tagged dict stands for itself."""
     if isinstance(spec, dict):
-        if "randn" in spec:
-            return _randn(spec)
+        if "randn" in spec or "randint" in spec:
+            return _random(spec)
         if "tensor" in spec:
             return torch.tensor(spec["tensor"], dtype=DTYPES[spec.get("dtype", "float32")])
-        if "randint" in spec:
-            generator = torch.Generator().manual_seed(spec["seed"])
-            return torch.randint(spec["high"], spec["randint"], generator=generator)
         if "bools" in spec:
             generator = torch.Generator().manual_seed(spec["seed"])
             return torch.rand(spec["bools"], generator=generator) < spec.get("p", 0.5)

@@ -1,0 +1,26 @@
+"""Question 6: additive_scores and additive_attention."""
+import math
+
+from reference import additive
+
+from ..checks import draw, randn, same_as
+
+
+def additive_inputs(rng) -> dict:
+    """Random (s, H, W, U, v, b) with small random widths, T from 1."""
+    T, d_s, d_h, d_a = rng.randint(1, 6), rng.randint(1, 5), rng.randint(1, 5), rng.randint(1, 5)
+    dtype, seed = rng.choice(["float32", "float64"]), rng.randrange(10**6)
+    shapes = [[d_s], [T, d_h], [d_a, d_s], [d_a, d_h], [d_a], [d_a]]
+    return {"args": [randn(shape, seed + i, dtype) for i, shape in enumerate(shapes)]}
+
+
+def numel(params: dict) -> int:
+    """Total size of the tensor arguments, to order inputs smallest first."""
+    return sum(math.prod(spec["randn"]) for spec in params["args"] if isinstance(spec, dict))
+
+
+CHECKS = [
+    same_as("additive_scores", additive.additive_scores, draw(601, 12, additive_inputs, numel), "additive_scores e_j = v . tanh(W s + U h_j + b)", weight=5),
+    same_as("additive_attention", additive.additive_attention, draw(602, 12, additive_inputs, numel),
+            "additive_attention gives softmax weights and their context", outputs=("the weights", "the context"), weight=5),
+]
