@@ -28,6 +28,15 @@ def _parser() -> argparse.ArgumentParser:
     commands.add_parser("list", help="questions, points and current status")
     commands.add_parser("hint", help="the hints of question N").add_argument("number", metavar="N")
     commands.add_parser("selftest", help="the self-test questions of N").add_argument("number", metavar="N")
+    course = commands.add_parser("nbgrader", help="write an nbgrader course folder for this kit")
+    course.add_argument("course_dir", type=Path)
+    course.add_argument("--assignment", default="attention")
+    batch = commands.add_parser("grade", help="grade a class: submitted nbgrader notebooks into the gradebook")
+    batch.add_argument("--nbgrader", dest="course_dir", type=Path, required=True, metavar="COURSE_DIR")
+    batch.add_argument("--assignment", default="attention")
+    batch.add_argument("--student", default=None)
+    commands.add_parser("release", help="write a learner repository (main: stubs, solutions branch)").add_argument("out_dir", type=Path)
+    commands.add_parser("dev-check", help="maintainer's guard: manifest, stubs, solutions, suites")
     return parser
 
 
@@ -102,7 +111,23 @@ def main(argv: list[str] | None = None) -> int:
             return _list(course)
         if args.command == "hint":
             return _hint(course, args.number)
-        return _selftest(course, args.number)
+        if args.command == "selftest":
+            return _selftest(course, args.number)
+        if args.command == "nbgrader":
+            from .nbgrader_course import write_course
+
+            return write_course(course, args.course_dir, args.assignment)
+        if args.command == "grade":
+            from .nbgrader_grade import grade_class
+
+            return grade_class(course, args.course_dir, args.assignment, args.student)
+        if args.command == "release":
+            from .release import write_release
+
+            return write_release(course, args.out_dir)
+        from .devcheck import dev_check
+
+        return dev_check(course)
     except (UsageError, ManifestError) as error:
         print(f"autograder: {error}", file=sys.stderr)
         return USAGE_ERROR

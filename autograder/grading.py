@@ -13,7 +13,7 @@ SIGNALS = {-11: "a segmentation fault", -6: "an abort", -9: "being killed (memor
 OUTPUT_SHOWN = 2000
 
 
-def make_job(question: Question, checks: list[Check], package_dir: Path) -> Job:
+def make_job(job_id: int, question: Question, checks: list[Check], package_dir: Path) -> Job:
     """The job the worker runs for question: every check's probe and inputs, and the functions to spy on."""
     spy = sorted({label for check in checks for label in check.forbid})
     payload = {
@@ -22,7 +22,7 @@ def make_job(question: Question, checks: list[Check], package_dir: Path) -> Job:
         "spy": spy,
         "checks": [{"probe": check.probe, "params": check.params} for check in checks],
     }
-    return Job(question.number, question.time_limit, payload)
+    return Job(job_id, question.time_limit, payload)
 
 
 def _where(error: dict) -> str:

@@ -6,16 +6,26 @@ from .results import Report
 from .sandbox import Sandbox
 
 
-def grade(course: Course, package_dir: Path, numbers: list[int], parallel: int = 2) -> Report:
-    """Run the questions' checks on the package in package_dir (exercises/ or solutions/) and judge them."""
+def grade_many(course: Course, submissions: list[tuple[Path, list[int]]], parallel: int = 2) -> list[Report]:
+    """Grade several packages (exercises/-like folders), each on its question numbers, in one sandbox."""
     sandbox = Sandbox(parallel)  # before torch: the worker's import of torch overlaps ours
     try:
         from .grading import judge_question, make_job  # imports torch
         from .suites import checks_for
 
-        questions = [course.question(n) for n in numbers]
-        checks = {q.number: checks_for(q) for q in questions}
-        exits = sandbox.run([make_job(q, checks[q.number], package_dir) for q in questions])
-        return Report([judge_question(q, checks[q.number], exits[q.number], package_dir / Path(q.file).name) for q in questions])
+        planned = [(package, course.question(n)) for package, numbers in submissions for n in numbers]
+        checks = {q.number: checks_for(q) for _, q in planned}
+        exits = sandbox.run([make_job(i, q, checks[q.number], package) for i, (package, q) in enumerate(planned)])
+        results = [judge_question(q, checks[q.number], exits[i], package / Path(q.file).name) for i, (package, q) in enumerate(planned)]
     finally:
         sandbox.close()
+    reports, start = [], 0
+    for _, numbers in submissions:
+        reports.append(Report(results[start:start + len(numbers)]))
+        start += len(numbers)
+    return reports
+
+
+def grade(course: Course, package_dir: Path, numbers: list[int], parallel: int = 2) -> Report:
+    """Run the questions' checks on the package in package_dir (exercises/ or solutions/) and judge them."""
+    return grade_many(course, [(package_dir, numbers)], parallel)[0]

@@ -2,7 +2,6 @@
 import functools
 import importlib
 
-import torch
 
 TARGETS = {
     "F.scaled_dot_product_attention": [("torch.nn.functional", "scaled_dot_product_attention"), ("torch._C._nn", "scaled_dot_product_attention")],

@@ -6,7 +6,7 @@ import torch
 from reference import additive
 
 from ..checks import Check, draw, randn, same_as
-from ..compare import kind, tensor_mismatch
+from ..compare import kind
 from ..probes.calls import TEST_FUNCTIONS
 from ..probes.inputs import describe, make
 

@@ -4,7 +4,7 @@ import math
 import torch
 import torch.nn.functional as F
 
-from ..checks import Check, randn
+from ..checks import Check
 from ..compare import kind
 from ..probes.inputs import make
 
