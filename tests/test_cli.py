@@ -1,0 +1,102 @@
+"""The command line as a student meets it: table, JSON, exit codes, and one clear line for bad input."""
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "autograder", *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture()
+def kit(tmp_path: Path) -> Path:
+    """A copy of the kit whose exercises/ a test may edit."""
+    for name in ("autograder", "reference", "solutions", "exercises"):
+        shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "course.yaml", tmp_path)
+    return tmp_path
+
+
+def test_solutions_score_full_marks_as_json():
+    done = run(ROOT, "check", "--solutions", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert (report["score"], report["max_score"]) == (100, 100)
+    assert [q["number"] for q in report["questions"]] == list(range(1, 11))
+    for question in report["questions"]:
+        assert question["status"] == "passed" and question["score"] == question["max_score"]
+        assert set(question) >= {"number", "title", "score", "max_score", "status", "tests"}
+        assert all(set(test) == {"name", "passed", "message"} and test["passed"] for test in question["tests"])
+
+
+def test_stubs_are_not_attempted_and_exit_1():
+    done = run(ROOT, "check", "--json")
+    assert done.returncode == 1
+    report = json.loads(done.stdout)
+    assert report["score"] == 0
+    assert {q["status"] for q in report["questions"]} == {"not attempted"}
+
+
+def test_table_shows_failures_then_selftests_of_full_marks(kit: Path):
+    shutil.copy(kit / "solutions" / "q01_causal_mask.py", kit / "exercises")
+    source = (kit / "solutions" / "q02_scaled_scores.py").read_text().replace("/ math.sqrt(d)", "/ d")
+    (kit / "exercises" / "q02_scaled_scores.py").write_text(source)
+    done = run(kit, "check", "1", "2")
+    assert done.returncode == 1
+    assert "8 / 8  passed" in done.stdout and "failed" in done.stdout
+    assert "x scaled_scores divides q k^T by sqrt(d): the output differs" in " ".join(done.stdout.split())
+    assert "Self-test for question 1" in done.stdout and "Self-test for question 2" not in done.stdout
+    assert "Traceback" not in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("args, needle", [(["check", "11"], "there is no question '11': valid numbers are 1-10"),
+                                          (["check", "x"], "there is no question 'x'"),
+                                          (["hint", "0"], "valid numbers are 1-10"),
+                                          (["frobnicate"], "invalid choice")])
+def test_usage_errors_exit_2_with_one_line(args, needle):
+    done = run(ROOT, *args)
+    assert done.returncode == 2
+    assert needle in done.stderr and len(done.stderr.strip().splitlines()) == 1 and done.stdout == ""
+
+
+def test_renamed_function_costs_only_its_checks(kit: Path):
+    source = (kit / "solutions" / "q01_causal_mask.py").read_text().replace("def causal_mask(", "def causal_mask_(")
+    (kit / "exercises" / "q01_causal_mask.py").write_text(source)
+    question = json.loads(run(kit, "check", "1", "--json").stdout)["questions"][0]
+    messages = {test["name"]: test for test in question["tests"]}
+    assert messages["causal_mask is a bool lower triangle"]["message"] == "function `causal_mask` not found in exercises/q01_causal_mask.py"
+    assert 0 < question["score"] < question["max_score"]
+
+
+def test_missing_file_is_an_error_for_that_question_only(kit: Path):
+    shutil.copy(kit / "solutions" / "q01_causal_mask.py", kit / "exercises")
+    (kit / "exercises" / "q02_scaled_scores.py").unlink()
+    report = json.loads(run(kit, "check", "1", "2", "--json").stdout)
+    first, second = report["questions"]
+    assert first["status"] == "passed"
+    assert second["status"] == "error" and "exercises/q02_scaled_scores.py is missing" in second["reason"]
+
+
+@pytest.mark.parametrize("edit, needle", [(("points: 8", "points: eight"), "course.yaml line 19: `questions[0].points` must be a float"),
+                                          (("    slug: causal_mask\n", ""), "`questions[0]` lacks the key `slug`"),
+                                          (("title: \"Attention", "title: [\"Attention"), "course.yaml line 3: not valid YAML")])
+def test_malformed_manifest_names_key_and_line(kit: Path, edit, needle):
+    text = (kit / "course.yaml").read_text()
+    (kit / "course.yaml").write_text(text.replace(*edit, 1))
+    done = run(kit, "list")
+    assert done.returncode == 2 and needle in done.stderr and "Traceback" not in done.stderr
+
+
+def test_list_hint_and_selftest():
+    listing = run(ROOT, "list")
+    assert listing.returncode == 0 and "not started" in listing.stdout and "100" not in listing.stdout.split("Status")[0]
+    hints = run(ROOT, "hint", "3")
+    assert hints.returncode == 0 and "1. " in hints.stdout
+    selftest = subprocess.run([sys.executable, "-m", "autograder", "selftest", "2"], cwd=ROOT, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    assert selftest.returncode == 0 and "Q1." in selftest.stdout and "Model answer:" in selftest.stdout
