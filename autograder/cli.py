@@ -1,10 +1,14 @@
 """The command line: check, list, hint, selftest (and the instructor and maintainer commands)."""
 import argparse
 import json
+import os
 import sys
+import tempfile
+import traceback
 from pathlib import Path
 
 from .manifest import Course, ManifestError, decode_answer, find_root, load_course
+from .report import wrap
 
 USAGE_ERROR, NOT_ALL_PASSED = 2, 1
 
@@ -52,6 +56,7 @@ def _numbers(course: Course, texts: list[str]) -> list[int]:
 
 
 def _check(course: Course, args: argparse.Namespace) -> int:
+    from .progress import remember
     from .report import render
     from .runner import grade
 
@@ -60,6 +65,8 @@ def _check(course: Course, args: argparse.Namespace) -> int:
     if not (package / "__init__.py").exists():
         raise UsageError(f"no {folder}/ package in {course.root}: run the command from the kit's folder")
     report = grade(course, package, _numbers(course, args.numbers))
+    if not args.solutions:
+        remember(course, report)
     if args.json:
         print(json.dumps(report.to_dict()))
     else:
@@ -81,7 +88,7 @@ def _hint(course: Course, number: str) -> int:
     question = course.question(_numbers(course, [number])[0])
     print(f"Hints for question {question.number}, {question.title}:")
     for index, hint in enumerate(question.hints, start=1):
-        print(f"  {index}. {hint}")
+        print(wrap(f"{index}. {hint}"))
     return 0
 
 
@@ -90,13 +97,13 @@ def _selftest(course: Course, number: str) -> int:
     interactive = sys.stdin.isatty()
     print(f"Self-test for question {question.number}, {question.title}. Answer in your head or type it, then compare.")
     for index, item in enumerate(question.selftest, start=1):
-        print(f"\nQ{index}. {item.question}")
+        print("\n" + wrap(f"Q{index}. {item.question}", ""))
         if interactive:
             try:
                 input("Your answer (Enter when ready): ")
             except EOFError:
                 pass
-        print(f"Model answer: {decode_answer(item.answer)}")
+        print(wrap(f"Model answer: {decode_answer(item.answer)}", ""))
     return 0
 
 
@@ -133,4 +140,12 @@ def main(argv: list[str] | None = None) -> int:
         return USAGE_ERROR
     except KeyboardInterrupt:
         print("autograder: interrupted", file=sys.stderr)
+        return USAGE_ERROR
+    except BrokenPipeError:  # the reader (say `| head`) stopped early: nothing more to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except Exception as error:  # noqa: BLE001 - a fault of the grader itself: one line, details in a file
+        log = Path(tempfile.gettempdir()) / "autograder-error.txt"
+        log.write_text(traceback.format_exc())
+        print(f"autograder: internal error ({type(error).__name__}: {error}); details in {log}; please report it", file=sys.stderr)
         return USAGE_ERROR

@@ -6,7 +6,9 @@ from .manifest import Course, decode_answer
 from .results import PASSED, Report
 
 
-def _wrap(text: str, indent: str, width: int) -> str:
+def wrap(text: str, indent: str = "  ", width: int | None = None) -> str:
+    """text wrapped to the terminal (at most 110 columns), first line at indent, the rest 2 further in."""
+    width = width or min(shutil.get_terminal_size((100, 20)).columns, 110)
     return "\n".join(textwrap.wrap(text, width=width, initial_indent=indent, subsequent_indent=indent + "  ")) or indent
 
 
@@ -14,8 +16,8 @@ def selftest_text(course: Course, number: int, width: int) -> str:
     """A question's self-test questions, each followed by its model answer."""
     lines = [f"  Self-test for question {number} (you earned the answers):"]
     for index, item in enumerate(course.question(number).selftest, start=1):
-        lines.append(_wrap(f"Q{index}. {item.question}", "    ", width))
-        lines.append(_wrap(f"A{index}. {decode_answer(item.answer)}", "    ", width))
+        lines.append(wrap(f"Q{index}. {item.question}", "    ", width))
+        lines.append(wrap(f"A{index}. {decode_answer(item.answer)}", "    ", width))
     return "\n".join(lines)
 
 
@@ -31,11 +33,11 @@ def render(report: Report, course: Course, label: str, selftests: bool = True) -
         if question.status == PASSED:
             continue
         if question.reason:
-            lines.append(_wrap(question.reason, "        ", width))
+            lines.append(wrap(question.reason, "        ", width))
         if question.status in ("passed", "failed"):
             for test in question.tests:
                 if not test.passed:
-                    lines.append(_wrap(f"x {test.name}: {test.message}", "      ", width))
+                    lines.append(wrap(f"x {test.name}: {test.message}", "      ", width))
         if question.output.strip():
             shown = question.output.strip().splitlines()
             lines.append(f"      your code printed {len(shown)} line(s); the first: {shown[0][:80]}")

@@ -10,8 +10,12 @@ def grade_many(course: Course, submissions: list[tuple[Path, list[int]]], parall
     """Grade several packages (exercises/-like folders), each on its question numbers, in one sandbox."""
     sandbox = Sandbox(parallel)  # before torch: the worker's import of torch overlaps ours
     try:
-        from .grading import judge_question, make_job  # imports torch
+        import torch
+
+        from .grading import judge_question, make_job
         from .suites import checks_for
+
+        torch.set_num_threads(1)  # the oracle works on tiny tensors: a thread pool only adds waiting
 
         planned = [(package, course.question(n)) for package, numbers in submissions for n in numbers]
         checks = {q.number: checks_for(q) for _, q in planned}

@@ -100,3 +100,12 @@ def test_list_hint_and_selftest():
     assert hints.returncode == 0 and "1. " in hints.stdout
     selftest = subprocess.run([sys.executable, "-m", "autograder", "selftest", "2"], cwd=ROOT, capture_output=True, text=True, stdin=subprocess.DEVNULL)
     assert selftest.returncode == 0 and "Q1." in selftest.stdout and "Model answer:" in selftest.stdout
+
+
+def test_list_remembers_the_last_check_until_the_file_changes(kit: Path):
+    shutil.copy(kit / "solutions" / "q01_causal_mask.py", kit / "exercises")
+    assert run(kit, "check", "1").returncode == 0
+    assert "8 / 8 passed at the last check" in run(kit, "list").stdout
+    with open(kit / "exercises" / "q01_causal_mask.py", "a") as source:
+        source.write("# an edit\n")
+    assert "changed since the last check: run `check 1`" in run(kit, "list").stdout

@@ -1,12 +1,13 @@
 """Question 6: additive_scores and additive_attention."""
 import math
+import random
 
 from reference import additive
 
 from ..checks import draw, randn, same_as
 
 
-def additive_inputs(rng) -> dict:
+def additive_inputs(rng: random.Random) -> dict:
     """Random (s, H, W, U, v, b) with small random widths, T from 1."""
     T, d_s, d_h, d_a = rng.randint(1, 6), rng.randint(1, 5), rng.randint(1, 5), rng.randint(1, 5)
     dtype, seed = rng.choice(["float32", "float64"]), rng.randrange(10**6)
