@@ -39,7 +39,7 @@ def no_tanh_weights(H: Tensor, U: Tensor, v: Tensor) -> Tensor:
 def read(e: Tensor, H: Tensor) -> tuple[Tensor, Tensor]:
     """(softmax(e) (T,), softmax(e) @ H (d,))."""
     a = F.softmax(e, dim=-1)
-    return a, a @ H
+    return a, torch.einsum("t,td->d", a, H)
 
 
 def read_grad(e: Tensor, H: Tensor, g: Tensor) -> Tensor:

@@ -18,11 +18,11 @@ def scaled_scores(q: Tensor, k: Tensor) -> Tensor:
 
 def attention_weights(q: Tensor, k: Tensor, causal: bool = True) -> Tensor:
     """Softmax of the scaled, optionally causally masked scores: (..., Tq, Tk)."""
-    scores = scaled_scores(q, k)
+    logits = torch.matmul(q, k.transpose(-2, -1)) * q.shape[-1] ** -0.5  # (..., Tq, Tk)
     if causal:
         hidden = torch.ones(q.shape[-2], k.shape[-2], dtype=torch.bool).triu(1)  # (Tq, Tk), True above diagonal
-        scores = scores.masked_fill(hidden, float("-inf"))
-    return F.softmax(scores, dim=-1)
+        logits = logits.masked_fill(hidden, float("-inf"))
+    return F.softmax(logits, dim=-1)
 
 
 def attention(q: Tensor, k: Tensor, v: Tensor, causal: bool = True) -> tuple[Tensor, Tensor]:
@@ -33,8 +33,7 @@ def attention(q: Tensor, k: Tensor, v: Tensor, causal: bool = True) -> tuple[Ten
 
 def single_head(x: Tensor, W_q: Tensor, W_k: Tensor, W_v: Tensor) -> Tensor:
     """Causal attention of one head: x (T, D), W (D, d) -> (T, d)."""
-    out, _ = attention(x @ W_q, x @ W_k, x @ W_v, causal=True)
-    return out
+    return F.scaled_dot_product_attention(F.linear(x, W_q.T), F.linear(x, W_k.T), F.linear(x, W_v.T), is_causal=True)
 
 
 def split_heads(x: Tensor, n_heads: int) -> Tensor:

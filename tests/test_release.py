@@ -1,0 +1,204 @@
+"""`python -m autograder release`: the learner repository, its two branches, no leaked answers, reproducible."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from autograder.manifest import decode_answer, load_course
+from autograder.stubs import BEGIN, END, make_stub, solution_bodies
+
+ROOT = Path(__file__).resolve().parent.parent
+TOP_LEVEL = {".gitignore", "README.md", "autograder", "course.yaml", "exercises", "pyproject.toml", "reference"}
+# Solution lines the leak test may find on main without any leak, and why:
+MIN_LENGTH = 12  # shorter lines are `return out`, `if causal:`, `times = []`, `return x, y`: they name a variable
+#                  or open a block, and say nothing the signature and docstring do not (each region keeps longer lines)
+IDIOMS = {"generator = torch.Generator().manual_seed(seed)"}  # a seeded generator: the grader's probes make one too
+
+
+def git(repo: Path, *args: str) -> str:
+    """Stdout of a git command in repo (fails the test on error)."""
+    return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def autograder(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    """`python -m autograder ARGS` in cwd, with that folder's own autograder package."""
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    return subprocess.run([sys.executable, "-m", "autograder", *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=300, check=False)
+
+
+def branch_files(repo: Path, branch: str) -> dict[str, str]:
+    """Path -> text of every file committed on branch."""
+    paths = git(repo, "ls-tree", "-r", "--name-only", branch).splitlines()
+    return {path: subprocess.run(["git", "show", f"{branch}:{path}"], cwd=repo, capture_output=True, text=True, check=True).stdout
+            for path in paths}
+
+
+def code(line: str) -> str:
+    """A source line without indentation and trailing comment."""
+    return line.split("  #")[0].strip()
+
+
+def regions(source: str) -> list[list[str]]:
+    """The non-blank code lines of each solution region, region by region."""
+    found, current = [], None
+    for line in source.splitlines():
+        if BEGIN.match(line):
+            current = []
+        elif END.match(line):
+            found.append(current)
+            current = None
+        elif current is not None and line.strip():
+            current.append(line.strip())
+    return found
+
+
+@pytest.fixture(scope="module")
+def release(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The kit released twice, into two new folders."""
+    outs = []
+    for name in ("first", "second"):
+        out = tmp_path_factory.mktemp("release") / name
+        done = autograder(ROOT, "release", str(out))
+        assert done.returncode == 0, done.stderr
+        outs.append(out)
+    return outs[0], outs[1]
+
+
+@pytest.fixture(scope="module")
+def checkouts(release: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """A clone of each branch of the first release."""
+    folder = tmp_path_factory.mktemp("clones")
+    for branch in ("main", "solutions"):
+        git(folder, "clone", "--quiet", "--branch", branch, str(release[0]), branch)
+    return {branch: folder / branch for branch in ("main", "solutions")}
+
+
+def test_main_holds_the_student_files_only(release: tuple[Path, Path]) -> None:
+    files = branch_files(release[0], "main")
+    assert {path.split("/")[0] for path in files} == TOP_LEVEL
+    assert {p for p in files if p.startswith("exercises/")} == {f"exercises/{p.name}" for p in (ROOT / "solutions").glob("*.py")}
+    for folder in ("autograder", "reference"):
+        shipped = {p.relative_to(ROOT).as_posix() for p in (ROOT / folder).rglob("*")
+                   if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"}
+        assert {p for p in files if p.startswith(folder + "/")} == shipped
+    assert {f"autograder/suites/{p.name}" for p in (ROOT / "autograder" / "suites").glob("q*.py")} <= set(files)
+    for name in (ROOT / "solutions").glob("*.py"):
+        assert files[f"exercises/{name.name}"] == make_stub(name.read_text())
+    assert git(release[0], "rev-list", "--count", "main") == "1"
+    assert git(release[0], "branch", "--show-current") == "main"
+    readme = files["README.md"]
+    for words in ("pip install -e .", "torch==2.13.0", "check", "hint", "selftest", "git checkout solutions", "git diff main solutions"):
+        assert words in readme
+
+
+def test_no_solution_text_on_main(release: tuple[Path, Path]) -> None:
+    files = branch_files(release[0], "main")
+    where: dict[str, set[str]] = {}  # code line -> the files of main that hold it
+    for name, text in files.items():
+        for line in text.splitlines():
+            where.setdefault(code(line), set()).add(name)
+    assert not [path for path, text in files.items() if any(BEGIN.match(x) or END.match(x) for x in text.splitlines())]
+    for path in sorted((ROOT / "solutions").glob("*.py")):
+        source = path.read_text()
+        assert [x for region in regions(source) for x in region] == solution_bodies(source)
+        for region in regions(source):  # the rule below never leaves a whole answer unchecked
+            assert any(len(code(x)) >= MIN_LENGTH and code(x) not in IDIOMS for x in region), (path.name, region)
+        checked = {code(x) for x in solution_bodies(source)} - IDIOMS
+        leaked = sorted((x, name) for x in checked if len(x) >= MIN_LENGTH for name in where.get(x, ()))
+        assert not leaked, f"solution lines of {path.name} found on branch main: {leaked}"
+
+
+def test_solutions_is_one_commit_adding_exactly_the_answers(release: tuple[Path, Path]) -> None:
+    repo = release[0]
+    assert git(repo, "rev-parse", "solutions^") == git(repo, "rev-parse", "main")
+    changed = git(repo, "diff", "--name-only", "main", "solutions").splitlines()
+    with_answers = [p for p in sorted((ROOT / "solutions").glob("*.py")) if solution_bodies(p.read_text())]
+    assert changed == [f"exercises/{p.name}" for p in with_answers]
+    files = branch_files(repo, "solutions")
+    for path in with_answers:
+        source = path.read_text()
+        unmarked = "".join(x for x in source.splitlines(keepends=True) if not (BEGIN.match(x) or END.match(x)))
+        assert files[f"exercises/{path.name}"] == unmarked
+    diff = git(repo, "diff", "--unified=0", "main", "solutions").splitlines()
+    added = [x[1:].strip() for x in diff if x.startswith("+") and not x.startswith("+++") and x[1:].strip()]
+    removed = {x[1:].strip().split(":")[0] for x in diff if x.startswith("-") and not x.startswith("---")}
+    assert added == [x for path in with_answers for x in solution_bodies(path.read_text())]
+    assert removed <= {"# TODO", "raise NotImplementedError", ""}
+
+
+def test_answers_are_encoded_and_decode_to_the_originals(release: tuple[Path, Path]) -> None:
+    text = (release[0] / "course.yaml").read_text()
+    raw = yaml.safe_load(text)
+    answers = [item["answer"] for q in raw["questions"] for item in q["selftest"]]
+    assert answers and all(a.startswith("base64:") for a in answers)
+    mine, theirs = load_course(ROOT), load_course(release[0])
+
+    def plain(course):
+        return [(q.number, q.title, q.points, q.functions, q.requires, q.hints, [(s.question, decode_answer(s.answer)) for s in q.selftest])
+                for q in course.questions]
+
+    assert plain(theirs) == plain(mine) and theirs.title == mine.title and theirs.description == mine.description
+    for question in mine.questions:
+        for item in question.selftest:
+            assert item.answer[:40] not in text
+
+
+def test_two_releases_are_identical(release: tuple[Path, Path]) -> None:
+    first, second = ([git(repo, "rev-parse", ref) for ref in ("main", "main^{tree}", "solutions", "solutions^{tree}")] for repo in release)
+    assert first == second
+    assert git(release[0], "log", "-1", "--format=%an <%ae> %ad", "--date=iso-strict", "solutions") == \
+        "Attention kit release <release@attention-kit.invalid> 2026-01-01T00:00:00+00:00"
+
+
+def test_grading_each_branch_with_its_own_grader(checkouts: dict[str, Path]) -> None:
+    where = autograder(checkouts["main"], "--help")  # the clone's package, not the kit's, answers
+    assert where.returncode == 0
+    assert subprocess.run([sys.executable, "-c", "import autograder; print(autograder.__file__)"], cwd=checkouts["main"],
+                          capture_output=True, text=True, check=False).stdout.startswith(str(checkouts["main"]))
+    runs = {branch: subprocess.Popen([sys.executable, "-m", "autograder", "check", "--json"], cwd=folder, text=True,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE) for branch, folder in checkouts.items()}
+    results = {branch: (run.communicate(timeout=300), run.returncode) for branch, run in runs.items()}
+    (out, err), code = results["main"]
+    report = json.loads(out)
+    assert code == 1 and report["score"] == 0, err
+    assert {q["status"] for q in report["questions"]} == {"not attempted"}
+    (out, err), code = results["solutions"]
+    report = json.loads(out)
+    assert code == 0 and report["score"] == report["max_score"] == 100, err
+    assert {q["status"] for q in report["questions"]} == {"passed"}
+
+
+def test_maintainer_commands_say_why_they_stop(release: tuple[Path, Path], checkouts: dict[str, Path], tmp_path: Path) -> None:
+    done = autograder(ROOT, "release", str(release[0]))
+    assert done.returncode == 1 and "not empty" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    done = autograder(checkouts["main"], "release", str(tmp_path / "again"))
+    assert done.returncode == 1 and "no solutions/" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    done = autograder(checkouts["main"], "dev-check")
+    assert done.returncode == 1 and done.stdout.strip().splitlines() == [done.stdout.strip()] and "FAILED" in done.stdout
+
+
+def test_release_of_a_committed_kit_is_reproducible_and_flags_edits(tmp_path: Path) -> None:
+    kit = tmp_path / "kit"
+    for name in ("autograder", "reference", "solutions", "exercises"):
+        shutil.copytree(ROOT / name, kit / name, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("course.yaml", "pyproject.toml", ".gitignore"):
+        shutil.copy(ROOT / name, kit / name)
+    git(kit, "init", "--quiet")
+    git(kit, "add", ".")
+    git(kit, "-c", "user.name=Maintainer", "-c", "user.email=m@example.invalid", "commit", "--quiet", "-m", "kit")
+    hashes = []
+    for name in ("one", "two"):
+        done = autograder(kit, "release", str(tmp_path / name))
+        assert done.returncode == 0 and done.stderr == "", done.stderr
+        hashes.append([git(tmp_path / name, "rev-parse", ref) for ref in ("main^{tree}", "main", "solutions")])
+    assert hashes[0] == hashes[1]
+    (kit / "reference" / "masking.py").write_text((kit / "reference" / "masking.py").read_text() + "\n")
+    done = autograder(kit, "release", str(tmp_path / "three"))
+    assert done.returncode == 0 and "uncommitted" in done.stderr and "reference/masking.py" in done.stderr
+    assert git(tmp_path / "three", "rev-parse", "main^{tree}") != hashes[0][0]
