@@ -55,3 +55,10 @@ def autograd_grad(f: Callable[[Tensor], Tensor], x: Tensor) -> Tensor:
     x = x.detach().requires_grad_(True)
     (grad,) = torch.autograd.grad(f(x), x)
     return grad
+
+
+def central_difference(f: Callable[[Tensor], Tensor], x: Tensor, eps: float) -> Tensor:
+    """(f(x + eps e_i) - f(x - eps e_i)) / (2 eps) for every entry i, all nudges batched through vmap."""
+    nudges = torch.eye(x.numel(), dtype=x.dtype).reshape(x.numel(), *x.shape) * eps  # (n, *x.shape)
+    values = torch.vmap(f)(x + nudges) - torch.vmap(f)(x - nudges)  # (n,)
+    return (values / (2 * eps)).reshape(x.shape)

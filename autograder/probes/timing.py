@@ -62,21 +62,32 @@ class WorkClock(TorchDispatchMode):
         return (self.work + self.interference) / WORK_PER_SECOND
 
 
+def _timeit_defaults(timer: object) -> list[tuple[object, tuple]]:
+    """(function, defaults) of timeit's functions, whose `timer=default_timer` was bound at import."""
+    functions = [timeit.timeit, timeit.repeat, timeit.Timer.__init__]
+    saved = [(function, function.__defaults__) for function in functions]
+    for function, defaults in saved:
+        function.__defaults__ = tuple(timer if value is timeit.default_timer else value for value in defaults)
+    return saved
+
+
 def virtual_time_probe(module: object, params: dict) -> dict:
     """Run the student's time_attention with every clock of `time` and `timeit` reading a WorkClock."""
     time_attention = student_function(module, "time_attention")
     clock = WorkClock()
     saved = {name: getattr(time, name) for name in CLOCKS} | {name + "_ns": getattr(time, name + "_ns") for name in CLOCKS}
-    saved_timeit = timeit.default_timer
+    saved_defaults = _timeit_defaults(clock.seconds)
+    saved_timer, timeit.default_timer = timeit.default_timer, clock.seconds
     for name in CLOCKS:
         setattr(time, name, clock.seconds)
         setattr(time, name + "_ns", lambda: int(clock.seconds() * 1e9))
-    timeit.default_timer = clock.seconds
     try:
         with clock:
             value = time_attention(params["T"], d=params["d"], repeats=params["repeats"])
     finally:
         for name, function in saved.items():
             setattr(time, name, function)
-        timeit.default_timer = saved_timeit
+        timeit.default_timer = saved_timer
+        for function, defaults in saved_defaults:
+            function.__defaults__ = defaults
     return {"out": value, "reads": clock.reads}

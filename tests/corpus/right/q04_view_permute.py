@@ -1,0 +1,16 @@
+"""Correct variant: view + permute with a contiguous() before the final view."""
+from torch import Tensor
+
+
+def split_heads(x: Tensor, n_heads: int) -> Tensor:
+    """(B, T, D) -> (B, H, T, D // H); head h holds columns h*d .. (h+1)*d - 1."""
+    B, T, D = x.shape
+    if D % n_heads != 0:
+        raise ValueError(f"model width {D} is not divisible by {n_heads} heads")
+    return x.view(B, T, n_heads, D // n_heads).permute(0, 2, 1, 3)  # (B, T, H, d) -> (B, H, T, d)
+
+
+def combine_heads(x: Tensor) -> Tensor:
+    """(B, H, T, d) -> (B, T, H * d), the inverse of split_heads."""
+    B, H, T, d = x.shape
+    return x.permute(0, 2, 1, 3).contiguous().view(B, T, H * d)  # (B, H, T, d) -> (B, T, H, d) -> (B, T, H * d)

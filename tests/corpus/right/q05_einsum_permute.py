@@ -1,0 +1,39 @@
+"""Correct variant: heads split with view + permute and products written with einsum, -1e9 masking."""
+import math
+
+import torch
+from torch import Tensor, nn
+
+from .q01_causal_mask import causal_mask, mask_scores
+from .q02_scaled_scores import scaled_scores
+from .q04_heads import combine_heads, split_heads
+
+
+class MultiHeadSelfAttention(nn.Module):
+    """Causal multi-head self-attention: (B, T, D) -> (B, T, D)."""
+
+    def __init__(self, d_model: int, n_heads: int, max_len: int = 1024) -> None:
+        """Fused q/k/v projection `qkv`, output projection `proj`, causal mask buffer for max_len positions."""
+        super().__init__()
+        if d_model % n_heads != 0:
+            raise ValueError(f"d_model={d_model} is not divisible by n_heads={n_heads}")
+        self.n_heads = n_heads
+        self.max_len = max_len
+        self.qkv = nn.Linear(d_model, 3 * d_model)  # rows ordered q, k, v
+        self.proj = nn.Linear(d_model, d_model)
+        self.register_buffer("mask", causal_mask(max_len), persistent=False)  # (max_len, max_len), not trained
+
+    def forward(self, x: Tensor, return_weights: bool = False) -> Tensor | tuple[Tensor, Tensor]:
+        """x (B, T, D) -> out (B, T, D), plus weights (B, H, T, T) when return_weights."""
+        B, T, D = x.shape
+        if T > self.max_len:
+            raise ValueError(f"sequence length {T} exceeds max_len={self.max_len}")
+        q, k, v = self.qkv(x).split(D, dim=-1)  # (B, T, 3D) -> three (B, T, D)
+        H, d = self.n_heads, D // self.n_heads
+        q, k, v = (t.view(B, T, H, d).permute(0, 2, 1, 3) for t in (q, k, v))  # each (B, H, T, d)
+        scores = torch.einsum("bhqd,bhkd->bhqk", q, k) / math.sqrt(d)
+        scores = scores.masked_fill(~self.mask[:T, :T], -1e9)
+        weights = scores.softmax(dim=-1)  # (B, H, T, T)
+        out = torch.einsum("bhqk,bhkd->bqhd", weights, v).reshape(B, T, D)
+        out = self.proj(out)
+        return (out, weights) if return_weights else out

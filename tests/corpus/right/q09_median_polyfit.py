@@ -1,0 +1,37 @@
+"""Correct variant: median over repeats, np.polyfit in log-log space, element_size for bytes."""
+import math
+import statistics
+import time
+
+import numpy as np
+import torch
+
+from .q03_attention import attention
+
+
+def time_attention(T: int, d: int = 64, repeats: int = 5) -> float:
+    """Seconds of one causal attention forward on random (T, d) inputs, after a warm-up; min over repeats."""
+    q, k, v = torch.randn(3, T, d).unbind(0)  # three (T, d)
+    attention(q, k, v)  # warm-up: first calls pay one-off costs
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        attention(q, k, v)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def fit_exponent(Ts: list[int], seconds: list[float]) -> float:
+    """Least-squares slope of log(seconds) against log(T) over all the points."""
+    slope, _ = np.polyfit(np.log(Ts), np.log(seconds), 1)
+    return float(slope)
+
+
+def scores_bytes(T: int, dtype: torch.dtype = torch.float32) -> int:
+    """Bytes taken by one T x T table of scores of the given dtype."""
+    return T * T * torch.empty((), dtype=dtype).element_size()
+
+
+def attention_flops(T: int, d: int) -> int:
+    """Floating-point operations of q @ k^T and weights @ v for (T, d) inputs; a multiply-add counts 2."""
+    return 2 * (2 * T * T * d)
