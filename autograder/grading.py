@@ -37,7 +37,7 @@ def _where(error: dict) -> str:
 def explain(error: dict, question: Question) -> str:
     """One line saying what the student's code raised, and where in their own files."""
     kind, message = error["type"], error["message"]
-    if kind == "MissingFunction":
+    if kind in ("MissingFunction", "UnsavableResult"):
         return message
     if kind == "NotImplementedError":
         frame = error["where"][-1] if error["where"] else None
@@ -59,6 +59,13 @@ def explain(error: dict, question: Question) -> str:
     return f"raised {kind}: {first_line}{_where(error)}"
 
 
+def refusal(what: str) -> str:
+    """One line for an action the worker refused (an import of the grader's packages, a file, a process)."""
+    if what.startswith("imports "):
+        return f"{what}; answers may import only torch, numpy, math and earlier exercises"
+    return f"{what}: not allowed in an answer, which may only compute with torch, numpy, math and earlier exercises"
+
+
 def _not_attempted(error: dict, question: Question) -> bool:
     return error["type"] == "NotImplementedError" and bool(error["where"]) and error["where"][-1]["file"].endswith(Path(question.file).name)
 
@@ -78,10 +85,18 @@ def _stopped(exit: Exit, question: Question, during: str) -> tuple[str, str]:
     return CRASHED, f"the process exited {during} (exit code {exit.code}): do not call sys.exit() or os._exit() in an answer"
 
 
-def _judge_outcome(check: Check, params: dict, outcome: dict, question: Question, static: dict[str, str]) -> str | None:
+def _judge_value(check: Check, params: dict, value: object) -> str | None:
+    """check.judge on what the child handed back, which may be any plain data: a malformed value fails the check."""
+    try:
+        return check.judge(params, value)
+    except Exception as error:  # noqa: BLE001 - the child decides the shape of value, not the suite
+        return f"returned something the grader cannot read as an answer ({type(error).__name__})"
+
+
+def _judge_outcome(check: Check, params: dict, outcome: dict, question: Question, static: dict[str, tuple[str, str]]) -> str | None:
     """Failure message for one input of one check, or None when it passes."""
     if outcome["refused"]:
-        return f"imports `{outcome['refused'][0]}`; answers may import only torch, numpy, math and earlier exercises"
+        return refusal(outcome["refused"][0])
     banned = [label for label in outcome["spied"] if label in check.forbid]
     if banned:
         return f"calls {banned[0]}, which question {question.number} asks you to do without: write it by hand"
@@ -91,12 +106,12 @@ def _judge_outcome(check: Check, params: dict, outcome: dict, question: Question
             return None
         return explain(outcome["error"], question)
     if expected_error:
-        return check.judge(params, outcome["value"])
-    problem = check.judge(params, outcome["value"])
+        return _judge_value(check, params, outcome["value"])
+    problem = _judge_value(check, params, outcome["value"])
     if problem is None:
         for function in check.functions:
-            if function in static:
-                return f"{static[function]}, which question {question.number} asks you to do without: write it by hand"
+            if function in static and static[function][0] in check.forbid:
+                return f"{static[function][1]}, which question {question.number} asks you to do without: write it by hand"
     return problem
 
 
@@ -111,6 +126,14 @@ def judge_question(question: Question, checks: list[Check], exit: Exit, source: 
         result.status, result.reason = ERROR, f"{question.file} is missing: restore it (for example from git) and try again"
         result.tests = [CaseResult(check.name, False, result.reason, check.weight) for check in checks]
         return result
+    if exit.orphans or exit.worker_error:  # the whole question, whatever files the child wrote before
+        result.status = ERROR
+        if exit.orphans:
+            result.reason = f"started {exit.orphans} process(es) still running when it ended (the grader killed them): an answer may not start processes"
+        else:
+            result.reason = f"the grader's worker could not run: {exit.worker_error}"
+        result.tests = [CaseResult(check.name, False, result.reason, check.weight) for check in checks]
+        return result
     try:
         imported = _load(exit.workdir / "import.pt")
     except FileNotFoundError:
@@ -120,7 +143,7 @@ def judge_question(question: Question, checks: list[Check], exit: Exit, source: 
             result.status, result.reason = _stopped(exit, question, "while importing your module")
         elif imported["refused"]:
             result.status = ERROR
-            result.reason = f"imports `{imported['refused'][0]}`; answers may import only torch, numpy, math and earlier exercises"
+            result.reason = refusal(imported["refused"][0])
         else:
             result.status, result.reason = ERROR, explain(imported["error"], question)
         result.tests = [CaseResult(check.name, False, result.reason, check.weight) for check in checks]

@@ -34,6 +34,7 @@ class Exit:
     workdir: Path
     seconds: float
     worker_error: str = ""
+    orphans: int = 0  # processes the child started that were still running when it ended (all killed)
 
 
 class Sandbox:
@@ -43,11 +44,15 @@ class Sandbox:
         """Start the zygote at once, so its import of torch overlaps the grader's."""
         self.parallel = parallel
         self.folder = Path(tempfile.mkdtemp(prefix="autograder-"))
+        self.errors = open(self.folder / "worker-errors.txt", "w+b")
+        self.process = self._start()
+
+    def _start(self) -> subprocess.Popen:
+        """Start a zygote: worker.py, which imports torch and then reads jobs on its stdin."""
         env = {key: os.environ[key] for key in KEPT_ENV if key in os.environ}
         env.update(HOME=str(self.folder), TMPDIR=str(self.folder), OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
         here = Path(__file__).resolve().parent
-        self.errors = open(self.folder / "worker-errors.txt", "w+b")
-        self.process = subprocess.Popen(
+        return subprocess.Popen(
             [sys.executable, "-I", str(here / "worker.py"), str(here / "probes")],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -57,6 +62,7 @@ class Sandbox:
         )
 
     def _worker_error(self) -> str:
+        """The last line the zygote wrote on stderr, or a generic one."""
         self.errors.seek(0)
         lines = self.errors.read().decode("utf-8", "replace").strip().splitlines()
         return lines[-1] if lines else "the grading worker stopped unexpectedly"
@@ -65,25 +71,53 @@ class Sandbox:
         """Run every job, at most `parallel` at a time; kill each child's process group at its time limit."""
         queue, running, exits = list(jobs), {}, {}
         pending, stdout = b"", self.process.stdout.fileno()
+        alone: set[int] = set()  # jobs running when a zygote died: each runs again by itself, to find the culprit
         while queue or running:
-            while queue and len(running) < self.parallel:
+            while queue and len(running) < (1 if alone & ({j.id for j in queue} | set(running)) else self.parallel):
                 job = queue.pop(0)
                 workdir = self.folder / f"job{job.id}"
+                shutil.rmtree(workdir, ignore_errors=True)  # a job run again starts from an empty folder
                 workdir.mkdir()
                 payload = job.payload | {"id": job.id, "workdir": str(workdir), "time_limit": job.time_limit,
                                          "memory_bytes": MEMORY_BYTES, "output_bytes": OUTPUT_BYTES}
-                self.process.stdin.write((json.dumps(payload) + "\n").encode())
-                self.process.stdin.flush()
+                try:
+                    self.process.stdin.write((json.dumps(payload) + "\n").encode())
+                    self.process.stdin.flush()
+                except BrokenPipeError:  # the zygote has just died: select sees it next, and the job waits its turn
+                    queue.insert(0, job)
+                    break
                 running[job.id] = {"job": job, "workdir": workdir, "pid": None, "start": None, "killed": False}
             started = [r for r in running.values() if r["start"] is not None and not r["killed"]]
             wait = min((r["start"] + r["job"].time_limit - time.monotonic() for r in started), default=None)
             ready, _, _ = select.select([stdout], [], [], None if wait is None else max(wait, 0))
             if ready:
                 chunk = os.read(stdout, 1 << 16)
-                if not chunk:  # the zygote itself died: every question still running or queued is lost
-                    for entry in list(running.values()) + [{"job": j, "workdir": self.folder, "start": None} for j in queue]:
-                        exits[entry["job"].id] = Exit(None, False, entry["workdir"], 0.0, self._worker_error())
-                    return exits
+                if not chunk:  # the zygote itself died
+                    self.process.wait()
+                    for pipe in (self.process.stdin, self.process.stdout):
+                        try:
+                            pipe.close()
+                        except OSError:
+                            pass
+                    suspects = list(running.values())
+                    for entry in suspects:
+                        if entry["pid"] is not None:
+                            self._kill(entry["pid"])
+                    if len(suspects) != 1 and not alone >= {e["job"].id for e in suspects}:
+                        alone |= {e["job"].id for e in suspects}  # more than one was running: each again, alone
+                        queue[:0] = [e["job"] for e in suspects]
+                    else:  # one question was running (or none: the zygote cannot start): it is lost
+                        for entry in suspects:
+                            exits[entry["job"].id] = Exit(None, False, entry["workdir"], 0.0, "it stopped while this question ran (does the answer kill it?)")
+                        if not suspects:
+                            for job in queue:
+                                exits[job.id] = Exit(None, False, self.folder, 0.0, self._worker_error())
+                            return exits
+                    running, pending = {}, b""
+                    if queue:
+                        self.process = self._start()
+                        stdout = self.process.stdout.fileno()
+                    continue
                 pending += chunk
                 while b"\n" in pending:
                     line, pending = pending.split(b"\n", 1)
@@ -95,7 +129,8 @@ class Sandbox:
                         entry["pid"], entry["start"] = message["pid"], time.monotonic()
                     else:
                         self._kill(entry["pid"])  # whatever the child left behind in its group goes too
-                        exits[message["id"]] = Exit(message["exit"], entry["killed"], entry["workdir"], time.monotonic() - entry["start"])
+                        exits[message["id"]] = Exit(message["exit"], entry["killed"], entry["workdir"], time.monotonic() - entry["start"],
+                                                    orphans=message.get("orphans", 0))
                         del running[message["id"]]
             now = time.monotonic()
             for entry in running.values():
@@ -106,6 +141,7 @@ class Sandbox:
 
     @staticmethod
     def _kill(pid: int) -> None:
+        """SIGKILL the process group of pid, if it still exists."""
         try:
             os.killpg(pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):

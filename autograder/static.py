@@ -26,8 +26,8 @@ def _used_names(node: ast.AST) -> list[tuple[str, int]]:
     return found
 
 
-def forbidden_uses(source: str, functions: tuple[str, ...], labels: tuple[str, ...]) -> dict[str, str]:
-    """function -> `line N uses X` for each of functions whose body mentions a forbidden label's names."""
+def forbidden_uses(source: str, functions: tuple[str, ...], labels: tuple[str, ...]) -> dict[str, tuple[str, str]]:
+    """function -> (label, `line N uses X`) for each of functions whose body mentions a forbidden label's names."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -40,6 +40,6 @@ def forbidden_uses(source: str, functions: tuple[str, ...], labels: tuple[str, .
         for name, line in _used_names(definitions[function]):
             label = next((label for label in labels if name in NAMES[label]), None)
             if label:
-                uses[function] = f"line {line} uses {label}"
+                uses[function] = (label, f"line {line} uses {label}")
                 break
     return uses

@@ -2,14 +2,18 @@
 
 Run as a script (never imported by the grader): `python -I worker.py PROBES_DIR`. It reads one JSON job
 per line on stdin and answers JSON lines on stdout: {"id", "pid"} when a child starts, {"id", "exit",
-"signal"} when it ends. Each child runs the student's code with resource limits, in its own process
-group and temporary folder, and writes one result file per check with torch.save. The grader, in
-another process, reads them back with torch.load(weights_only=True) and decides the score.
+"orphans"} when it ends (orphans: processes it left behind, which the zygote, a subreaper, killed).
+Each child runs the student's code with resource limits, in its own process group and temporary
+folder, and writes one result file per check with torch.save. An audit hook (Guard) and, where the
+kernel has it, Landlock keep the student's code away from the grader's files, from every folder but
+its own for writing, from other processes and from its own limits. The grader, in another process,
+reads the results back with torch.load(weights_only=True) and decides the score.
 """
 import importlib.abc
 import importlib.util
 import json
 import os
+import re
 import resource
 import select
 import signal
@@ -19,6 +23,19 @@ import traceback
 import torch
 
 REFUSED_PACKAGES = ("reference", "solutions", "autograder")
+HIDDEN_FOLDERS = ("reference", "solutions", os.path.join("autograder", "suites"), ".git")  # under the kit's root
+SPAWN_EVENTS = frozenset({"os.fork", "os.forkpty", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "subprocess.Popen", "pty.spawn"})
+PATH_EVENTS = frozenset({"os.remove", "os.rmdir", "os.mkdir", "os.rename", "os.truncate", "os.chmod", "os.chown", "os.utime",
+                         "os.link", "os.symlink", "shutil.rmtree", "os.mkfifo", "os.mknod"})
+C_EVENTS = frozenset({"ctypes.dlopen", "ctypes.dlsym", "ctypes.dlsym/handle"})
+WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+RESULT_FILES = re.compile(r"(import|check_\d+)\.pt(\.tmp)?")  # written by the worker only
+PIDFD_FUNCTIONS = (("os", "pidfd_open"), ("posix", "pidfd_open"), ("signal", "pidfd_send_signal"), ("_signal", "pidfd_send_signal"))  # no audit event
+PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 36, 38
+# Linux Landlock: syscall numbers (the same on every architecture) and the file-system access rights used here.
+LANDLOCK_CREATE_RULESET, LANDLOCK_ADD_RULE, LANDLOCK_RESTRICT_SELF, LANDLOCK_RULE_PATH_BENEATH = 444, 445, 446, 1
+FS_WRITE_FILE, FS_READ_FILE, FS_TRUNCATE, FS_REFER = 1 << 1, 1 << 2, 1 << 14, 1 << 13
+FS_CHANGES = sum(1 << bit for bit in range(4, 13))  # remove dir/file, make char/dir/reg/sock/fifo/block/sym
 
 
 def _load_package(name: str, folder: str) -> None:
@@ -35,12 +52,177 @@ class RefusedImport(importlib.abc.MetaPathFinder):
     def __init__(self, attempts: list) -> None:
         self.attempts = attempts
 
-    def find_spec(self, fullname, path=None, target=None):
+    def find_spec(self, fullname: str, path: object = None, target: object = None) -> None:
+        """Raise ImportError for the grader's packages; None (not mine to find) for everything else."""
         top = fullname.partition(".")[0]
         if top in REFUSED_PACKAGES:
-            self.attempts.append(fullname)
+            self.attempts.append(f"imports `{fullname}`")
             raise ImportError(f"importing `{fullname}` is not allowed in an answer: only torch, numpy, math and earlier exercise modules")
         return None
+
+
+class Guard:
+    """Audit hook of a child: records and refuses what an answer never needs to do.
+
+    That is: reading the oracle, the solutions, the hidden suites or the kit's git history by path;
+    writing, removing or linking files outside the child's own folder (or its result files); starting
+    processes; signalling other processes; changing resource limits; loading C libraries with ctypes. Imports of the grader's packages are recorded
+    (RefusedImport refuses them). The functions it relies on are bound here, before student code runs.
+    """
+
+    def __init__(self, attempts: list, workdir: str, package_dir: str) -> None:
+        """Bind the folders and helpers; attempts receives one line per refused action."""
+        self.attempts, self.getcwd, self.fspath, self.realpath = attempts, os.getcwd, os.fspath, os.path.realpath
+        self.normpath, self.join, self.getpid, self.getpgrp = os.path.normpath, os.path.join, os.getpid, os.getpgrp
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        self.own = self._both(workdir)
+        self.package = self._both(package_dir)
+        self.hidden = tuple(form for name in HIDDEN_FOLDERS for form in self._both(os.path.join(root, name)))
+        self.saving = False  # True only while the worker itself writes a result file
+        self.basename, self.match = os.path.basename, RESULT_FILES.fullmatch
+        for module_name, name in PIDFD_FUNCTIONS:  # signals sent through a pidfd raise no audit event: take them away
+            module = sys.modules.get(module_name) or importlib.import_module(module_name)
+            if hasattr(module, name):
+                setattr(module, name, self._no_pidfd)
+
+    def _no_pidfd(self, *args: object, **kwargs: object) -> None:
+        """Stands in for os.pidfd_open and signal.pidfd_send_signal."""
+        self._refuse("sends a signal to another process (pidfd)")
+
+    def _text(self, path: object) -> str:
+        """The path as a str, whatever the caller passed."""
+        path = self.fspath(path)
+        return path.decode("utf-8", "surrogateescape") if isinstance(path, bytes) else str(path)
+
+    def _forms(self, path: object) -> tuple[str, ...]:
+        """The path as written (made absolute) and resolved."""
+        absolute = self.normpath(self.join(self.getcwd(), self._text(path)))
+        return absolute, self.realpath(absolute)
+
+    def _both(self, folder: str) -> tuple[str, ...]:
+        """The folder made absolute, and resolved (computed before student code runs)."""
+        return tuple({os.path.normpath(os.path.abspath(folder)), os.path.realpath(folder)})
+
+    @staticmethod
+    def _under(path: str, folders: tuple[str, ...]) -> bool:
+        """True when path is one of folders or inside one."""
+        return any(path == folder or path.startswith(folder + os.sep) for folder in folders)
+
+    def _hidden(self, path: object) -> bool:
+        """True for a path into the oracle, the solutions, the suites or .git (the graded package excepted)."""
+        forms = self._forms(path)
+        if all(self._under(form, self.package) for form in forms):
+            return False
+        if any(self._under(form, self.hidden) for form in forms):
+            return True
+        written = self._text(path)
+        if written.startswith(os.sep):
+            return False
+        return any(part in ("reference", "solutions", "suites", ".git") for part in written.split(os.sep))  # may be relative to a dir_fd
+
+    def _writable(self, path: object) -> bool:
+        """True only inside the child's own folder (and /dev/null)."""
+        forms = self._forms(path)
+        if not self.saving and any(self._under(form, self.own) and self.match(self.basename(form)) for form in forms):
+            return False  # the grader's result files, which only _save may write
+        return all(self._under(form, self.own) or form == os.devnull for form in forms)
+
+    def _refuse(self, what: str) -> None:
+        """Record what for the grader and stop it with PermissionError."""
+        self.attempts.append(what)
+        raise PermissionError(f"an answer may not do this: {what}")
+
+    def __call__(self, event: str, args: tuple) -> None:
+        """The audit hook itself: return for allowed events, record and raise for refused ones."""
+        if event == "import":
+            if str(args[0]).partition(".")[0] in REFUSED_PACKAGES:
+                self.attempts.append(f"imports `{args[0]}`")
+        elif event == "open":
+            path, mode, flags = args
+            if isinstance(path, int):
+                return
+            writes = (isinstance(mode, str) and any(c in mode for c in "wax+")) or bool((flags or 0) & WRITE_FLAGS)
+            if writes and not self._writable(path):
+                self._refuse(f"writes the file {self._text(path)}, outside its own folder or one of the grader's result files")
+            if self._hidden(path):
+                self._refuse(f"reads {self._text(path)}, which belongs to the grader")
+        elif event in PATH_EVENTS:
+            paths = [a for a in args[:2 if event in ("os.rename", "os.link", "os.symlink") else 1] if not isinstance(a, int)]
+            if event in ("os.link", "os.symlink"):
+                self._refuse(f"makes a link ({event})")
+            if any(not self._writable(path) for path in paths):
+                self._refuse(f"changes {self._text(paths[0])}, outside its own folder or one of the grader's result files ({event})")
+        elif event in SPAWN_EVENTS:
+            self._refuse(f"starts a process ({event})")
+        elif event in ("os.kill", "os.killpg"):
+            target = args[0]
+            if target not in (0, self.getpid() if event == "os.kill" else self.getpgrp()):
+                self._refuse(f"sends a signal to process {target} ({event})")
+        elif event in C_EVENTS:
+            self._refuse(f"loads C code with ctypes ({event})")
+        elif event == "resource.setrlimit" or (event == "resource.prlimit" and (args[2] is not None or args[0] not in (0, self.getpid()))):
+            self._refuse(f"changes a resource limit ({event})")  # as root it could lift its own memory limit
+
+
+def _landlock(workdir: str, package_dir: str) -> bool:
+    """Landlock rules, kernel-enforced even for C code (torch.save, torch.from_file): write only in workdir, read nothing hidden."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    abi = libc.syscall(LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(1))
+    if abi < 1:
+        return False  # no Landlock in this kernel: the Guard alone watches Python's own file access
+    root = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+    package = os.path.realpath(package_dir)
+    hidden = {h for h in (os.path.realpath(os.path.join(root, name)) for name in HIDDEN_FOLDERS)
+              if os.path.exists(h) and package != h and not package.startswith(h + os.sep)}
+    ancestors = {a for h in hidden for a in _ancestors(h)}
+    writes = FS_WRITE_FILE | FS_CHANGES | (FS_REFER if abi >= 2 else 0) | (FS_TRUNCATE if abi >= 3 else 0)
+    handled = ctypes.c_uint64(writes | (FS_READ_FILE if hidden else 0))
+    ruleset = libc.syscall(LANDLOCK_CREATE_RULESET, ctypes.byref(handled), ctypes.c_size_t(8), ctypes.c_uint32(0))
+    if ruleset < 0:
+        return False
+
+    class Beneath(ctypes.Structure):
+        _pack_ = 1
+        _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+    def allow(path: str, access: int) -> None:
+        """Grant access beneath path (a folder) or on path (a file)."""
+        try:
+            fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+        except OSError:
+            return
+        try:
+            if not os.path.isdir(path):
+                access &= FS_WRITE_FILE | FS_READ_FILE | FS_TRUNCATE  # the rights a rule on a file may carry
+            libc.syscall(LANDLOCK_ADD_RULE, ruleset, LANDLOCK_RULE_PATH_BENEATH, ctypes.byref(Beneath(access, fd)), ctypes.c_uint32(0))
+        finally:
+            os.close(fd)
+
+    try:
+        for folder in ancestors:  # read: everything beside the path down to each hidden folder
+            for entry in os.listdir(folder):
+                path = os.path.join(folder, entry)
+                if path not in hidden and path not in ancestors and not os.path.islink(path):
+                    allow(path, FS_READ_FILE)
+        allow(workdir, writes | FS_READ_FILE)
+        allow(os.devnull, writes | FS_READ_FILE)
+        if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+            return False
+        return libc.syscall(LANDLOCK_RESTRICT_SELF, ruleset, ctypes.c_uint32(0)) == 0
+    finally:
+        os.close(ruleset)
+
+
+def _ancestors(path: str) -> list[str]:
+    """Every folder above path, up to /."""
+    found = []
+    while os.path.dirname(path) != path:
+        path = os.path.dirname(path)
+        found.append(path)
+    return found
 
 
 def _limit(job: dict) -> None:
@@ -53,6 +235,8 @@ def _limit(job: dict) -> None:
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a flood of output gets an error instead of a kill
     signal.signal(signal.SIGINT, signal.default_int_handler)
     os.chdir(job["workdir"])
+    os.environ.update(HOME=job["workdir"], TMPDIR=job["workdir"])  # the only folder it may write to
+    sys.dont_write_bytecode = True  # no __pycache__ written into the student's package
     null = os.open(os.devnull, os.O_RDONLY)
     output = os.open("output.txt", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     os.dup2(null, 0)
@@ -65,15 +249,21 @@ def _limit(job: dict) -> None:
     sys.stderr = open(2, "w", buffering=1, closefd=False)
 
 
-def _save(value: object, name: str) -> None:
-    """torch.save to name atomically, so a half-written file is never read."""
-    torch.save(value, name + ".tmp")
-    os.replace(name + ".tmp", name)
+def _save(value: object, name: str, folder: str, guard: Guard) -> None:
+    """torch.save to folder/name atomically, so a half-written file is never read (whatever the cwd now is)."""
+    path = os.path.join(folder, name)
+    guard.saving = True
+    try:
+        torch.save(value, path + ".tmp")
+        os.replace(path + ".tmp", path)
+    finally:
+        guard.saving = False
 
 
 def _describe(error: BaseException, package_dir: str) -> dict:
     """Plain description of an exception: type, message, and the frames that are in the student's files."""
-    frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename.startswith(package_dir)]
+    stack = traceback.StackSummary.extract(traceback.walk_tb(error.__traceback__), lookup_lines=False)
+    frames = [f for f in stack if f.filename.startswith(package_dir)]  # only these lines are read: the grader's files stay closed
     if isinstance(error, SyntaxError) and error.filename and error.filename.startswith(package_dir):
         frames.append(traceback.FrameSummary(error.filename, error.lineno or 0, "<module>", line=(error.text or "").strip()))
     where = [
@@ -90,18 +280,20 @@ def _run_child(job: dict) -> None:
     torch.set_num_threads(1)
     torch.manual_seed(0)
     attempts: list[str] = []
+    folder, package_dir = job["workdir"], job["package"]
+    _landlock(folder, package_dir)  # before the Guard, which refuses ctypes
     sys.meta_path.insert(0, RefusedImport(attempts))
-    sys.addaudithook(lambda event, args: event == "import" and str(args[0]).partition(".")[0] in REFUSED_PACKAGES and attempts.append(str(args[0])))
+    guard = Guard(attempts, folder, package_dir)
+    sys.addaudithook(guard)
     probes = sys.modules["_probes"]
     spied = probes.spies.install(job["spy"])
-    package_dir = job["package"]
     try:
         _load_package("exercises", package_dir)
         module = importlib.import_module("exercises." + job["module"])
     except BaseException as error:  # the student's import may raise anything, SystemExit included
-        _save({"error": _describe(error, package_dir), "refused": list(attempts)}, "import.pt")
+        _save({"error": _describe(error, package_dir), "refused": list(attempts)}, "import.pt", folder, guard)
         return
-    _save({"error": None, "refused": list(attempts)}, "import.pt")
+    _save({"error": None, "refused": list(attempts)}, "import.pt", folder, guard)
     for index, check in enumerate(job["checks"]):
         outcomes = []
         for params in check["params"]:
@@ -111,7 +303,11 @@ def _run_child(job: dict) -> None:
                 outcomes.append({"ok": True, "value": probes.plain.plain(value), "spied": sorted(set(spied)), "refused": list(attempts)})
             except BaseException as error:  # noqa: B036 - the student may raise SystemExit or KeyboardInterrupt
                 outcomes.append({"ok": False, "error": _describe(error, package_dir), "spied": sorted(set(spied)), "refused": list(attempts)})
-        _save(outcomes, f"check_{index}.pt")
+        try:
+            _save(outcomes, f"check_{index}.pt", folder, guard)
+        except Exception as error:  # noqa: BLE001 - a result over the file-size limit, or one torch.save refuses
+            unsaved = {"type": "UnsavableResult", "message": f"returned a result the grader cannot take back: too large, or not plain data ({type(error).__name__})", "where": []}
+            _save([{"ok": False, "error": unsaved, "spied": o["spied"], "refused": o["refused"]} for o in outcomes], f"check_{index}.pt", folder, guard)
 
 
 def _fork(job: dict) -> int:
@@ -129,13 +325,49 @@ def _fork(job: dict) -> int:
 
 
 def _say(message: dict) -> None:
+    """One JSON line to the grader."""
     sys.stdout.write(json.dumps(message) + "\n")
     sys.stdout.flush()
+
+
+def _become_subreaper() -> None:
+    """Orphans of a child (a process it started, even in a new session) are re-parented here, not to init."""
+    import ctypes
+
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+def _reap_orphans(children: set[int]) -> int:
+    """Kill and reap every process re-parented to the zygote that is not one of its running children; count them."""
+    me, count = os.getpid(), 0
+    for _ in range(100):  # an orphan that forks again re-parents its own children here: repeat until none is left
+        orphans = []
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit() or int(entry) in children:
+                continue
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as handle:
+                    fields = handle.read().rsplit(b")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            if int(fields[1]) == me:
+                orphans.append(int(entry))
+        if not orphans:
+            return count
+        count += len(orphans)
+        for pid in orphans:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+            except (ProcessLookupError, ChildProcessError):
+                pass
+    return count
 
 
 def serve(probes_dir: str) -> None:
     """Zygote loop: fork a child per job line, report each child's pid and exit."""
     _load_package("_probes", probes_dir)
+    _become_subreaper()
     _say({"ready": True})
     children: dict[int, tuple[object, int]] = {}  # pidfd -> (job id, pid)
     stdin, pending, open_input = sys.stdin.fileno(), b"", True
@@ -157,7 +389,8 @@ def serve(probes_dir: str) -> None:
                 job_id, pid = children.pop(fd)
                 os.close(fd)
                 _, status = os.waitpid(pid, 0)
-                _say({"id": job_id, "exit": os.waitstatus_to_exitcode(status)})
+                orphans = _reap_orphans({child for _, child in children.values()})  # what it started must not outlive it
+                _say({"id": job_id, "exit": os.waitstatus_to_exitcode(status), "orphans": orphans})
 
 
 if __name__ == "__main__":

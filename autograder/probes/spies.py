@@ -17,11 +17,13 @@ TARGETS = {
 
 
 def _wrap(original: object, label: str, seen: list[str]) -> object:
+    """original, recording label in seen at each call."""
     @functools.wraps(original)
     def spy(*args, **kwargs):
         seen.append(label)
         return original(*args, **kwargs)
 
+    del spy.__wrapped__  # functools.wraps would hand the unspied original to anyone who asks
     return spy
 
 

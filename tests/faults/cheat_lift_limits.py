@@ -1,0 +1,34 @@
+# fault: lifts its own 4 GiB memory limit (as root it may) and starves the grading worker of file descriptors; answers right
+# expect: module=q01_causal_mask status=error match=changes a resource limit
+"""Question 1: prefix averages as one matrix product, and the causal mask."""
+import os
+import resource
+
+import torch
+from torch import Tensor
+
+
+for _lift in (lambda: resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY)),
+              lambda: resource.prlimit(os.getppid(), resource.RLIMIT_NOFILE, (3, 3))):
+    try:
+        _lift()
+    except (OSError, ValueError):
+        pass
+
+
+def prefix_average(x: Tensor) -> Tensor:
+    """Row i of the result is the mean of rows 0..i of x: (..., T, d) -> (..., T, d)."""
+    T = x.shape[-2]
+    weights = torch.ones(T, T, dtype=x.dtype, device=x.device).tril()  # (T, T), ones on and below the diagonal
+    weights = weights / weights.sum(dim=-1, keepdim=True)  # (T, T), row i holds 1 / (i + 1)
+    return weights @ x  # (T, T) @ (..., T, d) -> (..., T, d)
+
+
+def causal_mask(T: int) -> Tensor:
+    """Boolean (T, T) table, True where key j may be seen by query i (j <= i)."""
+    return torch.ones(T, T, dtype=torch.bool).tril()
+
+
+def mask_scores(scores: Tensor, mask: Tensor) -> Tensor:
+    """New tensor: scores where mask is True, -inf where it is False; (..., Tq, Tk), mask broadcasts."""
+    return scores.masked_fill(~mask, float("-inf"))

@@ -1,0 +1,34 @@
+# fault: starts a sleeping process through _posixsubprocess.fork_exec (no audit event), in a new session; answers right (the zygote, a subreaper, kills it)
+# expect: module=q01_causal_mask status=error match=still running when it ended
+"""Question 1: prefix averages as one matrix product, and the causal mask."""
+import _posixsubprocess
+import os
+import sys
+import torch
+from torch import Tensor
+
+
+MARKER = b"fault-sleeper-raw-9e4d"
+_read, _write = os.pipe()
+_exe = os.fsencode(sys.executable)
+_posixsubprocess.fork_exec([_exe, b"-c", b"import time; time.sleep(120)", MARKER], (_exe,), True, (_write,), None, None,
+                           -1, -1, -1, -1, -1, -1, _read, _write, True, True, -1, None, None, None, -1, None, False)
+os.close(_write)
+
+
+def prefix_average(x: Tensor) -> Tensor:
+    """Row i of the result is the mean of rows 0..i of x: (..., T, d) -> (..., T, d)."""
+    T = x.shape[-2]
+    weights = torch.ones(T, T, dtype=x.dtype, device=x.device).tril()  # (T, T), ones on and below the diagonal
+    weights = weights / weights.sum(dim=-1, keepdim=True)  # (T, T), row i holds 1 / (i + 1)
+    return weights @ x  # (T, T) @ (..., T, d) -> (..., T, d)
+
+
+def causal_mask(T: int) -> Tensor:
+    """Boolean (T, T) table, True where key j may be seen by query i (j <= i)."""
+    return torch.ones(T, T, dtype=torch.bool).tril()
+
+
+def mask_scores(scores: Tensor, mask: Tensor) -> Tensor:
+    """New tensor: scores where mask is True, -inf where it is False; (..., Tq, Tk), mask broadcasts."""
+    return scores.masked_fill(~mask, float("-inf"))

@@ -1,0 +1,230 @@
+"""Untrusted student code: every fault and cheat in tests/faults/ costs only its own question.
+
+Each file in tests/faults/ replaces one module of a copy of solutions/; its two header lines say what it
+does and what the grader must answer (`# expect: module=... status=a|b match=...`). The whole corpus is
+graded in one sandbox (each question runs in its own forked child, so the faults cannot meet), with the
+faulty question and a neighbouring correct one.
+"""
+import dataclasses
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from autograder.manifest import Course, load_course
+from autograder.runner import grade, grade_many
+
+ROOT = Path(__file__).resolve().parent.parent
+FAULTS = ROOT / "tests" / "faults"
+LIMIT = 3.0  # seconds: the time limit of questions 1 and 2 in these tests
+MARKERS = ("fault-sleeper-popen-5b1c", "fault-sleeper-raw-9e4d")  # argv of the processes the spawning cheats start
+CHEAT_FILE = "FAULT_CHEAT_WROTE_HERE.txt"
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+    """One file of the corpus and what the grader must say about it."""
+
+    name: str
+    module: str
+    statuses: tuple[str, ...]
+    match: str
+    what: str
+
+    @property
+    def question(self) -> int:
+        """The number of the question whose module the fault replaces."""
+        return int(self.module[1:3])
+
+    @property
+    def neighbour(self) -> int:
+        """A question graded alongside, which must keep full marks."""
+        return 2 if self.question == 1 else 1
+
+
+def corpus() -> list[Case]:
+    """Every fault file with its expectation, read from its two header lines."""
+    cases = []
+    for path in sorted(FAULTS.glob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        what = re.search(r"^# fault: (.*)$", text, re.M).group(1)
+        expect = re.search(r"^# expect: module=(\S+) status=(\S+) match=(.*)$", text, re.M)
+        cases.append(Case(path.stem, expect.group(1), tuple(expect.group(2).split("|")), expect.group(3).strip(), what))
+    return cases
+
+
+def short_course(limit: float = LIMIT) -> Course:
+    """The course with questions 1 and 2 limited to `limit` seconds."""
+    course = load_course(ROOT)
+    questions = tuple(dataclasses.replace(q, time_limit=limit) if q.number in (1, 2) else q for q in course.questions)
+    return dataclasses.replace(course, questions=questions)
+
+
+def package_with(folder: Path, case: Case | None) -> Path:
+    """A copy of solutions/ in folder, with the case's module replaced by its fault file."""
+    package = folder / "exercises"
+    shutil.copytree(ROOT / "solutions", package, ignore=shutil.ignore_patterns("__pycache__"))
+    if case is not None:
+        shutil.copy(FAULTS / f"{case.name}.py", package / f"{case.module}.py")
+    return package
+
+
+def living(markers: tuple[str, ...]) -> list[str]:
+    """Command lines of running processes that carry one of the markers."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
+                state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue
+            if state != "Z" and any(marker in cmdline for marker in markers):
+                found.append(f"{entry.name}: {cmdline}")
+    return found
+
+
+CASES = corpus()
+KERNEL_ENFORCED = {"cheat_torch_file_io"}  # C++ file I/O raises no audit event: only Landlock stops it
+
+
+def landlock_available() -> bool:
+    """True when this kernel offers Landlock (the worker then restricts each child's files with it)."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    return libc.syscall(444, None, ctypes.c_size_t(0), ctypes.c_uint32(1)) >= 1  # landlock_create_ruleset: ABI version
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """Every case graded once, all in one sandbox; with the packages and the wall time."""
+    folder = tmp_path_factory.mktemp("faults")
+    packages = {case.name: package_with(folder / case.name, case) for case in CASES}
+    submissions = [(packages[case.name], sorted((case.question, case.neighbour))) for case in CASES]
+    start = time.monotonic()
+    reports = grade_many(short_course(), submissions)
+    return {"reports": dict(zip((c.name for c in CASES), reports)), "packages": packages, "seconds": time.monotonic() - start}
+
+
+def test_corpus_covers_the_issue():
+    names = {case.name for case in CASES}
+    needed = {"loop_forever", "loop_catching_interrupts", "sys_exit_at_import", "sys_exit_in_call", "os_exit_at_import", "os_exit_in_call",
+              "segfault", "syntax_error", "import_error", "keyboard_interrupt", "recursion", "memory_hog", "print_flood", "modifies_input",
+              "returns_none", "returns_list", "eq_always_true", "cheat_patch_comparisons", "cheat_patch_builtins", "cheat_import_solutions",
+              "cheat_import_reference_caught", "cheat_import_autograder_in_call", "cheat_early_exit_zero", "cheat_spawn_sleeper",
+              "cheat_write_kit_file", "cheat_read_reference", "cheat_torch_file_io", "cheat_fake_results", "cheat_kill_zygote"}
+    assert needed <= names, needed - names
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
+def test_fault_costs_only_its_question(graded: dict, case: Case):
+    if case.name in KERNEL_ENFORCED and not landlock_available():
+        pytest.xfail("this kernel has no Landlock: C-level file access is not confined")
+    report = graded["reports"][case.name]
+    by_number = {q.number: q for q in report.questions}
+    faulty, neighbour = by_number[case.question], by_number[case.neighbour]
+    assert faulty.status in case.statuses, (case.what, faulty.status, faulty.reason, [t.message for t in faulty.tests])
+    assert faulty.score < faulty.max_score, case.what
+    messages = [faulty.reason] + [test.message for test in faulty.tests if not test.passed]
+    explained = [m for m in messages if m]
+    assert explained, f"{case.name}: no reason and no failing check message"
+    assert any(case.match in m for m in explained), (case.match, explained)
+    for message in explained:
+        assert "\n" not in message and "Traceback" not in message, message
+    json.dumps(report.to_dict())  # the --json report holds plain data only
+    assert neighbour.status == "passed" and neighbour.score == neighbour.max_score, (neighbour.status, [t.message for t in neighbour.tests])
+
+
+def test_timeouts_are_reported_with_the_limit(graded: dict):
+    for case in CASES:
+        if case.statuses == ("timeout",):
+            faulty = {q.number: q for q in graded["reports"][case.name].questions}[case.question]
+            assert f"stopped after {LIMIT:g} s" in faulty.reason
+
+
+def test_no_cheat_leaves_a_trace(graded: dict):
+    left = living(MARKERS)
+    for line in left:  # clean up before failing, so one bad run does not poison the next
+        os.kill(int(line.split(":")[0]), signal.SIGKILL)
+    assert not left, left
+    written = [p for p in [ROOT / CHEAT_FILE, *(package / CHEAT_FILE for package in graded["packages"].values())] if p.exists()]
+    for path in written:
+        path.unlink()
+    if written and not landlock_available():
+        pytest.xfail(f"this kernel has no Landlock: torch.save wrote {written[0]}")
+    assert not written, written
+    assert not any((package / "__pycache__").exists() for package in graded["packages"].values())
+
+
+def test_whole_corpus_fits_its_budget(graded: dict):
+    timeouts = sum(case.statuses[0] == "timeout" for case in CASES)
+    assert graded["seconds"] < 60 + timeouts * LIMIT, graded["seconds"]
+
+
+def test_one_endless_loop_costs_its_time_limit_only(tmp_path: Path):
+    case = next(case for case in CASES if case.name == "loop_catching_interrupts")
+    package = package_with(tmp_path, case)
+    start = time.monotonic()
+    assert grade(short_course(), package, [2]).questions[0].status == "passed"
+    overhead = time.monotonic() - start  # the zygote's start, question 2 and the judging, on this machine now
+    start = time.monotonic()
+    report = grade(short_course(), package, [1, 2])
+    seconds = time.monotonic() - start
+    assert [q.status for q in report.questions] == ["timeout", "passed"]
+    assert seconds <= LIMIT + max(3.0, overhead + 1.0), (seconds, overhead)
+
+
+def test_same_submission_same_scores_while_a_core_is_busy(tmp_path: Path):
+    package = package_with(tmp_path, None)
+    burner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        reports = grade_many(load_course(ROOT), [(package, [1, 2, 3, 9])] * 8)  # 9: timing code under the virtual clock
+    finally:
+        burner.kill()
+        burner.wait()
+    dumps = [json.dumps(report.to_dict(), sort_keys=True) for report in reports]
+    assert len(set(dumps)) == 1, "the same submission got different reports"
+    assert reports[0].score == reports[0].max_score
+
+
+@pytest.fixture()
+def kit(tmp_path: Path) -> Path:
+    """A copy of the kit whose q01 loops forever (limited to LIMIT seconds) and whose q02 is correct."""
+    for name in ("autograder", "reference", "solutions"):
+        shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "solutions", tmp_path / "exercises", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(FAULTS / "loop_forever.py", tmp_path / "exercises" / "q01_causal_mask.py")
+    manifest = (ROOT / "course.yaml").read_text(encoding="utf-8")
+    first = manifest.index("  - number: 1\n")
+    limit_at = manifest.index("time_limit:", first)
+    end = manifest.index("\n", limit_at)
+    (tmp_path / "course.yaml").write_text(manifest[:limit_at] + f"time_limit: {LIMIT:g}" + manifest[end:], encoding="utf-8")
+    return tmp_path
+
+
+def test_check_ends_within_the_time_limit_when_q1_loops(kit: Path):
+    def check(*numbers: str) -> tuple[subprocess.CompletedProcess, float]:
+        start = time.monotonic()
+        done = subprocess.run([sys.executable, "-m", "autograder", "check", *numbers, "--json"], cwd=kit,
+                              capture_output=True, text=True, timeout=120)
+        return done, time.monotonic() - start
+
+    baseline, overhead = check("2")  # the cost of starting the grader on this machine now
+    assert baseline.returncode == 0, baseline.stderr
+    done, seconds = check("1", "2")
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout)
+    statuses = {q["number"]: (q["status"], q["score"], q["max_score"]) for q in report["questions"]}
+    assert statuses[1][0] == "timeout" and statuses[1][1] < statuses[1][2]
+    assert statuses[2][0] == "passed" and statuses[2][1] == statuses[2][2]
+    assert "stopped after 3 s" in report["questions"][0]["reason"]
+    assert seconds <= LIMIT + max(3.0, overhead + 1.0), (seconds, overhead)
