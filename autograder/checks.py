@@ -25,6 +25,15 @@ class Check:
     show: Callable[[dict], str] = field(default=lambda params: "")
 
 
+@dataclass(frozen=True)
+class Note:
+    """Something shown to the student but never graded: a probe run after the checks, rendered here."""
+
+    probe: str
+    params: dict
+    render: Callable[[dict], str]
+
+
 def randn(shape: tuple[int, ...] | list[int], seed: int, dtype: str = "float32", **extra: object) -> dict:
     """Spec of a seeded standard normal tensor."""
     return {"randn": list(shape), "seed": seed, "dtype": dtype, **extra}
@@ -94,4 +103,4 @@ def tensor_test(check: Callable[[torch.Tensor], "str | None"], what: str = "the 
     return test
 
 
-__all__ = ["Check", "draw", "randn", "same_as", "property_check", "raises", "tensor_test", "tensor_mismatch", "show_args"]
+__all__ = ["Check", "Note", "draw", "randn", "same_as", "property_check", "raises", "tensor_test", "tensor_mismatch", "show_args"]

@@ -64,7 +64,7 @@ def _check(course: Course, args: argparse.Namespace) -> int:
     package = course.root / folder
     if not (package / "__init__.py").exists():
         raise UsageError(f"no {folder}/ package in {course.root}: run the command from the kit's folder")
-    report = grade(course, package, _numbers(course, args.numbers))
+    report = grade(course, package, _numbers(course, args.numbers), notes=not args.json)  # JSON: only what is graded
     if not args.solutions:
         remember(course, report)
     if args.json:

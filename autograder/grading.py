@@ -3,7 +3,7 @@ from pathlib import Path
 
 import torch
 
-from .checks import Check
+from .checks import Check, Note
 from .manifest import Question
 from .results import CRASHED, ERROR, FAILED, NOT_ATTEMPTED, PASSED, TIMEOUT, CaseResult, QuestionResult
 from .sandbox import OUTPUT_BYTES, Exit, Job
@@ -13,14 +13,14 @@ SIGNALS = {-11: "a segmentation fault", -6: "an abort", -9: "being killed (memor
 OUTPUT_SHOWN = 2000
 
 
-def make_job(job_id: int, question: Question, checks: list[Check], package_dir: Path) -> Job:
-    """The job the worker runs for question: every check's probe and inputs, and the functions to spy on."""
+def make_job(job_id: int, question: Question, checks: list[Check], package_dir: Path, notes: list[Note] = ()) -> Job:
+    """The job the worker runs for question: every check's probe and inputs, then the notes' (as extra checks)."""
     spy = sorted({label for check in checks for label in check.forbid})
     payload = {
         "package": str(package_dir),
         "module": question.module,
         "spy": spy,
-        "checks": [{"probe": check.probe, "params": check.params} for check in checks],
+        "checks": [{"probe": c.probe, "params": c.params} for c in checks] + [{"probe": n.probe, "params": [n.params]} for n in notes],
     }
     return Job(job_id, question.time_limit, payload)
 
@@ -115,7 +115,20 @@ def _judge_outcome(check: Check, params: dict, outcome: dict, question: Question
     return problem
 
 
-def judge_question(question: Question, checks: list[Check], exit: Exit, source: Path) -> QuestionResult:
+def _notes(notes: list[Note], first_index: int, workdir: Path) -> list[str]:
+    """The rendered notes whose probe ran to the end; a note that failed or never ran is left out."""
+    rendered = []
+    for index, note in enumerate(notes, start=first_index):
+        try:
+            (outcome,) = _load(workdir / f"check_{index}.pt")
+            if outcome["ok"]:
+                rendered.append(note.render(outcome["value"]))
+        except Exception:  # noqa: BLE001 - a note is never worth a failure: missing, unreadable or odd, it is skipped
+            continue
+    return rendered
+
+
+def judge_question(question: Question, checks: list[Check], exit: Exit, source: Path, notes: list[Note] = ()) -> QuestionResult:
     """Read the worker's files for question and decide every check; never runs student code."""
     result = QuestionResult(question.number, question.title, question.points, PASSED)
     output_file = exit.workdir / "output.txt"
@@ -178,6 +191,7 @@ def judge_question(question: Question, checks: list[Check], exit: Exit, source: 
         result.tests.append(CaseResult(check.name, problem is None, problem or "", check.weight))
     if stopped:
         return result
+    result.notes = _notes(notes, len(checks), exit.workdir)
     if all_stubs:
         result.status, result.reason = NOT_ATTEMPTED, "not attempted yet: every function still raises NotImplementedError"
     elif not all(test.passed for test in result.tests):

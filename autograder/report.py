@@ -30,6 +30,7 @@ def render(report: Report, course: Course, label: str, selftests: bool = True) -
     for question in report.questions:
         score = f"{question.score:g} / {question.max_score:g}"
         lines.append(f"  {question.number:>2}  {question.title:<{title_width}}  {score:>11}  {question.status}")
+        lines += [wrap(f"note: {note}", "      ", width) for note in question.notes]
         if question.status == PASSED:
             continue
         if question.reason:

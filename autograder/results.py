@@ -37,6 +37,7 @@ class QuestionResult:
     tests: list[CaseResult] = field(default_factory=list)
     reason: str = ""
     output: str = ""
+    notes: list[str] = field(default_factory=list)
 
     @property
     def score(self) -> float:
@@ -44,7 +45,7 @@ class QuestionResult:
         return question_score(self.max_score, self.tests)
 
     def to_dict(self) -> dict:
-        """The contract's question entry, plus the reason and captured output when there are any."""
+        """The contract's question entry, plus the reason, captured output and ungraded notes when there are any."""
         entry = {
             "number": self.number,
             "title": self.title,
@@ -57,6 +58,8 @@ class QuestionResult:
             entry["reason"] = self.reason
         if self.output:
             entry["output"] = self.output
+        if self.notes:
+            entry["notes"] = self.notes
         return entry
 
 

@@ -6,21 +6,26 @@ from .results import Report
 from .sandbox import Sandbox
 
 
-def grade_many(course: Course, submissions: list[tuple[Path, list[int]]], parallel: int = 2) -> list[Report]:
-    """Grade several packages (exercises/-like folders), each on its question numbers, in one sandbox."""
+def grade_many(course: Course, submissions: list[tuple[Path, list[int]]], parallel: int = 2, notes: bool = False) -> list[Report]:
+    """Grade several packages (exercises/-like folders), each on its question numbers, in one sandbox.
+
+    notes: also run the suites' ungraded notes (real timings, which differ from run to run).
+    """
     sandbox = Sandbox(parallel)  # before torch: the worker's import of torch overlaps ours
     try:
         import torch
 
         from .grading import judge_question, make_job
-        from .suites import checks_for
+        from .suites import checks_for, notes_for
 
         torch.set_num_threads(1)  # the oracle works on tiny tensors: a thread pool only adds waiting
 
         planned = [(package, course.question(n)) for package, numbers in submissions for n in numbers]
         checks = {q.number: checks_for(q) for _, q in planned}
-        exits = sandbox.run([make_job(i, q, checks[q.number], package) for i, (package, q) in enumerate(planned)])
-        results = [judge_question(q, checks[q.number], exits[i], package / Path(q.file).name) for i, (package, q) in enumerate(planned)]
+        extras = {q.number: notes_for(q) if notes else [] for _, q in planned}
+        exits = sandbox.run([make_job(i, q, checks[q.number], package, extras[q.number]) for i, (package, q) in enumerate(planned)])
+        results = [judge_question(q, checks[q.number], exits[i], package / Path(q.file).name, extras[q.number])
+                   for i, (package, q) in enumerate(planned)]
     finally:
         sandbox.close()
     reports, start = [], 0
@@ -30,6 +35,6 @@ def grade_many(course: Course, submissions: list[tuple[Path, list[int]]], parall
     return reports
 
 
-def grade(course: Course, package_dir: Path, numbers: list[int], parallel: int = 2) -> Report:
+def grade(course: Course, package_dir: Path, numbers: list[int], parallel: int = 2, notes: bool = False) -> Report:
     """Run the questions' checks on the package in package_dir (exercises/ or solutions/) and judge them."""
-    return grade_many(course, [(package_dir, numbers)], parallel)[0]
+    return grade_many(course, [(package_dir, numbers)], parallel, notes)[0]

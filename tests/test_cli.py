@@ -109,3 +109,10 @@ def test_list_remembers_the_last_check_until_the_file_changes(kit: Path):
     with open(kit / "exercises" / "q01_causal_mask.py", "a") as source:
         source.write("# an edit\n")
     assert "changed since the last check: run `check 1`" in run(kit, "list").stdout
+
+
+def test_real_timings_are_shown_in_the_table_but_never_graded():
+    table = run(ROOT, "check", "9", "--solutions")
+    assert table.returncode == 0 and "real clock (not graded): T=256:" in " ".join(table.stdout.split())
+    question = json.loads(run(ROOT, "check", "9", "--solutions", "--json").stdout)["questions"][0]
+    assert "notes" not in question and question["score"] == question["max_score"]

@@ -14,6 +14,7 @@ PROBES = {
     "module": models.module_probe,
     "train": models.train_probe,
     "virtual_time": timing.virtual_time_probe,
+    "wall_time": timing.wall_time_probe,
 }
 
 __all__ = ["PROBES", "MissingFunction", "inputs", "plain", "spies"]

@@ -91,3 +91,15 @@ def virtual_time_probe(module: object, params: dict) -> dict:
         for function, defaults in saved_defaults:
             function.__defaults__ = defaults
     return {"out": value, "reads": clock.reads}
+
+
+def wall_time_probe(module: object, params: dict) -> dict:
+    """The student's time_attention on the real clock, for growing T, until params["budget"] seconds are spent."""
+    time_attention = student_function(module, "time_attention")
+    start, sizes, seconds = time.perf_counter(), [], []
+    for T in params["Ts"]:
+        if time.perf_counter() - start > params["budget"]:
+            break
+        seconds.append(float(time_attention(T, d=params["d"], repeats=3)))
+        sizes.append(T)
+    return {"Ts": sizes, "seconds": seconds}
