@@ -51,3 +51,13 @@ def test_masking_and_mask():
     assert masking.causal_mask(3).tolist() == [[True, False, False], [True, True, False], [True, True, True]]
     x = torch.arange(6.0).reshape(3, 2)
     torch.testing.assert_close(masking.prefix_average(x), torch.tensor([[0.0, 1.0], [1.0, 2.0], [2.0, 3.0]]))
+
+
+def test_attention_flops_formula_is_what_flop_counter_mode_counts():
+    from torch.utils.flop_counter import FlopCounterMode
+
+    for T, d in ((1, 1), (5, 3), (64, 16)):
+        q, k, v = torch.zeros(3, T, d).unbind(0)
+        with FlopCounterMode(display=False) as counter:
+            torch.softmax(q @ k.T, dim=-1) @ v
+        assert cost.attention_flops(T, d) == counter.get_total_flops()

@@ -29,6 +29,11 @@ def _cpu_attention_flops(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *arg
 class WorkClock(TorchDispatchMode):
     """Counts the work of every aten operation and serves it as a time."""
 
+    @classmethod
+    def _should_skip_dynamo(cls) -> bool:
+        """Keep torch from wrapping __torch_dispatch__ for dynamo, whose import costs a second and a half."""
+        return False
+
     def __init__(self) -> None:
         super().__init__()
         self.work = 0.0
