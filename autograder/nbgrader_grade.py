@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import ClassVar
 
 from .manifest import Course
+from .runner import grade_many
+from .sandbox import Sandbox
 from .nbgrader_package import answer_id, graded_id, summary_text, write_package
 
 USAGE_ERROR, SOME_UNREADABLE = 2, 1
@@ -130,6 +132,16 @@ def _zero(gradebook_args: tuple[str, str], assignment: str, student: str) -> Non
 
 def grade_class(course: Course, course_dir: Path, assignment: str, student: str | None) -> int:
     """Grade every submission (or one student's) of assignment into the gradebook; return the exit status."""
+    parallel = max(2, min(8, os.cpu_count() or 2))
+    sandbox = Sandbox(parallel)  # started first: its import of torch overlaps ours of nbgrader
+    try:
+        return _grade_class(course, course_dir, assignment, student, sandbox)
+    finally:
+        sandbox.close()
+
+
+def _grade_class(course: Course, course_dir: Path, assignment: str, student: str | None, sandbox: Sandbox) -> int:
+    """grade_class with its sandbox already starting."""
     try:
         from nbgrader.api import Gradebook, MissingEntry
         from nbgrader.converters import Autograde, NbGraderException
@@ -147,8 +159,7 @@ def grade_class(course: Course, course_dir: Path, assignment: str, student: str 
     from nbconvert.preprocessors import ClearMetadataPreprocessor
     from sqlalchemy.exc import SAWarning
 
-    from .runner import grade_many
-
+    
     warnings.filterwarnings("ignore", category=SAWarning)  # nbgrader's own session use; `nbgrader autograde` prints them too
     course_dir = course_dir.resolve()
     config = _config(course_dir, assignment, student)
@@ -173,7 +184,7 @@ def grade_class(course: Course, course_dir: Path, assignment: str, student: str 
     numbers = course.numbers
     with tempfile.TemporaryDirectory(prefix="nbgrader-class-") as scratch:
         packages = [write_package(course, s.sources, Path(scratch) / f"student{i}" / "exercises") for i, s in enumerate(readable)]
-        reports = grade_many(course, [(package, numbers) for package in packages], parallel=max(2, min(8, os.cpu_count() or 2))) if readable else []
+        reports = grade_many(course, [(package, numbers) for package in packages], sandbox=sandbox) if readable else []
     KitScores = _kit_scores_class()
     KitScores.results = {}
     for submission, report in zip(readable, reports):

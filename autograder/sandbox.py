@@ -10,6 +10,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 MEMORY_BYTES = 4 << 30  # address-space limit of a child
 OUTPUT_BYTES = 8 << 20  # largest file a child may write, its captured output included
@@ -67,9 +68,12 @@ class Sandbox:
         lines = self.errors.read().decode("utf-8", "replace").strip().splitlines()
         return lines[-1] if lines else "the grading worker stopped unexpectedly"
 
-    def run(self, jobs: list[Job]) -> dict[int, Exit]:
-        """Run every job, at most `parallel` at a time; kill each child's process group at its time limit."""
-        queue, running, exits = list(jobs), {}, {}
+    def run(self, jobs: list[Job], done: Callable[[int, Exit], None] | None = None) -> dict[int, Exit]:
+        """Run every job, at most `parallel` at a time, longest limit first; kill each child at its time limit.
+
+        done(job id, exit), when given, is called as each child ends, so its results can be read while others run.
+        """
+        queue, running, exits = sorted(jobs, key=lambda job: -job.time_limit), {}, {}
         pending, stdout = b"", self.process.stdout.fileno()
         alone: set[int] = set()  # jobs running when a zygote died: each runs again by itself, to find the culprit
         while queue or running:
@@ -132,6 +136,8 @@ class Sandbox:
                         exits[message["id"]] = Exit(message["exit"], entry["killed"], entry["workdir"], time.monotonic() - entry["start"],
                                                     orphans=message.get("orphans", 0))
                         del running[message["id"]]
+                        if done:
+                            done(message["id"], exits[message["id"]])
             now = time.monotonic()
             for entry in running.values():
                 if entry["start"] is not None and not entry["killed"] and now >= entry["start"] + entry["job"].time_limit:
