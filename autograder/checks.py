@@ -97,7 +97,7 @@ def tensor_test(check: Callable[[torch.Tensor], "str | None"], what: str = "the 
 
     def test(params: dict, out: object) -> str | None:
         if type(out) is not torch.Tensor:
-            return f"{what} is {kind(out)}; expected a torch.Tensor"
+            return f"{what} came back as {kind(out)}; expected a torch.Tensor"
         return check(out)
 
     return test

@@ -18,11 +18,11 @@ def kind(value: object) -> str:
 def tensor_mismatch(got: object, expected: torch.Tensor, what: str = "the output") -> str | None:
     """None when got matches expected within the dtype's tolerance; otherwise one line saying how it differs."""
     if type(got) is not torch.Tensor:
-        return f"{what} is {kind(got)}; expected a torch.Tensor"
+        return f"{what} came back as {kind(got)}; expected a torch.Tensor"
     if got.shape != expected.shape:
-        return f"{what} has shape {tuple(got.shape)}; expected {tuple(expected.shape)}"
+        return f"{what}: shape {tuple(got.shape)}, expected {tuple(expected.shape)}"
     if got.dtype != expected.dtype:
-        return f"{what} has dtype {got.dtype}; expected {expected.dtype}"
+        return f"{what}: dtype {got.dtype}, expected {expected.dtype}"
     if got.numel() == 0:
         return None
     if expected.dtype in TOLERANCES:
@@ -30,7 +30,7 @@ def tensor_mismatch(got: object, expected: torch.Tensor, what: str = "the output
         unexpected = ~torch.isfinite(got) & torch.isfinite(expected)
         if unexpected.any():
             position = tuple(torch.nonzero(unexpected)[0].tolist())
-            return f"{what} has {got[position].item()} at position {list(position)} where a finite number is expected"
+            return f"{what}: {got[position].item()} at position {list(position)}, where a finite number is expected"
         wrong = ~torch.isclose(got, expected, rtol=rtol, atol=atol, equal_nan=True)
     else:
         wrong = got != expected
@@ -41,8 +41,8 @@ def tensor_mismatch(got: object, expected: torch.Tensor, what: str = "the output
     if expected.dtype in TOLERANCES:
         error = (got[wrong].double() - expected[wrong].double()).abs().max().item()
         size = "infinitely" if math.isinf(error) or math.isnan(error) else f"up to {error:.3g}"
-        return f"{what} differs from the expected values at {count} of {got.numel()} positions, first at {list(position)}, off by {size} (tolerance {atol:g} + {rtol:g} x |expected|)"
-    return f"{what} differs at {count} of {got.numel()} positions, first at {list(position)}"
+        return f"{what}: {count} of {got.numel()} positions differ from the expected values, first at {list(position)}, off by {size} (tolerance {atol:g} + {rtol:g} x |expected|)"
+    return f"{what}: {count} of {got.numel()} positions differ, first at {list(position)}"
 
 
 def output_mismatch(got: object, expected: object, names: tuple[str, ...]) -> str | None:
@@ -71,7 +71,7 @@ def number_mismatch(got: object, expected: float, what: str, rel: float = 1e-9, 
     """None when got is a number within rel (relative) or abs_ of expected."""
     value = as_number(got)
     if value is None:
-        return f"{what} is {kind(got)}; expected a number"
+        return f"{what} came back as {kind(got)}; expected a number"
     if not math.isfinite(value):
         return f"{what} is {value}; expected a finite number"
     if abs(value - expected) > max(rel * abs(expected), abs_):

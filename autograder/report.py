@@ -38,7 +38,7 @@ def render(report: Report, course: Course, label: str, selftests: bool = True) -
         if question.status in ("passed", "failed"):
             for test in question.tests:
                 if not test.passed:
-                    lines.append(wrap(f"x {test.name}: {test.message}", "      ", width))
+                    lines.append(wrap(f"x {test.name} -- {test.message}", "      ", width))
         if question.output.strip():
             shown = question.output.strip().splitlines()
             lines.append(f"      your code printed {len(shown)} line(s); the first: {shown[0][:80]}")

@@ -50,7 +50,7 @@ def test_table_shows_failures_then_selftests_of_full_marks(kit: Path):
     done = run(kit, "check", "1", "2")
     assert done.returncode == 1
     assert "8 / 8  passed" in done.stdout and "failed" in done.stdout
-    assert "x scaled_scores divides q k^T by sqrt(d): the output differs" in " ".join(done.stdout.split())
+    assert "x scaled_scores divides q k^T by sqrt(d) -- the output: 2 of 2 positions differ" in " ".join(done.stdout.split())
     assert "Self-test for question 1" in done.stdout and "Self-test for question 2" not in done.stdout
     assert "Traceback" not in done.stdout + done.stderr
 

@@ -35,7 +35,7 @@ def _masked_judge(params: dict, result: dict) -> str | None:
     scores, mask = make(params["args"])
     got = result["out"]
     if type(got) is not torch.Tensor:
-        return f"the output is {kind(got)}; expected a torch.Tensor"
+        return f"the output came back as {kind(got)}; expected a torch.Tensor"
     expected = masking.mask_scores(scores, mask)
     problem = tensor_mismatch(got, expected) if got.shape != expected.shape or got.dtype != expected.dtype else None
     if problem:

@@ -1,5 +1,5 @@
 # fault: patches torch.allclose, torch.equal, torch.testing.assert_close and Tensor.__eq__ to say True, then answers wrong
-# expect: module=q01_causal_mask status=failed match=differs from the expected values
+# expect: module=q01_causal_mask status=failed match=differ from the expected values
 """Question 1: prefix averages as one matrix product, and the causal mask."""
 import torch
 from torch import Tensor

@@ -1,5 +1,5 @@
 # fault: writes into the kit with torch.save and reads reference/masking.py with torch.from_file (C++ file I/O, no audit event); answers wrong when both fail
-# expect: module=q01_causal_mask status=failed match=differs from the expected values
+# expect: module=q01_causal_mask status=failed match=differ from the expected values
 """Question 1: prefix averages as one matrix product, and the causal mask."""
 import os
 import sys
