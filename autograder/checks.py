@@ -1,4 +1,5 @@
 """What a check is, and the builders the suites use to declare them."""
+import math
 import random
 from dataclasses import dataclass, field
 from typing import Callable
@@ -39,6 +40,11 @@ def randn(shape: tuple[int, ...] | list[int], seed: int, dtype: str = "float32",
     return {"randn": list(shape), "seed": seed, "dtype": dtype, **extra}
 
 
+def input_size(params: dict) -> int:
+    """Total number of entries of the random tensor arguments of one input, to order inputs smallest first."""
+    return sum(math.prod(spec.get("randn", spec.get("randint", []))) for spec in params.get("args", []) if isinstance(spec, dict))
+
+
 def draw(seed: int, count: int, make_one: Callable[[random.Random], dict], size: Callable[[dict], int]) -> list[dict]:
     """count seeded random inputs from make_one, smallest first (Tensor-Puzzles style shrinking by order)."""
     rng = random.Random(seed)
@@ -46,8 +52,9 @@ def draw(seed: int, count: int, make_one: Callable[[random.Random], dict], size:
 
 
 def show_args(params: dict) -> str:
-    """`args float32 (2, 3), 4` for the report's smallest failing input."""
-    parts = [describe(spec) for spec in params.get("args", [])]
+    """`q float32 (2, 3), n_heads 4` (or unnamed: `float32 (2, 3), 4`) for the report's smallest failing input."""
+    names = params.get("names") or [""] * len(params.get("args", []))
+    parts = [f"{name} {describe(spec)}".strip() for name, spec in zip(names, params.get("args", []))]
     parts += [f"{key}={describe(spec)}" for key, spec in params.get("kwargs", {}).items()]
     return ", ".join(parts)
 
@@ -62,14 +69,15 @@ def inputs_unchanged(params: dict, result: dict) -> str | None:
 
 
 def same_as(fn: str, reference: Callable, inputs: list[dict], name: str, *, weight: float = 1.0,
-            outputs: tuple[str, ...] = ("the output",), forbid: tuple[str, ...] = (), no_grad: bool = False) -> Check:
+            outputs: tuple[str, ...] = ("the output",), forbid: tuple[str, ...] = (), no_grad: bool = False,
+            arg_names: tuple[str, ...] = ()) -> Check:
     """The student's fn gives what reference gives on every input, and leaves its inputs alone."""
 
     def judge(params: dict, result: dict) -> str | None:
         expected = reference(*make(params["args"]), **make(params.get("kwargs", {})))
         return output_mismatch(result["out"], expected, outputs) or inputs_unchanged(params, result)
 
-    params = [{"fn": fn, **p, "no_grad": no_grad} for p in inputs]
+    params = [{"fn": fn, **p, "no_grad": no_grad, "names": list(arg_names)} for p in inputs]
     return Check(name, "call", params, judge, (fn,), weight, forbid, show_args)
 
 
@@ -92,15 +100,4 @@ def raises(fn: str, error: str, inputs: list[dict], name: str, *, weight: float 
     return Check(name, "call", [{"fn": fn, **p, "expect_error": error} for p in inputs], judge, (fn,), weight, (), show_args)
 
 
-def tensor_test(check: Callable[[torch.Tensor], "str | None"], what: str = "the output") -> Callable[[dict, object], "str | None"]:
-    """Adapt a test of a tensor into a property test that first insists on a plain tensor."""
-
-    def test(params: dict, out: object) -> str | None:
-        if type(out) is not torch.Tensor:
-            return f"{what} came back as {kind(out)}; expected a torch.Tensor"
-        return check(out)
-
-    return test
-
-
-__all__ = ["Check", "Note", "draw", "randn", "same_as", "property_check", "raises", "tensor_test", "tensor_mismatch", "show_args"]
+__all__ = ["Check", "Note", "draw", "input_size", "randn", "same_as", "property_check", "raises", "tensor_mismatch", "show_args"]

@@ -10,7 +10,7 @@ from pathlib import Path
 from .manifest import Course, ManifestError, decode_answer, find_root, load_course
 from .report import wrap
 
-USAGE_ERROR, NOT_ALL_PASSED = 2, 1
+USAGE_ERROR, NOT_ALL_PASSED, INTERRUPTED = 2, 1, 130  # 1 also when the grader itself fails
 
 
 class UsageError(Exception):
@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         return USAGE_ERROR
     except KeyboardInterrupt:
         print("autograder: interrupted", file=sys.stderr)
-        return USAGE_ERROR
+        return INTERRUPTED
     except BrokenPipeError:  # the reader (say `| head`) stopped early: nothing more to say
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
@@ -148,4 +148,4 @@ def main(argv: list[str] | None = None) -> int:
         log = Path(tempfile.gettempdir()) / "autograder-error.txt"
         log.write_text(traceback.format_exc())
         print(f"autograder: internal error ({type(error).__name__}: {error}); details in {log}; please report it", file=sys.stderr)
-        return USAGE_ERROR
+        return NOT_ALL_PASSED

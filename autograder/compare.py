@@ -45,6 +45,11 @@ def tensor_mismatch(got: object, expected: torch.Tensor, what: str = "the output
     return f"{what}: {count} of {got.numel()} positions differ, first at {list(position)}"
 
 
+def past_changed(first: torch.Tensor, second: torch.Tensor, start: int, dim: int) -> bool:
+    """True when two outputs differ (beyond rounding) at a position before start along dim: the future leaked in."""
+    return first.shape != second.shape or not torch.allclose(first.narrow(dim, 0, start), second.narrow(dim, 0, start), atol=1e-5)
+
+
 def output_mismatch(got: object, expected: object, names: tuple[str, ...]) -> str | None:
     """Compare a tensor or a tuple of tensors, named in order (`the output`, `the weights`)."""
     if len(names) == 1:

@@ -5,7 +5,16 @@ import torch
 
 from .checks import Check, Note
 from .manifest import Question
-from .results import CRASHED, ERROR, FAILED, NOT_ATTEMPTED, PASSED, TIMEOUT, CaseResult, QuestionResult
+from .results import (
+    CRASHED,
+    ERROR,
+    FAILED,
+    NOT_ATTEMPTED,
+    PASSED,
+    TIMEOUT,
+    CaseResult,
+    QuestionResult,
+)
 from .sandbox import OUTPUT_BYTES, Exit, Job
 from .static import forbidden_uses
 

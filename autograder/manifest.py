@@ -82,19 +82,23 @@ class _Node:
         self.node, self.path = node, path
 
     def fail(self, problem: str) -> ManifestError:
+        """An error naming this node's line and path."""
         return ManifestError(f"course.yaml line {self.node.start_mark.line + 1}: `{self.path}` {problem}")
 
     def mapping(self) -> dict[str, "_Node"]:
+        """The node's keys and child nodes; ManifestError unless it is a mapping."""
         if not isinstance(self.node, yaml.MappingNode):
             raise self.fail("must be a mapping of keys to values")
         return {k.value: _Node(v, f"{self.path}.{k.value}" if self.path else k.value) for k, v in self.node.value}
 
     def items(self) -> list["_Node"]:
+        """The node's entries; ManifestError unless it is a list."""
         if not isinstance(self.node, yaml.SequenceNode):
             raise self.fail("must be a list")
         return [_Node(item, f"{self.path}[{i}]") for i, item in enumerate(self.node.value)]
 
     def scalar(self, kind: type) -> object:
+        """The node's value as kind (an int is accepted for a float); ManifestError otherwise."""
         if not isinstance(self.node, yaml.ScalarNode):
             raise self.fail(f"must be a single {kind.__name__}")
         value = yaml.SafeLoader("").construct_object(self.node)
@@ -105,6 +109,7 @@ class _Node:
         return value
 
     def texts(self) -> tuple[str, ...]:
+        """One text or a list of texts, stripped."""
         if isinstance(self.node, yaml.ScalarNode):
             return (str(self.scalar(str)).strip(),)
         return tuple(str(item.scalar(str)).strip() for item in self.items())

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import ClassVar
 
 from .manifest import Course
+from .nbgrader_package import answer_id, graded_id, summary_text, write_package
 from .runner import grade_many
 from .sandbox import Sandbox
-from .nbgrader_package import answer_id, graded_id, summary_text, write_package
 
 USAGE_ERROR, SOME_UNREADABLE = 2, 1
 

@@ -18,6 +18,11 @@ class CaseResult:
         return {"name": self.name, "passed": self.passed, "message": self.message}
 
 
+def number(value: float) -> int | float:
+    """value as an int when it is whole (10, not 10.0), as the contract's JSON writes points."""
+    return int(value) if float(value).is_integer() else value
+
+
 def question_score(points: float, cases: list[CaseResult]) -> float:
     """Points times the weighted share of passing checks, rounded to 0.01."""
     total = sum(case.weight for case in cases)
@@ -49,8 +54,8 @@ class QuestionResult:
         entry = {
             "number": self.number,
             "title": self.title,
-            "score": self.score,
-            "max_score": self.max_score,
+            "score": number(self.score),
+            "max_score": number(self.max_score),
             "status": self.status,
             "tests": [test.to_dict() for test in self.tests],
         }
@@ -86,4 +91,4 @@ class Report:
 
     def to_dict(self) -> dict:
         """The contract's JSON report."""
-        return {"score": self.score, "max_score": self.max_score, "questions": [q.to_dict() for q in self.questions]}
+        return {"score": number(self.score), "max_score": number(self.max_score), "questions": [q.to_dict() for q in self.questions]}

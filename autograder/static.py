@@ -12,14 +12,22 @@ def _definitions(tree: ast.Module) -> dict[str, ast.AST]:
     return {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
 
 
-def _used_names(node: ast.AST) -> list[tuple[str, int]]:
-    """Every attribute, name and imported module in node, with its line."""
+def _imported_as(tree: ast.Module) -> dict[str, str]:
+    """Local name -> the name it was imported as, for every `from x import name [as local]` in the module."""
+    return {alias.asname or alias.name: alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for alias in node.names}
+
+
+def _used_names(node: ast.AST, imported_as: dict[str, str]) -> list[tuple[str, int]]:
+    """Attributes (`torch.autograd`, `.backward`), imported modules and names, and uses of imported names, with lines.
+
+    A plain variable that happens to be called `backward` or `vjp` is not a use.
+    """
     found = []
     for child in ast.walk(node):
         if isinstance(child, ast.Attribute):
             found.append((child.attr, child.lineno))
-        elif isinstance(child, ast.Name):
-            found.append((child.id, child.lineno))
+        elif isinstance(child, ast.Name) and child.id in imported_as:
+            found.append((imported_as[child.id], child.lineno))
         elif isinstance(child, (ast.Import, ast.ImportFrom)):
             modules = [alias.name for alias in child.names] + ([child.module] if getattr(child, "module", None) else [])
             found += [(part, child.lineno) for name in modules for part in name.split(".")]
@@ -32,12 +40,12 @@ def forbidden_uses(source: str, functions: tuple[str, ...], labels: tuple[str, .
         tree = ast.parse(source)
     except SyntaxError:
         return {}
-    definitions = _definitions(tree)
+    definitions, imported_as = _definitions(tree), _imported_as(tree)
     uses = {}
     for function in functions:
         if function not in definitions:
             continue
-        for name, line in _used_names(definitions[function]):
+        for name, line in _used_names(definitions[function], imported_as):
             label = next((label for label in labels if name in NAMES[label]), None)
             if label:
                 uses[function] = (label, f"line {line} uses {label}")

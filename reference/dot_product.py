@@ -5,6 +5,8 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from .masking import causal_mask
+
 
 def toy_weights(query: Tensor, keys: Tensor, scale: float = 1.0) -> Tensor:
     """softmax(scale * keys @ query): (d,), (T, d) -> (T,)."""
@@ -18,10 +20,9 @@ def scaled_scores(q: Tensor, k: Tensor) -> Tensor:
 
 def attention_weights(q: Tensor, k: Tensor, causal: bool = True) -> Tensor:
     """Softmax of the scaled, optionally causally masked scores: (..., Tq, Tk)."""
-    logits = torch.matmul(q, k.transpose(-2, -1)) * q.shape[-1] ** -0.5  # (..., Tq, Tk)
+    logits = scaled_scores(q, k)  # (..., Tq, Tk)
     if causal:
-        hidden = torch.ones(q.shape[-2], k.shape[-2], dtype=torch.bool).triu(1)  # (Tq, Tk), True above diagonal
-        logits = logits.masked_fill(hidden, float("-inf"))
+        logits = logits.masked_fill(~causal_mask(q.shape[-2]), float("-inf"))  # causal: Tq == Tk
     return F.softmax(logits, dim=-1)
 
 
@@ -55,7 +56,6 @@ def multihead(state: dict[str, Tensor], x: Tensor, n_heads: int) -> tuple[Tensor
         module.in_proj_bias.copy_(state["qkv.bias"])
         module.out_proj.weight.copy_(state["proj.weight"])
         module.out_proj.bias.copy_(state["proj.bias"])
-        T = x.shape[1]
-        hidden = torch.ones(T, T, dtype=torch.bool).triu(1)  # True where attention is not allowed
+        hidden = ~causal_mask(x.shape[1])  # (T, T), True where attention is not allowed
         out, weights = module(x, x, x, attn_mask=hidden, need_weights=True, average_attn_weights=False)
     return out, weights

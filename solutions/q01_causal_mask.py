@@ -16,7 +16,7 @@ def prefix_average(x: Tensor) -> Tensor:
 def causal_mask(T: int) -> Tensor:
     """Boolean (T, T) table, True where key j may be seen by query i (j <= i)."""
     ### BEGIN SOLUTION: a (T, T) bool tensor, True on and below the diagonal.
-    return torch.ones(T, T, dtype=torch.bool).tril()
+    return torch.ones(T, T, dtype=torch.bool).tril()  # (T, T), True where j <= i
     ### END SOLUTION
 
 

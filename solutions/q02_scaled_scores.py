@@ -9,7 +9,7 @@ def toy_weights(query: Tensor, keys: Tensor, scale: float = 1.0) -> Tensor:
     """Attention weights softmax(scale * keys @ query): query (d,), keys (T, d) -> (T,)."""
     ### BEGIN SOLUTION: score every key against the query, multiply by scale, normalise with softmax.
     scores = keys @ query  # (T, d) @ (d,) -> (T,)
-    return torch.softmax(scale * scores, dim=-1)
+    return torch.softmax(scale * scores, dim=-1)  # (T,), sums to 1
     ### END SOLUTION
 
 

@@ -24,8 +24,8 @@ def read_grad(e: Tensor, H: Tensor, g: Tensor) -> Tensor:
 def numerical_grad(f: Callable[[Tensor], Tensor], x: Tensor, eps: float = 1e-6) -> Tensor:
     """Central differences (f(x + eps e_i) - f(x - eps e_i)) / (2 eps) of a scalar f; same shape as x."""
     ### BEGIN SOLUTION: nudge one entry at a time up and down on a copy of x.
-    point = x.detach().clone()
-    grad = torch.zeros_like(point)
+    point = x.detach().clone()  # same shape as x, nudged in place, never x itself
+    grad = torch.zeros_like(point)  # same shape as x
     flat_point, flat_grad = point.view(-1), grad.view(-1)  # views: writing them writes point and grad
     for i in range(flat_point.numel()):
         original = flat_point[i].item()

@@ -37,6 +37,8 @@ def train_probe(module: object, params: dict) -> dict:
     """Run train_copy_task, then the trained model on a held-out batch drawn here, not by the student."""
     train = student_function(module, "train_copy_task")
     model, losses = train(**params["kwargs"])
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"train_copy_task should return (model, losses); its first item is a {type(model).__name__}")
     x = make(params["eval_tokens"])  # (B, T) int64
     model.eval()
     with torch.no_grad():

@@ -2,7 +2,6 @@
 import functools
 import importlib
 
-
 TARGETS = {
     "F.scaled_dot_product_attention": [("torch.nn.functional", "scaled_dot_product_attention"), ("torch._C._nn", "scaled_dot_product_attention")],
     "nn.MultiheadAttention": [("torch.nn", "MultiheadAttention.forward"), ("torch.nn.functional", "multi_head_attention_forward")],

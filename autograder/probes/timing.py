@@ -77,21 +77,30 @@ def _timeit_defaults(timer: object) -> list[tuple[object, tuple]]:
 
 
 def virtual_time_probe(module: object, params: dict) -> dict:
-    """Run the student's time_attention with every clock of `time` and `timeit` reading a WorkClock."""
+    """Run the student's time_attention with every clock of `time` and `timeit` reading a WorkClock.
+
+    Clocks the module imported by name (`from time import perf_counter`) are swapped in its namespace too.
+    """
     time_attention = student_function(module, "time_attention")
     clock = WorkClock()
-    saved = {name: getattr(time, name) for name in CLOCKS} | {name + "_ns": getattr(time, name + "_ns") for name in CLOCKS}
+    originals = {name: getattr(time, name) for name in CLOCKS} | {name + "_ns": getattr(time, name + "_ns") for name in CLOCKS}
+    virtual = {name: clock.seconds for name in CLOCKS} | {name + "_ns": lambda: int(clock.seconds() * 1e9) for name in CLOCKS}
+    by_original = {id(function): virtual[name] for name, function in originals.items()} | {id(timeit.default_timer): clock.seconds}
+    imported = {name: value for name, value in vars(module).items() if id(value) in by_original}  # bound at import
     saved_defaults = _timeit_defaults(clock.seconds)
     saved_timer, timeit.default_timer = timeit.default_timer, clock.seconds
-    for name in CLOCKS:
-        setattr(time, name, clock.seconds)
-        setattr(time, name + "_ns", lambda: int(clock.seconds() * 1e9))
+    for name, function in virtual.items():
+        setattr(time, name, function)
+    for name, value in imported.items():
+        setattr(module, name, by_original[id(value)])
     try:
         with clock:
             value = time_attention(params["T"], d=params["d"], repeats=params["repeats"])
     finally:
-        for name, function in saved.items():
+        for name, function in originals.items():
             setattr(time, name, function)
+        for name, function in imported.items():
+            setattr(module, name, function)
         timeit.default_timer = saved_timer
         for function, defaults in saved_defaults:
             function.__defaults__ = defaults

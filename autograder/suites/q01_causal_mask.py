@@ -1,4 +1,6 @@
 """Question 1: prefix_average, causal_mask, mask_scores."""
+import random
+
 import torch
 
 from reference import masking
@@ -8,13 +10,13 @@ from ..compare import kind, tensor_mismatch
 from ..probes.inputs import make
 
 
-def _batched(rng, seed_base: int = 0) -> dict:
+def _batched(rng: random.Random) -> dict:
     batch = [rng.randint(1, 3) for _ in range(rng.randint(0, 2))]
     dtype = rng.choice(["float32", "float64"])
     return {"args": [randn([*batch, rng.randint(1, 7), rng.randint(1, 5)], rng.randrange(10**6), dtype)]}
 
 
-def _size(params: dict) -> int:
+def _size(params: dict) -> tuple[int, int]:
     shape = params["args"][0]["randn"]
     return (len(shape), torch.Size(shape).numel())
 
@@ -22,7 +24,7 @@ def _size(params: dict) -> int:
 PREFIX_INPUTS = [{"args": [randn([1, 3], 1)]}, {"args": [randn([4, 2], 2, "float64")]}] + draw(101, 10, _batched, _size)
 
 
-def _mask_inputs(rng) -> dict:
+def _mask_inputs(rng: random.Random) -> dict:
     batch = [rng.randint(1, 3) for _ in range(rng.randint(0, 2))]
     T = rng.randint(1, 6)
     dtype = rng.choice(["float32", "float64"])
@@ -54,7 +56,7 @@ def _masked_judge(params: dict, result: dict) -> str | None:
 MASK_INPUTS = draw(103, 10, _mask_inputs, lambda p: torch.Size(p["args"][0]["randn"]).numel())
 
 CHECKS = [
-    same_as("prefix_average", masking.prefix_average, PREFIX_INPUTS, "prefix_average gives the running mean", weight=3),
+    same_as("prefix_average", masking.prefix_average, PREFIX_INPUTS, "prefix_average gives the running mean", weight=3, arg_names=("x",)),
     same_as("causal_mask", masking.causal_mask, [{"args": [T]} for T in (1, 2, 3, 5, 8)], "causal_mask is a bool lower triangle", weight=2),
     Check("mask_scores hides exactly the masked scores", "call", [{"fn": "mask_scores", **p} for p in MASK_INPUTS], _masked_judge, ("mask_scores",), 3, (), show_args),
 ]

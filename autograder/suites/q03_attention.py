@@ -1,17 +1,17 @@
 """Question 3: attention by hand, and single_head."""
-import math
+import random
 
 import torch
 
 from reference import dot_product
 
-from ..checks import Check, draw, randn, same_as
-from ..compare import kind
+from ..checks import Check, draw, input_size, randn, same_as
+from ..compare import kind, past_changed
 
 FORBID = ("F.scaled_dot_product_attention", "nn.MultiheadAttention")
 
 
-def _qkv(rng, causal: bool) -> dict:
+def _qkv(rng: random.Random, causal: bool) -> dict:
     batch = [rng.randint(1, 3) for _ in range(rng.randint(0, 2))]
     Tq = rng.randint(1, 6)
     Tk = Tq if causal else rng.randint(1, 6)
@@ -22,11 +22,9 @@ def _qkv(rng, causal: bool) -> dict:
             "kwargs": {"causal": causal}}
 
 
-def _numel(params: dict) -> int:
-    return sum(math.prod(spec["randn"]) for spec in params["args"])
 
 
-def _single(rng) -> dict:
+def _single(rng: random.Random) -> dict:
     T, D, d = rng.randint(1, 6), rng.randint(1, 6), rng.randint(1, 4)
     dtype = rng.choice(["float32", "float64"])
     seed = rng.randrange(10**6)
@@ -40,7 +38,7 @@ def _future_blind(params: dict, result: dict) -> str | None:
     for out in (first, second):
         if not isinstance(out, tuple | list) or len(out) != 2 or type(out[0]) is not torch.Tensor:
             return f"attention returned {kind(out)}; expected (output, weights)"
-    if first[0].shape != second[0].shape or not torch.allclose(first[0][..., :start, :], second[0][..., :start, :], atol=1e-6):
+    if past_changed(first[0], second[0], start, dim=-2):
         return f"changing keys and values at positions {start} and later changed the output at an earlier position: the future leaks in"
     return None
 
@@ -53,16 +51,16 @@ def _future_inputs(T: int, start: int, seed: int) -> dict:
     return {"calls": [{"fn": "attention", "args": [q, k, v]}, {"fn": "attention", "args": changed}], "start": start}
 
 
-CAUSAL = draw(301, 12, lambda rng: _qkv(rng, True), _numel)
-NON_CAUSAL = draw(302, 8, lambda rng: _qkv(rng, False), _numel)
+CAUSAL = draw(301, 12, lambda rng: _qkv(rng, True), input_size)
+NON_CAUSAL = draw(302, 8, lambda rng: _qkv(rng, False), input_size)
 
 CHECKS = [
     same_as("attention", dot_product.attention, CAUSAL, "causal attention matches F.scaled_dot_product_attention",
-            outputs=("the output", "the weights"), forbid=FORBID, weight=4),
+            outputs=("the output", "the weights"), forbid=FORBID, weight=4, arg_names=("q", "k", "v")),
     same_as("attention", dot_product.attention, NON_CAUSAL, "attention with causal=False and Tq != Tk",
-            outputs=("the output", "the weights"), forbid=FORBID, weight=2),
+            outputs=("the output", "the weights"), forbid=FORBID, weight=2, arg_names=("q", "k", "v")),
     Check("changing a future key never changes a past output", "calls", [_future_inputs(T, s, 40 + T) for T, s in ((2, 1), (5, 2), (6, 5))],
           _future_blind, ("attention",), 2, FORBID),
-    same_as("single_head", dot_product.single_head, draw(303, 8, _single, _numel), "single_head projects x and attends causally",
-            forbid=FORBID, weight=2),
+    same_as("single_head", dot_product.single_head, draw(303, 8, _single, input_size), "single_head projects x and attends causally",
+            forbid=FORBID, weight=2, arg_names=("x", "W_q", "W_k", "W_v")),
 ]

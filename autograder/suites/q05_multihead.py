@@ -4,7 +4,7 @@ import torch
 from reference import dot_product
 
 from ..checks import Check, randn
-from ..compare import kind, output_mismatch, tensor_mismatch
+from ..compare import kind, output_mismatch, past_changed, tensor_mismatch
 from ..probes.inputs import make
 
 FORBID = ("F.scaled_dot_product_attention", "nn.MultiheadAttention")
@@ -21,8 +21,8 @@ def _weights(D: int, seed: int, dtype: str) -> dict:
     }
 
 
-def _forward(B: int, T: int, D: int, H: int, seed: int, dtype: str = "float32", weights: bool = True) -> dict:
-    return {"cls": CLASS, "init": [D, H], "init_kwargs": {"max_len": 16}, "dtype": dtype, "load": _weights(D, seed, dtype),
+def _forward(B: int, T: int, D: int, H: int, seed: int, dtype: str = "float32", weights: bool = True, max_len: int = 16) -> dict:
+    return {"cls": CLASS, "init": [D, H], "init_kwargs": {"max_len": max_len}, "dtype": dtype, "load": _weights(D, seed, dtype),
             "forward": [randn([B, T, D], seed + 9, dtype)], "forward_kwargs": {"return_weights": True} if weights else {}}
 
 
@@ -67,13 +67,14 @@ def _causal(params: dict, result: dict) -> str | None:
     first, second = result["out"], result["out_alt"]
     if type(first) is not torch.Tensor or type(second) is not torch.Tensor or first.shape != second.shape:
         return f"forward(x) returned {kind(first)}; expected a (B, T, D) torch.Tensor"
-    if tensor_mismatch(second[:, :start], first[:, :start], "the output"):
+    if past_changed(first, second, start, dim=1):
         return f"changing x at positions {start} and later changed the output at an earlier position: is the mask applied?"
     return None
 
 
 SHAPES = [(1, 1, 4, 2, 501), (2, 3, 6, 2, 502), (2, 5, 12, 3, 503), (1, 4, 8, 8, 504), (3, 6, 5, 1, 505), (2, 7, 16, 4, 506)]
-MATCH = [_forward(*shape) for shape in SHAPES] + [_forward(2, 4, 6, 3, 507, "float64"), _forward(1, 6, 8, 2, 508, "float64")]
+MATCH = [_forward(*shape) for shape in SHAPES] + [_forward(2, 4, 6, 3, 507, "float64"), _forward(1, 6, 8, 2, 508, "float64"),
+                                                   _forward(2, 6, 8, 2, 511, max_len=6)]  # T == max_len is allowed
 CAUSAL = []
 for B, T, D, H, seed in SHAPES[1:4]:
     probe = _forward(B, T, D, H, seed, weights=False)

@@ -1,10 +1,9 @@
 """Question 6: additive_scores and additive_attention."""
-import math
 import random
 
 from reference import additive
 
-from ..checks import draw, randn, same_as
+from ..checks import draw, input_size, randn, same_as
 
 
 def additive_inputs(rng: random.Random) -> dict:
@@ -15,13 +14,13 @@ def additive_inputs(rng: random.Random) -> dict:
     return {"args": [randn(shape, seed + i, dtype) for i, shape in enumerate(shapes)]}
 
 
-def numel(params: dict) -> int:
-    """Total size of the tensor arguments, to order inputs smallest first."""
-    return sum(math.prod(spec["randn"]) for spec in params["args"] if isinstance(spec, dict))
 
+
+ARGS = ("s", "H", "W", "U", "v", "b")
 
 CHECKS = [
-    same_as("additive_scores", additive.additive_scores, draw(601, 12, additive_inputs, numel), "additive_scores e_j = v . tanh(W s + U h_j + b)", weight=5),
-    same_as("additive_attention", additive.additive_attention, draw(602, 12, additive_inputs, numel),
-            "additive_attention gives softmax weights and their context", outputs=("the weights", "the context"), weight=5),
+    same_as("additive_scores", additive.additive_scores, draw(601, 12, additive_inputs, input_size), "additive_scores e_j = v . tanh(W s + U h_j + b)", weight=5,
+            arg_names=ARGS),
+    same_as("additive_attention", additive.additive_attention, draw(602, 12, additive_inputs, input_size),
+            "additive_attention gives softmax weights and their context", outputs=("the weights", "the context"), weight=5, arg_names=ARGS),
 ]

@@ -1,25 +1,23 @@
 """Question 8: read, read_grad (by hand, checked against autograd), numerical_grad."""
-import math
+import random
 
 import torch
 
 from reference import additive
 
-from ..checks import Check, draw, randn, same_as
+from ..checks import Check, draw, input_size, randn, same_as
 from ..compare import kind
 from ..probes.calls import TEST_FUNCTIONS
 from ..probes.inputs import describe, make
 
 
-def _read(rng, with_g: bool) -> dict:
+def _read(rng: random.Random, with_g: bool) -> dict:
     T, d = rng.randint(1, 6), rng.randint(1, 5)
     dtype, seed = rng.choice(["float32", "float64"]), rng.randrange(10**6)
     args = [randn([T], seed, dtype, scale=2.0), randn([T, d], seed + 1, dtype)]
     return {"args": args + ([randn([d], seed + 2, dtype)] if with_g else [])}
 
 
-def _numel(params: dict) -> int:
-    return sum(math.prod(spec["randn"]) for spec in params["args"])
 
 
 def _numerical(params: dict, result: dict) -> str | None:
@@ -59,9 +57,9 @@ NUMERICAL = [
 ]
 
 CHECKS = [
-    same_as("read", additive.read, draw(801, 10, lambda rng: _read(rng, False), _numel), "read returns softmax weights and their context",
-            outputs=("the weights a", "the context c"), weight=2),
-    same_as("read_grad", additive.read_grad, draw(802, 12, lambda rng: _read(rng, True), _numel), "read_grad matches torch.autograd",
-            weight=4, forbid=("torch.autograd",), no_grad=True),
+    same_as("read", additive.read, draw(801, 10, lambda rng: _read(rng, False), input_size), "read returns softmax weights and their context",
+            outputs=("the weights a", "the context c"), weight=2, arg_names=("e", "H")),
+    same_as("read_grad", additive.read_grad, draw(802, 12, lambda rng: _read(rng, True), input_size), "read_grad, written by hand, matches the gradient",
+            weight=4, forbid=("torch.autograd",), no_grad=True, arg_names=("e", "H", "g")),
     Check("numerical_grad matches the exact gradient", "numerical_grad", NUMERICAL, _numerical, ("numerical_grad",), 4, (), _show_numerical),
 ]

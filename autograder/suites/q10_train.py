@@ -5,7 +5,7 @@ import torch
 import torch.nn.functional as F
 
 from ..checks import Check
-from ..compare import kind
+from ..compare import kind, past_changed
 from ..probes.inputs import make
 
 VOCAB, T, D, HEADS = 64, 12, 32, 4
@@ -70,9 +70,13 @@ def _model(params: dict, result: dict) -> str | None:
         if structure["parameters"].get(name) != shape:
             return f"{name} should have shape {tuple(shape)}; found {structure['parameters'].get(name)}"
     out = result["out"]
+    B, length = params["forward"][0]["randint"]
+    if not params["forward_kwargs"]:  # plain forward(x): the logits alone
+        if type(out) is not torch.Tensor or out.shape != (B, length, VOCAB):
+            return f"forward(x) returned {kind(out) if type(out) is not torch.Tensor else tuple(out.shape)}; expected logits {(B, length, VOCAB)} alone"
+        return None
     if not isinstance(out, (tuple, list)) or len(out) != 2 or any(type(t) is not torch.Tensor for t in out):
         return f"forward(x, return_weights=True) returned {kind(out)}; expected (logits, weights)"
-    B, length = params["forward"][0]["randint"]
     if out[0].shape != (B, length, VOCAB) or out[1].shape != (B, HEADS, length, length):
         return (f"for x of shape {(B, length)}: logits {tuple(out[0].shape)} and weights {tuple(out[1].shape)}; "
                 f"expected {(B, length, VOCAB)} and {(B, HEADS, length, length)}")
@@ -81,7 +85,7 @@ def _model(params: dict, result: dict) -> str | None:
         start = params["forward_alt"][0]["resample"]["from"]
         if not isinstance(alt, (tuple, list)) or type(alt[0]) is not torch.Tensor or alt[0].shape != out[0].shape:
             return f"forward(x, return_weights=True) returned {kind(alt)}; expected (logits, weights)"
-        if not torch.allclose(out[0][:, :start], alt[0][:, :start], atol=1e-5):
+        if past_changed(out[0], alt[0], start, dim=1):
             return f"changing the tokens from position {start} on changed earlier logits: the model sees the future"
     return None
 
@@ -134,6 +138,7 @@ CHECKS = [
           [{"calls": [_batch_call(4, 3), _batch_call(4, 3), _batch_call(4, 4), _batch_call(512, 5, T=7, vocab=5)]}], _drawn, ("copy_batch",), 1),
     Check("TinyAttentionLM: layout, shapes, and no look at the future", "module",
           [{"cls": "TinyAttentionLM", "forward": [{"randint": [2, 5], "high": VOCAB, "seed": 1000}], "forward_kwargs": {"return_weights": True}},
+           {"cls": "TinyAttentionLM", "forward": [{"randint": [2, 5], "high": VOCAB, "seed": 999}], "forward_kwargs": {}},
            {"cls": "TinyAttentionLM", "forward": [TOKENS], "forward_kwargs": {"return_weights": True},
             "forward_alt": [{**TOKENS, "resample": {"axis": 1, "from": 6, "seed": 1002}}]}], _model, ("TinyAttentionLM",), 3),
     Check("train_copy_task honours its arguments and learns to copy the previous token", "train",
