@@ -41,7 +41,7 @@ def tensor_mismatch(got: object, expected: torch.Tensor, what: str = "the output
     if expected.dtype in TOLERANCES:
         error = (got[wrong].double() - expected[wrong].double()).abs().max().item()
         size = "infinitely" if math.isinf(error) or math.isnan(error) else f"up to {error:.3g}"
-        return f"{what}: {count} of {got.numel()} positions differ from the expected values, first at {list(position)}, off by {size} (tolerance {atol:g} + {rtol:g} x |expected|)"
+        return f"{what}: {count} of {got.numel()} positions differ from the expected values, first at {list(position)}, off by {size} (tolerance about {atol:g})"
     return f"{what}: {count} of {got.numel()} positions differ, first at {list(position)}"
 
 
