@@ -39,6 +39,11 @@ def render(report: Report, course: Course, label: str, selftests: bool = True) -
             for test in question.tests:
                 if not test.passed:
                     lines.append(wrap(f"x {test.name} -- {test.message}", "      ", width))
+            requires = course.question(question.number).requires
+            if requires:
+                numbers = [str(n) for n in requires]
+                lines.append(wrap(f"(question {question.number} runs your code from question(s) {', '.join(numbers)}: "
+                                  f"`check {' '.join(numbers)}` first)", "      ", width))
         if question.output.strip():
             shown = question.output.strip().splitlines()
             lines.append(f"      your code printed {len(shown)} line(s); the first: {shown[0][:80]}")
