@@ -116,3 +116,12 @@ def test_real_timings_are_shown_in_the_table_but_never_graded():
     assert table.returncode == 0 and "real clock (not graded): T=256:" in " ".join(table.stdout.split())
     question = json.loads(run(ROOT, "check", "9", "--solutions", "--json").stdout)["questions"][0]
     assert "notes" not in question and question["score"] == question["max_score"]
+
+
+def test_a_failed_question_points_to_the_answers_it_runs(kit: Path):
+    for name in ("q01_causal_mask.py", "q02_scaled_scores.py"):
+        shutil.copy(kit / "solutions" / name, kit / "exercises")
+    source = (kit / "solutions" / "q03_attention.py").read_text().replace("dim=-1)  # (..., Tq, Tk), each row", "dim=-2)  # (..., Tq, Tk), each row")
+    (kit / "exercises" / "q03_attention.py").write_text(source)
+    done = run(kit, "check", "3")
+    assert done.returncode == 1 and "runs your code from question(s) 1, 2: `check 1 2` first" in " ".join(done.stdout.split())
