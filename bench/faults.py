@@ -50,8 +50,8 @@ def package_with(folder: Path, name: str | None, module: str | None) -> Path:
 
 def run_corpus(limit: float, scratch: Path) -> None:
     """Part 1: grade the corpus; print each case's status and line, then the totals."""
-    from autograder.manifest import load_course
-    from autograder.runner import grade_many
+    from autograder.course.manifest import load_course
+    from autograder.engine.run import grade_many
 
     course = load_course(ROOT)
     course = dataclasses.replace(course, questions=tuple(dataclasses.replace(q, time_limit=limit) if q.number in (1, 2) else q for q in course.questions))
@@ -75,7 +75,7 @@ def run_corpus(limit: float, scratch: Path) -> None:
 
 def time_endless_check(scratch: Path) -> None:
     """Part 2: wall time of `check 1 2` with an endless loop in q01, against q01's limit."""
-    from autograder.manifest import load_course
+    from autograder.course.manifest import load_course
 
     kit = scratch / "kit"
     for name in ("autograder", "reference", "solutions"):
@@ -92,8 +92,8 @@ def time_endless_check(scratch: Path) -> None:
 
 def memory_probe() -> None:
     """Part 3, in a fresh process: grade the growing memory hog with the course's limits; print peak memory."""
-    from autograder.manifest import load_course
-    from autograder.runner import grade
+    from autograder.course.manifest import load_course
+    from autograder.engine.run import grade
 
     with tempfile.TemporaryDirectory() as folder:
         package = package_with(Path(folder), "memory_hog_gradual", "q01_causal_mask")

@@ -21,9 +21,9 @@ from pathlib import Path
 KIT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(KIT))
 
-from autograder.manifest import load_course
-from autograder.nbgrader_course import drop_relative_imports
-from autograder.nbgrader_package import answer_id, graded_id, marker
+from autograder.course.manifest import load_course
+from autograder.nbgrader.course import drop_relative_imports
+from autograder.nbgrader.package import answer_id, graded_id, marker
 
 ASSIGNMENT = "attention"
 BUG = ('return scores.masked_fill(~mask, float("-inf"))', 'return scores.masked_fill(mask, float("-inf"))')

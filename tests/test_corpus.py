@@ -2,8 +2,8 @@
 
 Each file in tests/corpus/wrong/ and tests/corpus/right/ is a complete replacement for ONE exercise module;
 its name starts with the question number (q03_...). For every file a copy of solutions/ is made with that
-one module swapped in, and all of them, plus the untouched solutions as a control, are graded in ONE call
-of grade_many, so torch is imported once in one sandbox.
+one module swapped in. The files of one question are graded together in one call of grade_many (one
+sandbox), the first time a test asks for one of them, so `-k q03` grades only question 3's files.
 """
 import ast
 import shutil
@@ -17,8 +17,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from autograder.manifest import load_course
-from autograder.runner import grade_many
+from autograder.course.manifest import load_course
+from autograder.engine.run import grade_many
 
 CORPUS = ROOT / "tests" / "corpus"
 WRONG = sorted((CORPUS / "wrong").glob("q[0-9][0-9]_*.py"))
@@ -59,19 +59,32 @@ def _package(folder: Path, replacement: Path | None = None) -> Path:
     return folder
 
 
+class Graded:
+    """Corpus results, graded one question at a time on first request."""
+
+    def __init__(self, base: Path) -> None:
+        self.base, self.results = base, {}
+
+    def control(self):
+        """The untouched solutions, graded on every question."""
+        if "control" not in self.results:
+            self.results["control"] = grade_many(COURSE, [(_package(self.base / "control"), COURSE.numbers)])[0]
+        return self.results["control"]
+
+    def __getitem__(self, path: Path):
+        """The QuestionResult of one corpus file (its question's files are graded together)."""
+        if key(path) not in self.results:
+            files = [p for p in WRONG + RIGHT if question_of(p) == question_of(path)]
+            submissions = [(_package(self.base / f"{p.parent.name}_{p.stem}", p), [question_of(p)]) for p in files]
+            for p, report in zip(files, grade_many(COURSE, submissions)):
+                self.results[key(p)] = report.questions[0]
+        return self.results[key(path)]
+
+
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    """Grade the control and every corpus file in one sandbox: {"control": Report, key: QuestionResult}."""
-    base = tmp_path_factory.mktemp("corpus")
-    submissions = [(_package(base / "control"), COURSE.numbers)]
-    files = WRONG + RIGHT
-    for path in files:
-        submissions.append((_package(base / f"{path.parent.name}_{path.stem}", path), [question_of(path)]))
-    reports = grade_many(COURSE, submissions)
-    results = {"control": reports[0]}
-    for path, report in zip(files, reports[1:]):
-        results[key(path)] = report.questions[0]
-    return results
+def graded(tmp_path_factory: pytest.TempPathFactory) -> Graded:
+    """Corpus results, graded on demand, each question's files in one sandbox."""
+    return Graded(tmp_path_factory.mktemp("corpus"))
 
 
 def test_corpus_size() -> None:
@@ -93,16 +106,16 @@ def test_corpus_file_is_documented(path: Path) -> None:
     ast.parse(source)
 
 
-def test_control_solutions_full_marks(graded: dict) -> None:
-    report = graded["control"]
+def test_control_solutions_full_marks(graded: Graded) -> None:
+    report = graded.control()
     assert [q.number for q in report.questions] == COURSE.numbers
     for question in report.questions:
         assert (question.status, question.score) == ("passed", question.max_score), (question.number, question.tests)
 
 
 @pytest.mark.parametrize("path", cases(WRONG))
-def test_wrong_submission_loses_points(graded: dict, path: Path) -> None:
-    result = graded[key(path)]
+def test_wrong_submission_loses_points(graded: Graded, path: Path) -> None:
+    result = graded[path]
     assert result.number == question_of(path)
     assert result.score < result.max_score, f"{key(path)} keeps full marks: the suite does not catch this bug"
     assert result.status == "failed", f"{result.status}: {result.reason}"  # a behaviour bug, not a crash on import
@@ -114,8 +127,8 @@ def test_wrong_submission_loses_points(graded: dict, path: Path) -> None:
 
 
 @pytest.mark.parametrize("path", cases(RIGHT))
-def test_right_submission_keeps_full_marks(graded: dict, path: Path) -> None:
-    result = graded[key(path)]
+def test_right_submission_keeps_full_marks(graded: Graded, path: Path) -> None:
+    result = graded[path]
     assert result.number == question_of(path)
     problems = [f"{test.name}: {test.message}" for test in result.tests if not test.passed]
     assert (result.status, result.score) == ("passed", result.max_score), problems or result.reason

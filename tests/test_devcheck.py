@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from autograder.devcheck import check_files, check_points, check_requires, check_stubs, check_suites, check_teaching, dev_check
-from autograder.manifest import load_course
+from autograder.maintainer.devcheck import check_files, check_points, check_requires, check_stubs, check_suites, check_teaching, dev_check
+from autograder.course.manifest import load_course
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -66,13 +66,13 @@ def test_requires_must_match_the_imports(kit: Path) -> None:
 
 def test_missing_function_suite_and_stub_are_named(kit: Path) -> None:
     edit(kit / "solutions" / "q04_heads.py", "def combine_heads(", "def merge_heads(")
-    (kit / "autograder" / "suites" / "q06_additive.py").unlink()
+    (kit / "autograder" / "suites" / "test_q06_additive.py").unlink()
     (kit / "exercises" / "q02_scaled_scores.py").unlink()
     course = load_course(kit)
     passed, detail = check_files(course)
     assert not passed and "solutions/q04_heads.py does not define combine_heads" in detail
     assert "exercises/q02_scaled_scores.py: missing" in detail
-    assert check_suites(course) == (False, "autograder/suites/q06_additive.py: missing")
+    assert check_suites(course) == (False, "autograder/suites/test_q06_additive.py: missing")
     passed, detail = check_stubs(course)
     assert not passed and "exercises/q02_scaled_scores.py is missing" in detail and "q04_heads.py differs" in detail
 

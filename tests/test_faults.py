@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder.manifest import Course, load_course
-from autograder.runner import grade, grade_many
+from autograder.course.manifest import Course, load_course
+from autograder.engine.run import grade, grade_many
 
 ROOT = Path(__file__).resolve().parent.parent
 FAULTS = ROOT / "tests" / "faults"

@@ -21,21 +21,21 @@ import pytest
 nbgrader = pytest.importorskip("nbgrader", reason="nbgrader is not installed: pip install nbgrader (the `test` extra has it)")
 import nbformat
 
-from autograder.manifest import load_course
-from autograder.nbgrader_course import (
+from autograder.course.manifest import load_course
+from autograder.nbgrader.course import (
     answer_source,
     build_notebook,
     drop_relative_imports,
 )
-from autograder.nbgrader_grade import extract_answers
-from autograder.nbgrader_package import (
+from autograder.nbgrader.grade import extract_answers
+from autograder.nbgrader.package import (
     answer_id,
     graded_id,
     marker,
     pick_from_history,
     write_package,
 )
-from autograder.stubs import make_stub
+from autograder.maintainer.stubs import make_stub
 
 KIT = Path(__file__).resolve().parent.parent
 ASSIGNMENT = "attention"
@@ -205,7 +205,7 @@ def test_feedback_hides_the_hidden_tests(world: dict) -> None:
     """`nbgrader generate_feedback` shows neither the hidden grading call nor its markers."""
     assert world["feedback"].returncode == 0, world["feedback"].stderr
     html = (world["course_dir"] / "feedback" / "partly_wrong" / ASSIGNMENT / "attention.html").read_text()
-    assert "_kit_grade" not in html and "HIDDEN TESTS" not in html and "autograder.nbgrader_cell" not in html
+    assert "_kit_grade" not in html and "HIDDEN TESTS" not in html and "autograder.nbgrader.cell" not in html
     assert "FAILED" in html  # the summary of each test cell names the failed checks
 
 
@@ -222,7 +222,7 @@ def test_history_picks_the_latest_marked_cell_and_falls_back_to_definitions() ->
 
 def test_package_imports_the_earlier_answers(tmp_path: Path) -> None:
     """Answers import the questions they require, and earlier answers only for the names they read from them."""
-    from autograder.runner import grade
+    from autograder.engine.run import grade
 
     course = load_course(KIT)
     solutions = _solutions()

@@ -9,15 +9,15 @@ from pathlib import Path
 import pytest
 import yaml
 
-from autograder.manifest import decode_answer, load_course
-from autograder.stubs import BEGIN, END, make_stub, solution_bodies
+from autograder.course.manifest import decode_answer, load_course
+from autograder.maintainer.stubs import BEGIN, END, make_stub, solution_bodies
 
 ROOT = Path(__file__).resolve().parent.parent
 TOP_LEVEL = {".gitignore", "README.md", "autograder", "course.yaml", "exercises", "pyproject.toml", "reference"}
 # Solution lines the leak test may find on main without any leak, and why:
 MIN_LENGTH = 12  # shorter lines are `return out`, `if causal:`, `times = []`, `return x, y`: they name a variable
 #                  or open a block, and say nothing the signature and docstring do not (each region keeps longer lines)
-IDIOMS = {"generator = torch.Generator().manual_seed(seed)"}  # a seeded generator: the grader's probes make one too
+IDIOMS = {"generator = torch.Generator().manual_seed(seed)"}  # a seeded generator: the grader makes one in the sandbox too
 
 
 def git(repo: Path, *args: str) -> str:
@@ -87,7 +87,7 @@ def test_main_holds_the_student_files_only(release: tuple[Path, Path]) -> None:
         shipped = {p.relative_to(ROOT).as_posix() for p in (ROOT / folder).rglob("*")
                    if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"}
         assert {p for p in files if p.startswith(folder + "/")} == shipped
-    assert {f"autograder/suites/{p.name}" for p in (ROOT / "autograder" / "suites").glob("q*.py")} <= set(files)
+    assert {f"autograder/suites/{p.name}" for p in (ROOT / "autograder" / "suites").glob("test_q*.py")} <= set(files)
     for name in (ROOT / "solutions").glob("*.py"):
         assert files[f"exercises/{name.name}"] == make_stub(name.read_text())
     assert git(release[0], "rev-list", "--count", "main") == "1"

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.stubs import StubError, expected_stubs, make_stub, solution_bodies
+from autograder.maintainer.stubs import StubError, expected_stubs, make_stub, solution_bodies
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -1,5 +1,5 @@
-# fault: writes the grader's result files itself with open() (import.pt, check_N.pt claiming passes) then exits; answers wrong when refused
-# expect: module=q01_causal_mask status=error match=result files
+# fault: at import, writes forged answers (import fine, every call a zero tensor) straight into the grader's answer FIFO, then exits
+# expect: module=q01_causal_mask status=crashed match=exited
 """Question 1: prefix averages as one matrix product, and the causal mask."""
 import io
 import os
@@ -7,23 +7,21 @@ import torch
 from torch import Tensor
 
 
-_FAKE = {"ok": True, "value": {"out": torch.zeros(1), "after": []}, "spied": [], "refused": []}
-
-
-def _forge(value: object, name: str) -> None:
+def _frame(value: object) -> bytes:
     buffer = io.BytesIO()
     torch.save(value, buffer)
-    with open(name, "wb") as handle:
-        handle.write(buffer.getvalue())
+    return len(buffer.getvalue()).to_bytes(8, "little") + buffer.getvalue()
 
 
-try:
-    _forge({"error": None, "refused": []}, "import.pt")
-    for _index in range(3):
-        _forge([_FAKE] * 20, f"check_{_index}.pt")
-    os._exit(0)
-except OSError:
-    pass
+_FAKE = {"ok": True, "value": torch.zeros(1), "after": [], "spied": [], "refused": [], "reads": 0}
+
+for _fd in os.listdir("/proc/self/fd"):
+    try:
+        if os.readlink(f"/proc/self/fd/{_fd}").endswith("answers"):
+            os.write(int(_fd), _frame({"ok": True, "refused": []}) + _frame(_FAKE) * 20)
+            os._exit(0)
+    except OSError:
+        pass
 
 
 def prefix_average(x: Tensor) -> Tensor:

@@ -1,5 +1,5 @@
-# fault: returns a 12 MiB tensor, more than a result file may hold
-# expect: module=q01_causal_mask status=failed match=cannot take back
+# fault: returns a 96 MiB tensor, more than the grader takes back from a child
+# expect: module=q01_causal_mask status=error match=larger than
 """Question 1: prefix averages as one matrix product, and the causal mask."""
 import torch
 from torch import Tensor
@@ -10,7 +10,7 @@ def prefix_average(x: Tensor) -> Tensor:
     T = x.shape[-2]
     weights = torch.ones(T, T, dtype=x.dtype, device=x.device).tril()  # (T, T), ones on and below the diagonal
     weights = weights / weights.sum(dim=-1, keepdim=True)  # (T, T), row i holds 1 / (i + 1)
-    return torch.cat([(weights @ x).flatten(), torch.zeros(3 << 20)])  # 12 MiB more than the answer
+    return torch.cat([(weights @ x).flatten(), torch.zeros(24 << 20)])  # 96 MiB more than the answer
 
 
 def causal_mask(T: int) -> Tensor:

@@ -1,0 +1,151 @@
+"""The command line: check, list, hint, selftest (and the instructor and maintainer commands)."""
+import argparse
+import json
+import os
+import sys
+import tempfile
+import traceback
+from pathlib import Path
+
+from ..course.manifest import Course, ManifestError, decode_answer, find_root, load_course
+from .report import wrap
+
+USAGE_ERROR, NOT_ALL_PASSED, INTERRUPTED = 2, 1, 130  # 1 also when the grader itself fails
+
+
+class UsageError(Exception):
+    """Bad command-line input: one line to the user, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:
+        raise UsageError(f"{message} (try `python -m autograder --help`)")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m autograder", description="Grade the attention exercises.")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    check = commands.add_parser("check", help="grade questions N (all when none are given)")
+    check.add_argument("numbers", nargs="*", metavar="N")
+    check.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    check.add_argument("--solutions", action="store_true", help="grade solutions/ instead of exercises/")
+    commands.add_parser("list", help="questions, points and current status")
+    commands.add_parser("hint", help="the hints of question N").add_argument("number", metavar="N")
+    commands.add_parser("selftest", help="the self-test questions of N").add_argument("number", metavar="N")
+    course = commands.add_parser("nbgrader", help="write an nbgrader course folder for this kit")
+    course.add_argument("course_dir", type=Path)
+    course.add_argument("--assignment", default="attention")
+    batch = commands.add_parser("grade", help="grade a class: submitted nbgrader notebooks into the gradebook")
+    batch.add_argument("--nbgrader", dest="course_dir", type=Path, required=True, metavar="COURSE_DIR")
+    batch.add_argument("--assignment", default="attention")
+    batch.add_argument("--student", default=None)
+    commands.add_parser("release", help="write a learner repository (main: stubs, solutions branch)").add_argument("out_dir", type=Path)
+    commands.add_parser("dev-check", help="maintainer's guard: manifest, stubs, solutions, suites")
+    return parser
+
+
+def _numbers(course: Course, texts: list[str]) -> list[int]:
+    valid = f"valid numbers are {course.numbers[0]}-{course.numbers[-1]}"
+    numbers = []
+    for text in texts:
+        if not text.isdigit() or int(text) not in course.numbers:
+            raise UsageError(f"there is no question {text!r}: {valid}")
+        if int(text) not in numbers:
+            numbers.append(int(text))
+    return numbers or course.numbers
+
+
+def _check(course: Course, args: argparse.Namespace) -> int:
+    from .progress import remember
+    from .report import render
+    from ..engine.run import grade
+
+    folder = "solutions" if args.solutions else "exercises"
+    package = course.root / folder
+    if not (package / "__init__.py").exists():
+        raise UsageError(f"no {folder}/ package in {course.root}: run the command from the kit's folder")
+    report = grade(course, package, _numbers(course, args.numbers), notes=not args.json)  # JSON: only what is graded
+    if not args.solutions:
+        remember(course, report)
+    if args.json:
+        print(json.dumps(report.to_dict()))
+    else:
+        print(render(report, course, f"{folder}/"))
+    return 0 if report.all_passed else NOT_ALL_PASSED
+
+
+def _list(course: Course) -> int:
+    from .progress import status_of
+
+    width = max(len(q.title) for q in course.questions)
+    print(f"{course.title}\n\n  {'#':>2}  {'Question':<{width}}  {'Points':>6}  Status")
+    for question in course.questions:
+        print(f"  {question.number:>2}  {question.title:<{width}}  {question.points:>6g}  {status_of(course, question)}")
+    return 0
+
+
+def _hint(course: Course, number: str) -> int:
+    question = course.question(_numbers(course, [number])[0])
+    print(f"Hints for question {question.number}, {question.title}:")
+    for index, hint in enumerate(question.hints, start=1):
+        print(wrap(f"{index}. {hint}"))
+    return 0
+
+
+def _selftest(course: Course, number: str) -> int:
+    question = course.question(_numbers(course, [number])[0])
+    interactive = sys.stdin.isatty()
+    print(f"Self-test for question {question.number}, {question.title}. Answer in your head or type it, then compare.")
+    for index, item in enumerate(question.selftest, start=1):
+        print("\n" + wrap(f"Q{index}. {item.question}", ""))
+        if interactive:
+            try:
+                input("Your answer (Enter when ready): ")
+            except EOFError:
+                pass
+        print(wrap(f"Model answer: {decode_answer(item.answer)}", ""))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of `python -m autograder`; returns the exit status."""
+    try:
+        args = _parser().parse_args(argv)
+        course = load_course(find_root(Path.cwd()))
+        if args.command == "check":
+            return _check(course, args)
+        if args.command == "list":
+            return _list(course)
+        if args.command == "hint":
+            return _hint(course, args.number)
+        if args.command == "selftest":
+            return _selftest(course, args.number)
+        if args.command == "nbgrader":
+            from ..nbgrader.course import write_course
+
+            return write_course(course, args.course_dir, args.assignment)
+        if args.command == "grade":
+            from ..nbgrader.grade import grade_class
+
+            return grade_class(course, args.course_dir, args.assignment, args.student)
+        if args.command == "release":
+            from ..maintainer.release import write_release
+
+            return write_release(course, args.out_dir)
+        from ..maintainer.devcheck import dev_check
+
+        return dev_check(course)
+    except (UsageError, ManifestError) as error:
+        print(f"autograder: {error}", file=sys.stderr)
+        return USAGE_ERROR
+    except KeyboardInterrupt:
+        print("autograder: interrupted", file=sys.stderr)
+        return INTERRUPTED
+    except BrokenPipeError:  # the reader (say `| head`) stopped early: nothing more to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except Exception as error:  # noqa: BLE001 - a fault of the grader itself: one line, details in a file
+        log = Path(tempfile.gettempdir()) / "autograder-error.txt"
+        log.write_text(traceback.format_exc())
+        print(f"autograder: internal error ({type(error).__name__}: {error}); details in {log}; please report it", file=sys.stderr)
+        return NOT_ALL_PASSED

@@ -1,0 +1,189 @@
+"""Load course.yaml once into typed dataclasses, with errors that name the key and the line."""
+import base64
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+ENCODED = "base64:"  # prefix of a self-test answer stored encoded in a student release
+
+
+class ManifestError(ValueError):
+    """course.yaml is missing, malformed, or names something that does not exist."""
+
+
+@dataclass(frozen=True)
+class SelfTest:
+    """One self-assessment question with its model answer."""
+
+    question: str
+    answer: str
+
+
+@dataclass(frozen=True)
+class Question:
+    """One graded question of the course."""
+
+    number: int
+    slug: str
+    title: str
+    file: str
+    functions: tuple[str, ...]
+    points: float
+    requires: tuple[int, ...]
+    hints: tuple[str, ...]
+    selftest: tuple[SelfTest, ...]
+    time_limit: float
+
+    @property
+    def module(self) -> str:
+        """Module name inside the exercises package, e.g. q03_attention."""
+        return Path(self.file).stem
+
+
+@dataclass(frozen=True)
+class Course:
+    """The whole manifest: a title and the questions in learner order."""
+
+    title: str
+    description: str
+    questions: tuple[Question, ...]
+    root: Path
+
+    def question(self, number: int) -> Question:
+        """The question with this number (KeyError when there is none)."""
+        for question in self.questions:
+            if question.number == number:
+                return question
+        raise KeyError(number)
+
+    @property
+    def numbers(self) -> list[int]:
+        """Question numbers in learner order."""
+        return [q.number for q in self.questions]
+
+    @property
+    def max_score(self) -> float:
+        """Sum of the points of every question."""
+        return sum(q.points for q in self.questions)
+
+
+def decode_answer(text: str) -> str:
+    """A self-test answer as written, whether stored plain or base64-encoded."""
+    if text.startswith(ENCODED):
+        return base64.b64decode(text[len(ENCODED):]).decode("utf-8")
+    return text
+
+
+class _Node:
+    """A YAML node with its path in the manifest, for error messages."""
+
+    def __init__(self, node: yaml.Node, path: str) -> None:
+        self.node, self.path = node, path
+
+    def fail(self, problem: str) -> ManifestError:
+        """An error naming this node's line and path."""
+        return ManifestError(f"course.yaml line {self.node.start_mark.line + 1}: `{self.path}` {problem}")
+
+    def mapping(self) -> dict[str, "_Node"]:
+        """The node's keys and child nodes; ManifestError unless it is a mapping."""
+        if not isinstance(self.node, yaml.MappingNode):
+            raise self.fail("must be a mapping of keys to values")
+        return {k.value: _Node(v, f"{self.path}.{k.value}" if self.path else k.value) for k, v in self.node.value}
+
+    def items(self) -> list["_Node"]:
+        """The node's entries; ManifestError unless it is a list."""
+        if not isinstance(self.node, yaml.SequenceNode):
+            raise self.fail("must be a list")
+        return [_Node(item, f"{self.path}[{i}]") for i, item in enumerate(self.node.value)]
+
+    def scalar(self, kind: type) -> object:
+        """The node's value as kind (an int is accepted for a float); ManifestError otherwise."""
+        if not isinstance(self.node, yaml.ScalarNode):
+            raise self.fail(f"must be a single {kind.__name__}")
+        value = yaml.SafeLoader("").construct_object(self.node)
+        if kind is float and type(value) is int:
+            value = float(value)
+        if type(value) is not kind:
+            raise self.fail(f"must be a {kind.__name__}, not {self.node.value!r}")
+        return value
+
+    def texts(self) -> tuple[str, ...]:
+        """One text or a list of texts, stripped."""
+        if isinstance(self.node, yaml.ScalarNode):
+            return (str(self.scalar(str)).strip(),)
+        return tuple(str(item.scalar(str)).strip() for item in self.items())
+
+
+def _require(fields: dict[str, _Node], key: str, where: _Node) -> _Node:
+    if key not in fields:
+        raise where.fail(f"lacks the key `{key}`")
+    return fields[key]
+
+
+def _question(node: _Node, root: Path) -> Question:
+    fields = node.mapping()
+    get = lambda key: _require(fields, key, node)  # noqa: E731
+    selftest = tuple(
+        SelfTest(str(_require(e, "question", item).scalar(str)).strip(), str(_require(e, "answer", item).scalar(str)).strip())
+        for item in (get("selftest").items() if "selftest" in fields else [])
+        for e in [item.mapping()]
+    )
+    question = Question(
+        number=int(get("number").scalar(int)),
+        slug=str(get("slug").scalar(str)),
+        title=str(get("title").scalar(str)),
+        file=str(get("file").scalar(str)),
+        functions=tuple(str(f.scalar(str)) for f in get("functions").items()),
+        points=float(get("points").scalar(float)),
+        requires=tuple(int(r.scalar(int)) for r in get("requires").items()) if "requires" in fields else (),
+        hints=get("hint").texts() if "hint" in fields else (),
+        selftest=selftest,
+        time_limit=float(fields["time_limit"].scalar(float)) if "time_limit" in fields else 20.0,
+    )
+    expected_file = f"exercises/q{question.number:02d}_{question.slug}.py"
+    if question.file != expected_file:
+        raise fields["file"].fail(f"must be {expected_file!r} (from number and slug), not {question.file!r}")
+    return question
+
+
+def load_course(root: Path) -> Course:
+    """Parse and check root/course.yaml; raise ManifestError naming the key and line on any problem."""
+    path = root / "course.yaml"
+    try:
+        document = yaml.compose(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ManifestError(f"no course.yaml in {root}: run the command from the kit's folder") from None
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        line = f" line {mark.line + 1}" if mark else ""
+        raise ManifestError(f"course.yaml{line}: not valid YAML ({getattr(error, 'problem', error)})") from None
+    if document is None:
+        raise ManifestError("course.yaml is empty")
+    top = _Node(document, "").mapping()
+    if "format_version" in top and top["format_version"].scalar(int) != 1:
+        raise top["format_version"].fail("must be 1: this grader reads format 1")
+    questions_node = _require(top, "questions", _Node(document, "course"))
+    questions = tuple(_question(item, root) for item in questions_node.items())
+    seen: set[int] = set()
+    for item, question in zip(questions_node.items(), questions):
+        if question.number in seen:
+            raise item.fail(f"repeats question number {question.number}")
+        unknown = [r for r in question.requires if r not in seen]
+        if unknown:
+            raise item.fail(f"requires {unknown}, which must be earlier questions")
+        seen.add(question.number)
+    return Course(
+        title=str(_require(top, "title", _Node(document, "course")).scalar(str)),
+        description=str(top["description"].scalar(str)).strip() if "description" in top else "",
+        questions=questions,
+        root=root,
+    )
+
+
+def find_root(start: Path) -> Path:
+    """The nearest folder at or above start holding course.yaml, else the kit's own folder."""
+    for folder in [start, *start.parents]:
+        if (folder / "course.yaml").exists():
+            return folder
+    return Path(__file__).resolve().parents[2]

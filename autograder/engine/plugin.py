@@ -1,0 +1,249 @@
+"""The kit's pytest plugin: the `student` proxy per question, points and forbidden work from markers, results.
+
+Registered by autograder/suites/conftest.py for a plain `pytest autograder/suites --package solutions`,
+or passed to pytest.main by engine/run.py for `python -m autograder check`. Either way it records
+every test's outcome and turns them into one QuestionResult per question (course/results.py).
+"""
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from ..course.manifest import Course, Question
+from ..course.results import ERROR, FAILED, NOT_ATTEMPTED, PASSED, CaseResult, QuestionResult
+from ..sandbox.parent import Child, ChildStopped, Sandbox
+from .inputs import describe_all
+from .proxy import CheckFailure, Student, StudentError
+from .static import forbidden_uses
+
+MARKERS = (
+    "points(n): the points of this check; a question's points (course.yaml) are shared in proportion",
+    "forbid(*labels): PyTorch work the student's code may not do in this check (F.scaled_dot_product_attention, ...)",
+    "ungraded: a note shown to the student (real timings), never part of the score",
+)
+
+
+@dataclass
+class Check:
+    """One test function: its points and, once run, whether every input passed and the first failure."""
+
+    name: str
+    points: float
+    passed: bool = True
+    message: str = ""
+    kind: str = ""
+
+
+@dataclass
+class QuestionRun:
+    """What the plugin knows of one question: its child, its checks, how it ended."""
+
+    question: Question
+    checks: dict[str, Check] = field(default_factory=dict)
+    child: Child | None = None
+    student: Student | None = None
+    status: str = ""  # set when the question ended early: error, timeout, crashed
+    reason: str = ""
+    output: str = ""
+    notes: list[str] = field(default_factory=list)
+
+
+def check_name(item: pytest.Item) -> str:
+    """The check's name in the report: the first line of the test's docstring, else its function name in words."""
+    doc = (item.function.__doc__ or "").strip()
+    return doc.splitlines()[0] if doc else item.originalname.removeprefix("test_").replace("_", " ")
+
+
+def _failing_input(item: pytest.Item, error: BaseException, inputs: int) -> str:
+    """` [smallest failing input: ...]` from hypothesis's shrunk example or the parameters, when a check has several."""
+    notes = [n for n in getattr(error, "__notes__", []) if n.startswith(("Falsifying example", "Failing test case"))]
+    if notes:
+        lines = [line.strip().rstrip(",") for line in notes[0].splitlines()[1:-1]]
+        shown = [line for line in lines if line and not line.startswith("student=")]
+        return f" [smallest failing input: {', '.join(shown)}]" if shown else ""
+    callspec = getattr(item, "callspec", None)
+    if callspec is None or inputs < 2:
+        return ""
+    return f" [smallest failing input: {describe_all(callspec.params)}]"
+
+
+def _is_group(error: BaseException) -> bool:
+    """True for an exception group (the builtin one, or the backport hypothesis uses before Python 3.11)."""
+    return isinstance(getattr(error, "exceptions", None), tuple)
+
+
+def _leaves(group: BaseException) -> list[BaseException]:
+    """The exceptions inside a (nested) exception group, in order."""
+    return [leaf for e in group.exceptions for leaf in (_leaves(e) if _is_group(e) else [e])]
+
+
+def failure(item: pytest.Item, error: BaseException, inputs: int) -> tuple[str, str]:
+    """(message, kind) of a failed test: the kit's own line, an assert's message, or what went wrong reading the value."""
+    if _is_group(error):  # hypothesis, when the same input failed two ways (a child that stopped)
+        found = [e for e in _leaves(error) if isinstance(e, CheckFailure)] or list(_leaves(error))
+        error = found[0]
+    if isinstance(error, CheckFailure):
+        message, kind = error.message, error.kind
+        about_input = kind == "failed" and not (isinstance(error, StudentError) and error.type in ("MissingFunction", "NotImplementedError"))
+    elif isinstance(error, AssertionError):
+        text = str(error).strip()
+        if not text or text.startswith("assert "):  # a bare assert: pytest's text would show the expected value
+            text = "the result differs from what this check expects"
+        message, kind, about_input = text.splitlines()[0], "failed", True
+    else:
+        message, kind, about_input = f"returned something the grader cannot read as an answer ({type(error).__name__})", "failed", True
+    return (message + _failing_input(item, error, inputs) if about_input else message), kind
+
+
+class KitPlugin:
+    """Runs each question's tests against one sandboxed child and keeps their outcomes."""
+
+    def __init__(self, course: Course, package: Path, sandbox: Sandbox, notes: bool = True, first_failure_only: bool = False) -> None:
+        """package: the exercises-like folder graded; first_failure_only: skip a check's later inputs once one fails."""
+        self.course, self.package, self.notes, self.first_failure_only = course, package.resolve(), notes, first_failure_only
+        self.sandbox = sandbox
+        self.runs: dict[int, QuestionRun] = {}
+        self.inputs: dict[tuple[str, str], int] = {}  # (suite module, test function) -> how many inputs it is run on
+        self.static: dict[tuple[int, tuple[str, ...]], dict[str, tuple[str, str]]] = {}
+
+    def question_of(self, module: object) -> Question:
+        """The question whose suite is module (test_q03_attention.py -> q03_attention)."""
+        stem = Path(module.__file__).stem.removeprefix("test_")
+        for question in self.course.questions:
+            if question.module == stem:
+                return question
+        raise LookupError(f"{Path(module.__file__).name} matches no question's module in course.yaml")
+
+    def run_of(self, question: Question) -> QuestionRun:
+        """The QuestionRun of question, made on first use."""
+        return self.runs.setdefault(question.number, QuestionRun(question))
+
+    # -- the student fixture's work ---------------------------------------------------------------
+
+    def start(self, question: Question) -> Student:
+        """Open the question's child and return the proxy; CheckFailure when the module is missing or does not import."""
+        __tracebackhide__ = True
+        run = self.run_of(question)
+        source = self.package / Path(question.file).name
+        if not source.exists():
+            run.status, run.reason = ERROR, f"{question.file} is missing: restore it (for example from git) and try again"
+            raise CheckFailure(run.reason, "error")
+        run.child = self.sandbox.open(self.package, question.module, question.time_limit)
+        try:
+            imported = run.child.first()
+        except ChildStopped as stopped:
+            run.status, run.reason = stopped.status, f"{stopped.reason} (while importing your module)"
+            self.finish(question)
+            raise CheckFailure(run.reason, "error") from None
+        if not imported["ok"] or imported["refused"]:
+            from .proxy import explain, refusal
+
+            run.status = ERROR
+            run.reason = refusal(imported["refused"][0]) if imported["refused"] else explain(imported["error"], question)
+            self.finish(question)
+            raise CheckFailure(run.reason, "error")
+        run.student = Student(run.child, question)
+        return run.student
+
+    def finish(self, question: Question) -> None:
+        """Close the question's child; processes it left running make the whole question an error."""
+        run = self.run_of(question)
+        if run.child is None:
+            return
+        ending = run.child.close()
+        run.output = ending.output
+        if run.child.stopped and not run.status:
+            run.status, run.reason = run.child.stopped.status, run.child.stopped.reason
+        if ending.orphans:
+            run.status = ERROR
+            run.reason = f"started {ending.orphans} process(es) still running when it ended (the grader killed them): an answer may not start processes"
+        run.child = None
+
+    def static_uses(self, question: Question, labels: tuple[str, ...]) -> dict[str, tuple[str, str]]:
+        """forbidden_uses of the question's source for labels, read and parsed once per question and labels."""
+        key = (question.number, labels)
+        if key not in self.static:
+            source = (self.package / Path(question.file).name).read_text(encoding="utf-8", errors="replace")
+            self.static[key] = forbidden_uses(source, question.functions, labels)
+        return self.static[key]
+
+    # -- pytest hooks -----------------------------------------------------------------------------
+
+    def pytest_configure(self, config: pytest.Config) -> None:
+        """Declare the kit's markers."""
+        for marker in MARKERS:
+            config.addinivalue_line("markers", marker)
+
+    def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+        """Leave out ungraded notes unless notes are wanted; count each check's inputs."""
+        if not self.notes:
+            kept = [item for item in items if item.get_closest_marker("ungraded") is None]
+            config.hook.pytest_deselected(items=[item for item in items if item not in kept])
+            items[:] = kept
+        for item in items:
+            key = (item.module.__name__, item.originalname)
+            self.inputs[key] = self.inputs.get(key, 0) + 1
+
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        """Under `check`, a check whose earlier (smaller) input failed is not run again on a larger one."""
+        if self.first_failure_only and item.get_closest_marker("ungraded") is None:
+            check = self.run_of(self.question_of(item.module)).checks.get(item.originalname)
+            if check is not None and not check.passed:
+                pytest.skip("an earlier input of this check already failed")
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> object:
+        """Tell the proxy which work is forbidden; after a pass, read the source for forbidden calls too."""
+        labels = tuple(label for marker in item.iter_markers("forbid") for label in marker.args)
+        student = item.funcargs.get("student")
+        if isinstance(student, Student):
+            student.forbid(labels)
+        result = yield
+        if labels:
+            uses = self.static_uses(self.question_of(item.module), labels)
+            if uses:
+                label, where = next(iter(uses.values()))
+                raise CheckFailure(f"{where}, which question {question.number} asks you to do without: write it by hand")
+        return result
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo) -> pytest.TestReport:
+        """Record the outcome of each graded test in its question's check."""
+        report = yield
+        if item.get_closest_marker("ungraded") is not None or (call.when == "teardown" and report.passed):
+            return report
+        run = self.run_of(self.question_of(item.module))
+        points = item.get_closest_marker("points")
+        check = run.checks.setdefault(item.originalname, Check(check_name(item), float(points.args[0]) if points else 1.0))
+        if report.failed and check.passed:
+            error = call.excinfo.value if call.excinfo else AssertionError("failed")
+            check.passed = False
+            check.message, check.kind = failure(item, error, self.inputs.get((item.module.__name__, item.originalname), 1))
+        return report
+
+    # -- results ----------------------------------------------------------------------------------
+
+    def result(self, question: Question) -> QuestionResult:
+        """The QuestionResult of question from its recorded checks (every check failed with the reason when it ended early)."""
+        run = self.run_of(question)
+        result = QuestionResult(question.number, question.title, question.points, PASSED, output=run.output, notes=run.notes)
+        checks = list(run.checks.values())
+        if not checks and not run.status:
+            run.status, run.reason = ERROR, f"no check of question {question.number} ran: its suite autograder/suites/test_{question.module}.py is missing or empty"
+        if run.status == ERROR:
+            result.status, result.reason = ERROR, run.reason
+            result.tests = [CaseResult(c.name, False, run.reason, c.points) for c in checks]
+            return result
+        result.tests = [CaseResult(c.name, c.passed, c.message, c.points) for c in checks]
+        if run.status:
+            result.status, result.reason = run.status, run.reason
+        elif checks and all(c.kind == "not attempted" for c in checks):
+            result.status, result.reason = NOT_ATTEMPTED, "not attempted yet: every function still raises NotImplementedError"
+        elif not all(c.passed for c in checks):
+            result.status = FAILED
+        return result
+
+
+def kit(config: pytest.Config) -> KitPlugin | None:
+    """The registered KitPlugin of this pytest run, if any."""
+    return next((plugin for plugin in config.pluginmanager.get_plugins() if isinstance(plugin, KitPlugin)), None)

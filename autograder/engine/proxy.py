@@ -1,0 +1,271 @@
+"""The `student` fixture's object: the student's module, called from the test process, run in the sandboxed child.
+
+`student.attention(q, k, v)` sends the arguments to the question's child, which calls the student's
+function there and sends back plain data (tensors, numbers, tuples, lists, dicts). Any other object
+(an nn.Module, a trained model, a tensor subclass) stays in the child and comes back as a Handle,
+which the test can call (`model(x)`), read attributes of (`model.qkv`), inspect (`structure(model)`)
+and load weights into (`load_weights(model, state)`).
+"""
+import contextlib
+from dataclasses import dataclass, field
+from typing import Iterator
+
+import torch
+
+from ..course.manifest import Question
+from ..sandbox.parent import Child, ChildStopped
+
+
+class CheckFailure(AssertionError):
+    """A failed check with the one line the student reads; kind says how the question's status is affected."""
+
+    def __init__(self, message: str, kind: str = "failed") -> None:
+        super().__init__(message)
+        self.message, self.kind = message, kind  # kind: "failed", "not attempted" or "stopped"
+
+
+class StudentError(CheckFailure):
+    """The student's code raised an exception (type is its class name)."""
+
+    def __init__(self, message: str, type_name: str, not_attempted: bool) -> None:
+        super().__init__(message, "not attempted" if not_attempted else "failed")
+        self.type = type_name
+
+
+@dataclass(frozen=True)
+class Unsupported:
+    """A value the child could not send back (a CUDA tensor, a structure nested too deeply)."""
+
+    description: str
+
+
+@dataclass(frozen=True)
+class Generator:
+    """A torch.Generator seeded with seed, made in the child for the call."""
+
+    seed: int
+
+
+@dataclass
+class CallRecord:
+    """What the last call did besides returning: clock reads, forbidden work seen."""
+
+    reads: int = 0
+    spied: list[str] = field(default_factory=list)
+
+
+def _where(error: dict) -> str:
+    """` at exercises/q03_attention.py line 12: code` for the innermost frame in the student's files."""
+    if not error["where"]:
+        return ""
+    frame = error["where"][-1]
+    code = f": {frame['code']}" if frame["code"] else ""
+    return f" at {frame['file']} line {frame['line']}{code}"
+
+
+def explain(error: dict, question: Question) -> str:
+    """One line saying what the student's code raised, and where in their own files."""
+    kind, message = error["type"], error["message"]
+    if kind in ("MissingFunction", "UnsavableResult"):
+        return message
+    if kind == "NotImplementedError":
+        frame = error["where"][-1] if error["where"] else None
+        if frame and not frame["file"].endswith(question.file.split("/")[-1]):
+            return f"uses `{frame['function']}` from {frame['file']}, which is not written yet (raises NotImplementedError)"
+        name = frame["function"] if frame else "this function"
+        return f"not attempted: `{name}` still raises NotImplementedError"
+    if kind == "SystemExit":
+        return f"called sys.exit(){_where(error)}; return a value instead"
+    if kind == "KeyboardInterrupt":
+        return f"raised KeyboardInterrupt{_where(error)}"
+    if kind == "MemoryError" or "can't allocate memory" in message:
+        return f"ran out of memory (the limit is 4 GiB){_where(error)}"
+    if kind == "OSError" and "File too large" in message:
+        return f"printed more than 8 MiB of output{_where(error)}"
+    if kind == "SyntaxError":
+        return f"SyntaxError: {message}{_where(error)}"
+    first_line = message.strip().splitlines()[0] if message.strip() else ""
+    return f"raised {kind}: {first_line}{_where(error)}"
+
+
+def not_attempted(error: dict, question: Question) -> bool:
+    """True for a NotImplementedError raised in the question's own file: a stub not yet written."""
+    return error["type"] == "NotImplementedError" and bool(error["where"]) and error["where"][-1]["file"].endswith(question.file.split("/")[-1])
+
+
+def refusal(what: str) -> str:
+    """One line for an action the child refused (an import of the grader's packages, a file, a process)."""
+    if what.startswith("imports "):
+        return f"{what}; answers may import only torch, numpy, math and earlier exercises"
+    return f"{what}: not allowed in an answer, which may only compute with torch, numpy, math and earlier exercises"
+
+
+def _unchanged(after: torch.Tensor, before: torch.Tensor) -> bool:
+    """True when a tensor argument is as it was sent, up to the rounding of a nudge undone by arithmetic (x + eps - eps)."""
+    if torch.equal(after, before):
+        return True
+    if not before.is_floating_point() or after.dtype != before.dtype:
+        return False
+    scale = before.abs().max().item() if before.numel() else 0.0
+    return torch.allclose(after, before, rtol=0, atol=16 * torch.finfo(before.dtype).eps * max(1.0, scale), equal_nan=True)
+
+
+class Student:
+    """The student's module for one question; attribute access gives callables that run in the child."""
+
+    def __init__(self, child: Child, question: Question) -> None:
+        self._child, self._question = child, question
+        self._forbid: tuple[str, ...] = ()
+        self._clock = False
+        self._grad: bool | None = None
+        self.last = CallRecord()
+
+    def __getattr__(self, name: str) -> "Handle":
+        """The student's function or class `name` (it is looked up in the child when called)."""
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return Handle(self, name, f"`{name}`")
+
+    @contextlib.contextmanager
+    def virtual_clock(self) -> Iterator[None]:
+        """Calls inside the block run with every clock reading the virtual clock; after each, `last.reads` counts its reads."""
+        self._clock = True
+        try:
+            yield
+        finally:
+            self._clock = False
+
+    @contextlib.contextmanager
+    def no_grad(self) -> Iterator[None]:
+        """Calls inside the block run with gradients off in the child."""
+        self._grad = False
+        try:
+            yield
+        finally:
+            self._grad = None
+
+    def known_function(self, name: str) -> "Handle":
+        """A scalar test function kept in the child (cubic, sin_exp, read_loss, quartic); `.calls` counts its calls."""
+        return self._value({"op": "helper", "name": name})
+
+    def wall_times(self, name: str, Ts: list[int], d: int, budget: float) -> dict:
+        """The student's timing function `name` on the real clock for growing T within budget seconds: {"Ts", "seconds"}."""
+        return self._value({"op": "wall_times", "target": name, "Ts": Ts, "d": d, "budget": budget})
+
+    def forbid(self, labels: tuple[str, ...]) -> None:
+        """Forbidden work for the calls that follow (set by the kit's plugin from the test's markers)."""
+        self._forbid = labels
+
+    def _encode(self, value: object) -> object:
+        """Arguments as plain data the child can load."""
+        if isinstance(value, Handle):
+            if value._number is None:
+                raise TypeError("a function of the student's module cannot be passed as an argument")
+            return {"__handle__": value._number}
+        if isinstance(value, Generator):
+            return {"__generator__": value.seed}
+        if isinstance(value, (list, tuple)):
+            return type(value)(self._encode(item) for item in value)
+        if isinstance(value, dict):
+            return {key: self._encode(item) for key, item in value.items()}
+        return value
+
+    def _decode(self, value: object) -> object:
+        """The child's plain data, handles and markers turned into Handle and Unsupported objects."""
+        if isinstance(value, dict):
+            if "__handle__" in value:
+                return Handle(self, value["__handle__"], value.get("type", "an object"))
+            if "__unsupported__" in value:
+                return Unsupported(value["__unsupported__"])
+            return {key: self._decode(item) for key, item in value.items()}
+        if isinstance(value, (list, tuple)):
+            return type(value)(self._decode(item) for item in value)
+        return value
+
+    def _ask(self, request: dict) -> dict:
+        """Send a request and return the child's answer; every kind of failure becomes a CheckFailure."""
+        __tracebackhide__ = True  # pytest shows the test's line, not the proxy's
+        if self._child.stopped:
+            raise CheckFailure("not run: the process had stopped during an earlier check", "stopped")
+        try:
+            answer = self._child.ask(request)
+        except ChildStopped as stopped:
+            raise CheckFailure(stopped.reason, "stopped") from None
+        self.last = CallRecord(answer.get("reads", 0), list(answer.get("spied", [])))
+        if answer.get("refused"):
+            raise CheckFailure(refusal(answer["refused"][0]))
+        banned = [label for label in answer.get("spied", []) if label in self._forbid]
+        if banned:
+            raise CheckFailure(f"calls {banned[0]}, which question {self._question.number} asks you to do without: write it by hand")
+        if not answer["ok"]:
+            error = answer["error"]
+            raise StudentError(explain(error, self._question), error["type"], not_attempted(error, self._question))
+        return answer
+
+    def _value(self, request: dict) -> object:
+        """The decoded value of the answer to request."""
+        __tracebackhide__ = True  # pytest shows the test's line, not the proxy's
+        return self._decode(self._ask(request)["value"])
+
+    def _call(self, target: object, args: tuple, kwargs: dict) -> object:
+        """Call target (a name or a handle number) in the child; fail when it changed a tensor argument in place."""
+        __tracebackhide__ = True  # pytest shows the test's line, not the proxy's
+        request = {"op": "call", "target": target, "args": self._encode(list(args)), "kwargs": self._encode(kwargs),
+                   "forbid": list(self._forbid), "clock": self._clock}
+        if self._grad is not None:
+            request["grad"] = self._grad
+        answer = self._ask(request)
+        before = [arg for arg in args if type(arg) is torch.Tensor]
+        for index, (original, after) in enumerate(zip(before, answer.get("after", [])), start=1):
+            if type(after) is torch.Tensor and after.shape == original.shape and not _unchanged(after, original):
+                raise CheckFailure(f"tensor argument {index} was modified in place; leave inputs untouched and return a new tensor")
+        return self._decode(answer["value"])
+
+
+class Handle:
+    """An object that lives in the child: a function of the student's module, or a value that is not plain data."""
+
+    def __init__(self, student: Student, target: object, description: str) -> None:
+        self._student, self._target, self._description = student, target, description
+        self._number = target if isinstance(target, int) else None
+
+    def __repr__(self) -> str:
+        return f"<{self._description} in the sandbox>"
+
+    @property
+    def kind(self) -> str:
+        """How the report names this object: `a Linear`, `a tensor subclass `Liar``."""
+        return self._description
+
+    def __call__(self, *args: object, **kwargs: object) -> object:
+        """Call the object in the child."""
+        __tracebackhide__ = True  # pytest shows the test's line, not the proxy's
+        return self._student._call(self._target, args, kwargs)
+
+    def __getattr__(self, name: str) -> object:
+        """An attribute of the object in the child: plain data, or another Handle."""
+        __tracebackhide__ = True  # pytest shows the test's line, not the proxy's
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return self._student._value({"op": "getattr", "target": self._target, "name": name})
+
+
+@dataclass(frozen=True)
+class Structure:
+    """An nn.Module as the child describes it: class, parameter and buffer shapes, direct children's classes."""
+
+    cls: str
+    parameters: dict[str, list[int]]
+    buffers: dict[str, tuple[list[int], str]]
+    children: dict[str, str]
+
+
+def structure(handle: Handle) -> Structure:
+    """Names and shapes of the parameters and buffers of the nn.Module behind handle, and its children's classes."""
+    found = handle._student._value({"op": "structure", "target": handle._target})
+    return Structure(found["class"], found["parameters"], {k: (v[0], v[1]) for k, v in found["buffers"].items()}, found["children"])
+
+
+def load_weights(handle: Handle, state: dict[str, torch.Tensor]) -> None:
+    """Copy each tensor of state into the parameter or buffer of that name of the nn.Module behind handle."""
+    handle._student._value({"op": "load", "target": handle._target, "state": state})

@@ -1,0 +1,70 @@
+"""Grade packages in-process: the hidden suites run by pytest.main with the kit's plugin, one sandbox for all."""
+import contextlib
+import io
+import os
+from pathlib import Path
+
+from ..course.manifest import Course
+from ..course.results import Report
+from ..sandbox.parent import Sandbox
+
+SUITES = Path(__file__).resolve().parent.parent / "suites"
+PYTEST_ARGS = ["-q", "-o", "addopts=", "-W", "ignore::pytest.PytestAssertRewriteWarning",
+               *(arg for plugin in ("cacheprovider", "stepwise", "logging", "unraisableexception", "threadexception", "faulthandler",
+                                    "junitxml", "pastebin", "doctest", "debugging") for arg in ("-p", f"no:{plugin}"))]  # not needed by `check`
+
+
+def suite_file(course: Course, number: int) -> Path:
+    """autograder/suites/test_qNN_<slug>.py of question number."""
+    return SUITES / f"test_{course.question(number).module}.py"
+
+
+def run_suites(course: Course, sandbox: Sandbox, package: Path, numbers: list[int], notes: bool = False) -> Report:
+    """One pytest run of the questions' suites on package, in an open sandbox (left open)."""
+    import pytest
+
+    from .plugin import KitPlugin
+
+    plugin = KitPlugin(course, package, sandbox, notes, first_failure_only=True)
+    suites = [str(suite_file(course, n)) for n in numbers if suite_file(course, n).exists()]
+    if suites:
+        with _quiet_pytest():
+            pytest.main([*PYTEST_ARGS, *suites], plugins=[plugin])
+    return Report([plugin.result(course.question(n)) for n in numbers])
+
+
+def grade_many(course: Course, submissions: list[tuple[Path, list[int]]], notes: bool = False,
+               sandbox: Sandbox | None = None) -> list[Report]:
+    """Grade several packages (exercises/-like folders), each on its question numbers, in one sandbox.
+
+    notes: also run the suites' ungraded notes (real timings, which differ from run to run).
+    sandbox: one the caller started early, so that its import of torch overlaps the caller's work; closed here.
+    """
+    sandbox = sandbox or Sandbox()  # before pytest and torch: the worker's import of torch overlaps ours
+    try:
+        import torch
+
+        torch.set_num_threads(1)  # the oracle works on tiny tensors: a thread pool only adds waiting
+        return [run_suites(course, sandbox, package, numbers, notes) for package, numbers in submissions]
+    finally:
+        sandbox.close()
+
+
+def grade(course: Course, package_dir: Path, numbers: list[int], notes: bool = False) -> Report:
+    """Run the questions' suites on the package in package_dir (exercises/ or solutions/) and judge them."""
+    return grade_many(course, [(package_dir, numbers)], notes)[0]
+
+
+@contextlib.contextmanager
+def _quiet_pytest():
+    """pytest's own terminal output goes nowhere; third-party plugins stay unloaded (speed, and the same run everywhere)."""
+    saved = os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            yield
+    finally:
+        if saved is None:
+            os.environ.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
+        else:
+            os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = saved

@@ -1,0 +1,121 @@
+"""What an autograder test cell runs under `nbgrader autograde`: the question graded in the kit's sandbox.
+
+In the kernel, grade_question only collects the source of the cells executed so far (IPython's input
+history) and hands it to a grading process (`python -I`, started by the first test cell and kept for the
+others), which picks each answer cell, writes them into a temporary exercises-like package and grades the
+question as `check` does (the same hidden pytest suites, sandbox and plugin, engine/run.py): the student's
+functions run in the sandbox with the question's time limit, never in the kernel, and the results are
+judged in a process the student's cells cannot patch. The cell prints a summary on stdout (never stderr:
+nbgrader would score the cell 0) and returns the points, which nbgrader records as partial credit.
+"""
+import json
+import select
+import subprocess
+import sys
+import tempfile
+import warnings
+from pathlib import Path
+
+KIT_DIR = str(Path(__file__).resolve().parents[2])  # the folder that holds the autograder package
+GRADING_TIMEOUT = 900  # seconds; the sandbox enforces each question's own, much shorter, limit
+_CHILD = "import sys; sys.path.insert(0, sys.argv[1]); from autograder.nbgrader.cell import main; sys.exit(main())"
+
+
+def _history() -> list[str]:
+    """Source of every cell executed in this kernel so far, oldest first (empty outside IPython)."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return []
+    shell = get_ipython()
+    if shell is None:
+        return []
+    return [str(cell) for cell in shell.history_manager.input_hist_raw]
+
+
+_server: subprocess.Popen | None = None  # the grading process, kept for the kernel's later test cells
+
+
+def _ask(request: dict) -> dict:
+    """Send request to the grading process (started on first use) and wait for its one-line answer."""
+    global _server
+    if _server is None or _server.poll() is not None:
+        _server = subprocess.Popen([sys.executable, "-I", "-c", _CHILD, KIT_DIR], stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        _server.stdin.write((json.dumps(request) + "\n").encode("utf-8"))
+        _server.stdin.flush()
+        ready, _, _ = select.select([_server.stdout], [], [], GRADING_TIMEOUT)
+        line = _server.stdout.readline() if ready else b""
+        if not line:
+            raise OSError("no answer from the grading process")
+        return json.loads(line)
+    except BaseException:  # an interrupt too: the answer still owed would be read by the next cell
+        _server.kill()
+        _server = None
+        raise
+
+
+def grade_question(course_root: str, number: int) -> float:
+    """Grade question number on the answer cells run so far, print a summary, return the points earned."""
+    try:
+        answer = _ask({"course_root": str(course_root), "number": int(number), "history": _history()})
+    except (OSError, ValueError) as error:
+        print(f"Question {number}: the grader could not run ({type(error).__name__}: {error}); 0 points.")
+        return 0.0
+    print(answer["summary"], end="")
+    return float(answer["score"])
+
+
+class Grader:
+    """The grading process's state: courses by root, and one sandbox kept for every request."""
+
+    def __init__(self) -> None:
+        """Start the sandbox at once, so its import of torch overlaps ours."""
+        from ..sandbox.parent import Sandbox
+
+        self.sandbox = Sandbox()
+        import torch
+
+        torch.set_num_threads(1)  # as autograder.engine.run does: the oracle works on tiny tensors
+        self.courses: dict[str, object] = {}
+
+    def grade(self, request: dict) -> dict:
+        """Grade one question from a request {course_root, number, history}; return {score, max_score, summary}."""
+        from ..course.manifest import load_course
+        from ..engine.run import run_suites
+        from .package import pick_from_history, summary_text, write_package
+
+        root = str(request["course_root"])
+        if root not in self.courses:
+            self.courses[root] = load_course(Path(root))
+        course = self.courses[root]
+        number = int(request["number"])
+        sources = pick_from_history(course, list(request["history"]), number)
+        with tempfile.TemporaryDirectory(prefix="nbgrader-answers-") as folder:
+            package = write_package(course, sources, Path(folder) / "exercises", upto=number)
+            result = run_suites(course, self.sandbox, package, [number]).questions[0]
+        return {"score": result.score, "max_score": result.max_score, "summary": summary_text(result)}
+
+    def close(self) -> None:
+        """Stop the sandbox."""
+        self.sandbox.close()
+
+
+def main() -> int:
+    """Entry point of the grading process: one JSON request per line on stdin, one JSON answer per line on stdout."""
+    warnings.simplefilter("ignore")
+    grader = Grader()
+    try:
+        for line in sys.stdin:
+            request = json.loads(line)
+            try:
+                answer = grader.grade(request)
+            except Exception as error:  # noqa: BLE001 - the cell must get an answer, whatever went wrong
+                answer = {"score": 0.0, "max_score": None,
+                          "summary": f"Question {request.get('number')}: the grader failed ({type(error).__name__}: {error}); 0 points.\n"}
+            sys.stdout.write(json.dumps(answer) + "\n")
+            sys.stdout.flush()
+    finally:
+        grader.close()
+    return 0

@@ -1,0 +1,175 @@
+"""`python -m autograder nbgrader COURSE_DIR`: write an nbgrader course folder built from the kit.
+
+The assignment is one notebook, source/<assignment>/attention.ipynb, with three cells per question in
+learner order: locked instructions (markdown), the answer (the solution module between BEGIN/END SOLUTION
+markers, so `nbgrader generate_assignment` turns it into the exercises/ stub), and a locked autograder test
+cell worth the question's points whose hidden part grades the answers in the kit's sandbox.
+"""
+import ast
+import re
+import sys
+from pathlib import Path
+
+from ..course.manifest import Course, Question
+from .cell import KIT_DIR
+from .package import answer_id, graded_id, marker
+from ..maintainer.stubs import BEGIN
+
+NOTEBOOK = "attention"
+CONFIG_MARK = "# Written by `python -m autograder nbgrader`"
+KERNELSPEC = {"display_name": "Python 3", "language": "python", "name": "python3"}
+
+
+def drop_relative_imports(source: str) -> str:
+    """source without its relative imports (`from .q01_causal_mask import ...`), blank runs kept to two lines."""
+    lines = source.splitlines()
+    dropped: set[int] = set()
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.ImportFrom) and node.level > 0:
+            dropped.update(range(node.lineno - 1, (node.end_lineno or node.lineno)))
+    kept = [line for index, line in enumerate(lines) if index not in dropped]
+    return re.sub(r"\n{4,}", "\n\n\n", "\n".join(kept).strip("\n") + "\n")
+
+
+def answer_source(question: Question, solution: str) -> str:
+    """The answer cell of question: marker line, then the solution module with a TODO line above each solution region."""
+    lines = []
+    for line in drop_relative_imports(solution).splitlines():
+        begin = BEGIN.match(line)
+        if begin:
+            todo = (begin["todo"] or "write this part.").strip()
+            lines += [f"{begin['indent']}# TODO: {todo}", f"{begin['indent']}### BEGIN SOLUTION"]
+        else:
+            lines.append(line)
+    return marker(question) + "\n" + "\n".join(lines).rstrip("\n")
+
+
+def _names(question: Question) -> str:
+    """`a`, `b` and `c`."""
+    quoted = [f"`{name}`" for name in question.functions]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def instructions(course: Course, question: Question) -> str:
+    """Markdown of the locked instruction cell of question: what to write, the points, the hints."""
+    earlier = [course.question(n) for n in question.requires]
+    uses = ""
+    if earlier:
+        listed = ", ".join(f"question {q.number} ({q.title.lower()})" for q in earlier)
+        uses = f" It builds on your answers to {listed}: their cells above define those names, so use them directly."
+    hints = "\n".join(f"{index}. {hint}" for index, hint in enumerate(question.hints, start=1))
+    parts = [
+        f"## Question {question.number}: {question.title} ({question.points:g} points)",
+        (f"Complete {_names(question)} in the answer cell below: replace each `raise NotImplementedError` with your code, "
+         f"keeping the names, signatures and docstrings.{uses} Answers may import torch, numpy and math only."),
+        (f"Run the answer cell, then the test cell after it. The test cell checks that your names are defined; "
+         f"the graded checks are hidden and run when your notebook is graded, in a sandbox limited to "
+         f"{question.time_limit:g} seconds for this question. Your score is the question's points times the weighted "
+         f"share of those checks that pass."),
+        "Keep the first line of the answer cell: the grader finds your answer by it.",
+    ]
+    if hints:
+        parts.append(f"<details><summary>Hints (open them only when stuck)</summary>\n\n{hints}\n\n</details>")
+    return "\n\n".join(parts)
+
+
+def grading_cell_source(course: Course, question: Question, kit_dir: str = KIT_DIR) -> str:
+    """Source of the autograder test cell: a visible check that the names exist, the hidden sandboxed grading last."""
+    names = ", ".join(repr(name) for name in question.functions)
+    return "\n".join([
+        f"# Tests for question {question.number} ({question.points:g} points). Run this cell after your answer cell.",
+        f"for _name in [{names}]:",
+        "    print(_name, 'is defined' if callable(globals().get(_name)) else 'is MISSING: define it in the answer cell above')",
+        "### BEGIN HIDDEN TESTS",
+        "import sys as _kit_sys",
+        f"if {kit_dir!r} not in _kit_sys.path:",
+        f"    _kit_sys.path.insert(0, {kit_dir!r})",
+        "from autograder.nbgrader.cell import grade_question as _kit_grade",
+        f"_kit_grade({str(course.root.resolve())!r}, {question.number})",
+        "### END HIDDEN TESTS",
+    ])
+
+
+def _meta(grade_id: str, *, grade: bool, solution: bool, locked: bool, points: float | None = None) -> dict:
+    """nbgrader cell metadata, schema version 3."""
+    meta = {"grade": grade, "grade_id": grade_id, "locked": locked, "schema_version": 3, "solution": solution, "task": False}
+    if points is not None:
+        meta["points"] = points
+    return {"nbgrader": meta} | ({"deletable": False, "editable": False} if locked else {})
+
+
+def build_notebook(course: Course, kit_dir: str = KIT_DIR) -> "nbformat.NotebookNode":  # noqa: F821
+    """The assignment notebook (an nbformat NotebookNode) for every question of course."""
+    from nbformat import v4
+
+    cells = [v4.new_markdown_cell(
+        f"# {course.title}\n\n{course.description}\n\nWork from top to bottom: a later answer may use the names "
+        f"defined by earlier answer cells. The questions are worth {course.max_score:g} points in all.",
+        id="intro", metadata=_meta("intro", grade=False, solution=False, locked=True))]
+    for question in course.questions:
+        solution = (course.root / "solutions" / Path(question.file).name).read_text(encoding="utf-8")
+        tid = graded_id(question.number)
+        cells += [
+            v4.new_markdown_cell(instructions(course, question), id=f"{tid}-instructions",
+                                 metadata=_meta(f"{tid}_instructions", grade=False, solution=False, locked=True)),
+            v4.new_code_cell(answer_source(question, solution), id=f"{tid}-answer",
+                             metadata=_meta(answer_id(question.number), grade=False, solution=True, locked=False)),
+            v4.new_code_cell(grading_cell_source(course, question, kit_dir), id=f"{tid}-tests",
+                             metadata=_meta(tid, grade=True, solution=False, locked=True, points=question.points)),
+        ]
+    notebook = v4.new_notebook(cells=cells)
+    notebook.metadata["kernelspec"] = dict(KERNELSPEC)
+    notebook.metadata["language_info"] = {"name": "python"}
+    return notebook
+
+
+def config_text(course: Course) -> str:
+    """nbgrader_config.py for a course run with this kit."""
+    timeout = int(max(q.time_limit for q in course.questions) + 60)
+    return f'''{CONFIG_MARK}. Edit freely: the kit never overwrites an existing file.
+c = get_config()  # noqa: F821 - provided by nbgrader when it loads this file
+
+# The answer cells keep their `# TODO:` line above each solution region, so the released stub reads
+# exactly like the kit's exercises/ files.
+c.ClearSolutions.code_stub = {{"python": "raise NotImplementedError"}}
+
+# A test cell grades its question in the kit's sandbox, which stops the student's code after the
+# question's time limit; this cell timeout only has to cover that limit plus the sandbox start.
+c.Execute.timeout = {timeout}
+
+# Feedback shows the test cells without their hidden part (the grading call), and the cells' outputs
+# name each check and whether it passed, never the expected values.
+c.GenerateFeedback.preprocessors = [
+    "nbgrader.preprocessors.GetGrades",
+    "nbgrader.preprocessors.ClearHiddenTests",
+    "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
+]
+'''
+
+
+def write_course(course: Course, course_dir: Path, assignment: str) -> int:
+    """Write nbgrader_config.py (when absent) and source/<assignment>/attention.ipynb; return the exit status."""
+    try:
+        import nbformat
+    except ImportError:
+        print("autograder: the nbgrader command needs nbgrader: pip install nbgrader", file=sys.stderr)
+        return 2
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+", assignment):
+        print(f"autograder: {assignment!r} is not a usable assignment name (letters, digits, _ . -)", file=sys.stderr)
+        return 2
+    if not (course.root / "solutions").is_dir():
+        print(f"autograder: no solutions/ in {course.root}: run this in the instructor's copy of the kit", file=sys.stderr)
+        return 2
+    course_dir = course_dir.resolve()
+    target = course_dir / "source" / assignment / f"{NOTEBOOK}.ipynb"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    config = course_dir / "nbgrader_config.py"
+    if not config.exists():
+        config.write_text(config_text(course), encoding="utf-8")
+        print(f"wrote {config}")
+    elif CONFIG_MARK not in config.read_text(encoding="utf-8"):
+        print(f"kept your {config}; make sure it has these settings:\n\n" + config_text(course).split("\n", 1)[1])
+    nbformat.write(build_notebook(course), str(target))
+    print(f"wrote {target} ({len(course.questions)} questions, {course.max_score:g} points)")
+    print(f"next: cd {course_dir} && nbgrader generate_assignment {assignment}")
+    return 0

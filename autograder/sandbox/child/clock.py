@@ -1,0 +1,263 @@
+"""A virtual clock that advances with the work torch does, so timing code gets the same figure every run.
+
+Inside `with virtual_clock(modules) as clock:` every clock the student can reach reads `clock`, a
+WorkClock that is the active dispatch mode. Each aten operation adds its FLOPs (matrix products) or
+its output size (everything else) to the work done; one read in ten also adds a burst of
+interference four times the work since the previous read, as a busy machine would. Minimum or
+median over repeats sees through the bursts; a single reading, a mean or a total does not.
+
+"Every clock" is done generically: the functions of `time` (perf_counter, monotonic, time,
+process_time, thread_time, their _ns forms, clock_gettime), and every reference to one of them held
+as a module global, a function or method default (`__defaults__`, `__kwdefaults__`), a closure cell
+or a class attribute in `timeit`, in the torch.utils.benchmark modules the student's code imported
+(`Timer.__init__(timer=...)`), and in the student's own modules (`from time import perf_counter`).
+Everything is put back on exit, exceptions included; a reference to a virtual clock bound inside the
+block (a module imported there) is turned back into the real clock too.
+"""
+import contextlib
+import sys
+import threading
+import time
+import timeit
+import types
+from typing import Callable, Iterator, Sequence
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils.flop_counter import flop_registry
+
+WORK_PER_SECOND = 7.31e8  # virtual machine speed: units of work per virtual second
+BURST_EVERY, BURST_AT, BURST_SIZE = 10, 1, 4.0  # one block in five of a two-read timer: rare enough for an IQR test to settle
+WARMUP_WORK = 2e6  # one-off cost the first time each operation runs
+CLOCKS = ("perf_counter", "monotonic", "time", "process_time", "thread_time")
+# torch.utils.benchmark costs ~0.1 s to import, so it is not imported here: its modules are swapped
+# when the student's code has imported them (they are in sys.modules), or made right on exit when
+# they were imported inside the block (then they bound the virtual clock, which is what is wanted).
+LAZY_PACKAGES = ("torch.utils.benchmark",)
+
+# The real clocks, bound at import, in the zygote, before any student code runs.
+_REAL: dict[str, Callable] = {name: getattr(time, name) for name in CLOCKS + tuple(c + "_ns" for c in CLOCKS) if hasattr(time, name)}
+_REAL.update({name: getattr(time, name) for name in ("clock_gettime", "clock_gettime_ns") if hasattr(time, name)})
+_perf_counter, _get_ident = time.perf_counter, threading.get_ident
+_FLASH_CPU = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu
+_Tensor, _isinstance, _id = torch.Tensor, isinstance, id
+
+
+def _cpu_attention_flops(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *args: object, **kwargs: object) -> int:
+    """FLOPs of the fused CPU attention kernel, which torch's flop registry does not list."""
+    batch = q.numel() // (q.shape[-2] * q.shape[-1])
+    return 2 * batch * q.shape[-2] * k.shape[-2] * (q.shape[-1] + v.shape[-1])
+
+
+def _output_size(out: object) -> int:
+    """Elements written: the work of an operation that is not a matrix product."""
+    if _isinstance(out, _Tensor):
+        return out.numel()
+    if _isinstance(out, (tuple, list)):
+        return sum(t.numel() for t in out if _isinstance(t, _Tensor))
+    return 0
+
+
+class WorkClock(TorchDispatchMode):
+    """Counts the work of every aten operation and serves it as a time."""
+
+    @classmethod
+    def _should_skip_dynamo(cls) -> bool:
+        """Keep torch from wrapping __torch_dispatch__ for dynamo, whose import costs a second and a half."""
+        return False
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.work = 0.0
+        self.interference = 0.0
+        self.reads = 0
+        self.work_at_last_read = 0.0
+        self.seen: set[object] = set()  # overload packets already run once (warm-up paid)
+        self._costs: dict[int, tuple[object, Callable | None, bool]] = {}  # id(overload) -> (overload, FLOP counter or None, takes out_val)
+
+    def _cost_of(self, func: object) -> tuple[object, Callable | None, bool]:
+        """(func, its FLOP counter or None for output size, whether that counter takes out_val); pays the warm-up once."""
+        packet = getattr(func, "_overloadpacket", func)
+        if packet not in self.seen:
+            self.seen.add(packet)
+            self.work += WARMUP_WORK
+        if packet in flop_registry:
+            return func, flop_registry[packet], True
+        if packet is _FLASH_CPU:
+            return func, _cpu_attention_flops, False
+        return func, None, False
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        out = func(*args, **kwargs)
+        entry = self._costs.get(_id(func))
+        if entry is None or entry[0] is not func:
+            entry = self._costs[_id(func)] = self._cost_of(func)
+        _, flops, takes_out = entry
+        if flops is None:  # the common case, kept short: this runs for every operation
+            self.work += out.numel() if _isinstance(out, _Tensor) else _output_size(out)
+        elif takes_out:
+            self.work += flops(*args, **kwargs, out_val=out)
+        else:
+            self.work += flops(*args, **kwargs)
+        return out
+
+    def seconds(self) -> float:
+        """The current virtual time; every BURST_EVERY-th read comes after a burst of interference."""
+        if self.reads % BURST_EVERY == BURST_AT:
+            self.interference += BURST_SIZE * (self.work - self.work_at_last_read)
+        self.reads += 1
+        self.work_at_last_read = self.work
+        return (self.work + self.interference) / WORK_PER_SECOND
+
+
+def _virtual_clocks(clock: WorkClock) -> dict[str, Callable]:
+    """A stand-in for each real clock, reading `clock` in the thread that runs the block (the real one elsewhere)."""
+    owner = _get_ident()
+
+    def stand_in(name: str, real: Callable, nanoseconds: bool, takes_id: bool) -> Callable:
+        if takes_id:
+            def virtual(clk_id: int) -> float | int:
+                if _get_ident() != owner:
+                    return real(clk_id)
+                return int(clock.seconds() * 1e9) if nanoseconds else clock.seconds()
+        else:
+            def virtual() -> float | int:
+                if _get_ident() != owner:
+                    return real()
+                return int(clock.seconds() * 1e9) if nanoseconds else clock.seconds()
+        virtual.__name__ = virtual.__qualname__ = name
+        virtual.__doc__ = f"time.{name}, read from the virtual clock while the timing check runs."
+        return virtual
+
+    return {name: stand_in(name, real, name.endswith("_ns"), name.startswith("clock_gettime")) for name, real in _REAL.items()}
+
+
+class _Swaps:
+    """Replaces references to some objects by others, in modules, and puts every one back."""
+
+    def __init__(self, replacements: dict[int, tuple[object, object]], record: bool = True) -> None:
+        self.replacements = replacements  # id(old) -> (old, new)
+        self.record = record
+        self.undo: list[tuple[Callable, object, str, object]] = []  # (setter, owner, where, old value)
+        self.visited: set[int] = set()
+
+    def _new(self, value: object) -> object:
+        """The replacement of value, or value itself."""
+        entry = self.replacements.get(_id(value))
+        return entry[1] if entry is not None and entry[0] is value else value
+
+    def _set(self, setter: Callable, owner: object, where: object, old: object, new: object) -> None:
+        try:
+            setter(owner, where, new)
+        except (AttributeError, TypeError, ValueError):  # a read-only owner (a builtin type): nothing to swap there
+            return
+        if self.record:
+            self.undo.append((setter, owner, where, old))
+
+    def _defaults(self, function: object) -> None:
+        """Swap in a function's positional and keyword defaults and in its closure cells."""
+        if type(function) in (staticmethod, classmethod, types.MethodType):
+            function = function.__func__
+        if type(function) is not types.FunctionType or _id(function) in self.visited:
+            return  # type(), not getattr: a student's object is never asked for attributes
+        self.visited.add(_id(function))
+        defaults = function.__defaults__
+        if defaults and any(self._new(value) is not value for value in defaults):
+            self._set(setattr, function, "__defaults__", defaults, tuple(self._new(value) for value in defaults))
+        kwdefaults = function.__kwdefaults__
+        if kwdefaults and any(self._new(value) is not value for value in kwdefaults.values()):
+            self._set(setattr, function, "__kwdefaults__", kwdefaults, {key: self._new(value) for key, value in kwdefaults.items()})
+        for cell in function.__closure__ or ():
+            try:
+                value = cell.cell_contents
+            except ValueError:  # an empty cell
+                continue
+            if self._new(value) is not value:
+                self._set(setattr, cell, "cell_contents", value, self._new(value))
+
+    def _class(self, cls: type) -> None:
+        """Swap in a class's attributes and its methods' defaults."""
+        if _id(cls) in self.visited:
+            return
+        self.visited.add(_id(cls))
+        for name, value in list(vars(cls).items()):
+            if self._new(value) is not value:
+                self._set(setattr, cls, name, value, self._new(value))
+            elif type(value) is property:
+                for accessor in (value.fget, value.fset, value.fdel):
+                    self._defaults(accessor)
+            else:
+                self._defaults(value)
+
+    def module(self, module: types.ModuleType) -> None:
+        """Swap in a module's globals, its functions' defaults and its classes' attributes."""
+        if not isinstance(module, types.ModuleType) or _id(module) in self.visited:
+            return
+        self.visited.add(_id(module))
+        for name, value in list(vars(module).items()):
+            if self._new(value) is not value:
+                self._set(setattr, module, name, value, self._new(value))
+            elif isinstance(value, type):
+                self._class(value)
+            else:
+                self._defaults(value)
+
+    def restore(self) -> None:
+        """Put every swapped reference back, last swapped first."""
+        while self.undo:
+            setter, owner, where, old = self.undo.pop()
+            try:
+                setter(owner, where, old)
+            except (AttributeError, TypeError, ValueError):  # made read-only inside the block: the rest still goes back
+                continue
+
+
+def _timing_modules(modules: Sequence[types.ModuleType]) -> list[types.ModuleType]:
+    """timeit, the torch.utils.benchmark modules already imported, and the student's modules."""
+    lazy = [module for name, module in list(sys.modules.items())
+            if any(name == package or name.startswith(package + ".") for package in LAZY_PACKAGES)]
+    return [timeit, *lazy, *modules]
+
+
+@contextlib.contextmanager
+def virtual_clock(modules: Sequence[types.ModuleType]) -> Iterator[WorkClock]:
+    """Inside the block every clock the student can reach reads the yielded WorkClock, the active dispatch mode.
+
+    `modules` are the student's modules: their globals may hold clocks imported by name
+    (`from time import perf_counter`) or bound as defaults. Everything is restored on exit.
+    """
+    modules, clock = list(modules), WorkClock()
+    virtual = _virtual_clocks(clock)
+    to_virtual = {_id(real): (real, virtual[name]) for name, real in _REAL.items()}
+    to_real = {_id(stand_in): (stand_in, _REAL[name]) for name, stand_in in virtual.items()}
+    swaps = _Swaps(to_virtual)
+    swaps.visited.update(_id(stand_in) for stand_in in virtual.values())  # their closures hold the real clocks: keep them
+    try:
+        for name, stand_in in virtual.items():  # whatever they hold now, even a student's own function
+            swaps._set(setattr, time, name, getattr(time, name), stand_in)
+        swaps._set(setattr, timeit, "default_timer", timeit.default_timer, virtual["perf_counter"])
+        for module in _timing_modules(modules):
+            swaps.module(module)
+        with clock:
+            yield clock
+    finally:
+        swaps.restore()
+        cleanup = _Swaps(to_real, record=False)  # virtual clocks bound inside the block (a module imported there)
+        cleanup.module(time)
+        for module in _timing_modules(modules):
+            cleanup.module(module)
+
+
+def wall_times(time_attention: Callable, Ts: Sequence[int], d: int, budget: float) -> dict:
+    """The student's time_attention on the real clock, for growing T, until `budget` seconds are spent.
+
+    Returns {"Ts": [...], "seconds": [...]}, the sizes that ran and their figures.
+    """
+    start, sizes, seconds = _perf_counter(), [], []
+    for T in Ts:
+        if _perf_counter() - start > budget:
+            break
+        seconds.append(float(time_attention(T, d=d, repeats=3)))
+        sizes.append(T)
+    return {"Ts": sizes, "seconds": seconds}

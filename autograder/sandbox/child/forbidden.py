@@ -1,0 +1,242 @@
+"""Notice, at the dispatcher, the PyTorch work a question asks the student not to use.
+
+`with ForbiddenWork(labels) as watch:` runs the student's code under a TorchFunctionMode and a
+TorchDispatchMode; `watch.seen` then lists the labels whose forbidden work ran inside the block.
+Every route to that work meets one of the two modes, whatever name the student reached it by:
+
+- the function mode sees the public entry points (F.scaled_dot_product_attention,
+  F.multi_head_attention_forward, torch._native_multi_head_attention, Tensor.backward,
+  torch.autograd.grad / backward, forward-mode duals, the student's own read of `.grad_fn`) and every
+  `torch.ops.aten.X` call, by overload packet;
+- the dispatch mode sees the kernels that survive decomposition (the fused attention kernels,
+  `aten._safe_softmax`, which only SDPA's math path uses, the native multi-head kernel) and every
+  operation the autograd engine runs (`torch._C._current_graph_task_id() != -1`).
+
+Hand-written attention (matmul, einsum, softmax, masked_fill, baddbmm, nn.Linear ...) meets neither.
+The SDPA call that nn.MultiheadAttention makes inside itself counts as multi-head attention, not as
+SDPA. Threads started inside the block are watched too. Turning the watch off from inside the block
+(disabling torch functions around work, popping the modes) counts as forbidden work for every label
+asked, since what ran can then no longer be told apart.
+
+Every reference compared against is bound when this module is imported, in the zygote, before any
+student code runs: patching `torch.nn.functional` afterwards hides nothing.
+"""
+import os
+import sys
+import threading
+import types
+from typing import Iterable
+
+import torch
+import torch.nn.functional as F
+from torch.overrides import TorchFunctionMode
+from torch.utils._python_dispatch import TorchDispatchMode
+
+LABELS: tuple[str, ...] = ("F.scaled_dot_product_attention", "nn.MultiheadAttention", "torch.autograd")
+SDPA, MHA, AUTOGRAD = LABELS
+
+# aten operators (by overload packet) whose running is the label's work, seen by either mode.
+_OPERATORS = {
+    SDPA: ("scaled_dot_product_attention", "_scaled_dot_product_attention_math", "_scaled_dot_product_attention_math_for_mps",
+           "_scaled_dot_product_flash_attention", "_scaled_dot_product_flash_attention_for_cpu",
+           "_scaled_dot_product_efficient_attention", "_scaled_dot_product_cudnn_attention",
+           "_scaled_dot_product_fused_attention_overrideable", "_fused_sdp_choice", "_safe_softmax",
+           "_flash_attention_forward", "_efficient_attention_forward", "_cudnn_attention_forward"),
+    MHA: ("_native_multi_head_attention", "_transformer_encoder_layer_fwd"),
+    AUTOGRAD: ("_make_dual",),
+}
+# Python-level entry points, seen by the function mode (they hand themselves to handle_torch_function).
+_ENTRY_POINTS = {
+    SDPA: (F.scaled_dot_product_attention, torch._C._nn.scaled_dot_product_attention),
+    MHA: (F.multi_head_attention_forward, getattr(torch, "_native_multi_head_attention", None),
+          getattr(torch, "_transformer_encoder_layer_fwd", None)),
+    AUTOGRAD: (torch.Tensor.backward, torch.autograd.grad, torch.autograd.backward, getattr(torch, "_make_dual", None)),
+}
+# Reading a tensor's autograd node (to call its backward by hand) is autograd too, unless torch's own code reads it.
+_GRAPH_ATTRIBUTES = tuple(torch._C.TensorBase.__dict__[name] for name in ("grad_fn", "_grad_fn") if name in torch._C.TensorBase.__dict__)
+
+
+def _bind() -> tuple[dict, dict, dict]:
+    """({id(entry point): (it, label)}, {id(packet): (it, label)}, {"aten::name": label}), bound once at import."""
+    functions, packets, names = {}, {}, {}
+    for label, entries in _ENTRY_POINTS.items():
+        for function in entries:
+            if function is not None:
+                functions[id(function)] = (function, label)
+    for label, operators in _OPERATORS.items():
+        for name in operators:
+            try:
+                packet = getattr(torch.ops.aten, name)
+            except (AttributeError, RuntimeError):  # an operator this torch build does not have
+                continue
+            packets[id(packet)] = (packet, label)
+            names[packet._qualified_op_name] = label
+    return functions, packets, names
+
+
+_FUNCTIONS, _PACKETS, _NAMES = _bind()
+_OpOverload, _OpOverloadPacket, _MethodWrapper = torch._ops.OpOverload, torch._ops.OpOverloadPacket, types.MethodWrapperType
+_type, _id, _getattr, _isinstance, _sorted = type, id, getattr, isinstance, sorted
+_graph_task_id = getattr(torch._C, "_current_graph_task_id", lambda: -1)
+_function_modes_on = getattr(torch._C, "_is_torch_function_mode_enabled", lambda: True)
+_function_stack = torch.overrides._get_current_function_mode_stack
+_dispatch_stack = torch.utils._python_dispatch._get_current_dispatch_mode_stack
+_push_function_mode, _push_dispatch_mode = torch.overrides._push_mode, torch.utils._python_dispatch._push_mode
+_set_thread_profile, _get_thread_profile, _set_profile = threading.setprofile, threading.getprofile, sys.setprofile
+_getframe, _TORCH_DIR = sys._getframe, os.path.dirname(torch.__file__) + os.sep
+
+
+def _packet_label(packet: object) -> str | None:
+    """The label of an aten overload packet: by identity, or by the operator's registered name."""
+    entry = _PACKETS.get(_id(packet))
+    if entry is not None and entry[0] is packet:
+        return entry[1]
+    return _NAMES.get(_getattr(packet, "_qualified_op_name", None))
+
+
+def _function_label(func: object) -> str | None:
+    """The label of what the function mode was handed, or None for ordinary work."""
+    entry = _FUNCTIONS.get(_id(func))
+    if entry is not None and entry[0] is func:
+        return entry[1]
+    kind = _type(func)
+    if kind is _OpOverloadPacket:
+        return _packet_label(func)
+    if _isinstance(func, _OpOverload):
+        return _packet_label(func._overloadpacket)
+    if kind is _MethodWrapper and _getattr(func, "__self__", None) in _GRAPH_ATTRIBUTES:
+        reader = _getframe(2).f_code.co_filename  # 0: here, 1: the mode's handler, 2: the code that read .grad_fn
+        return None if reader.startswith(_TORCH_DIR) else AUTOGRAD  # torch reads it itself (nn.Module.register_parameter)
+    return None
+
+
+class _PerThread(threading.local):
+    """How deep this thread is in the function mode's handler, and in a multi-head attention call."""
+
+    depth = 0
+    in_mha = 0
+
+
+class _FunctionWatch(TorchFunctionMode):
+    """Sees every __torch_function__ entry point and every torch.ops call."""
+
+    def __init__(self, watch: "ForbiddenWork") -> None:
+        super().__init__()
+        self.watch = watch
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        watch, here = self.watch, self.watch._thread
+        label = _function_label(func)
+        if label is not None:
+            watch._note(label)
+        here.depth += 1
+        here.in_mha += label == MHA
+        try:
+            return func(*args, **(kwargs or {}))
+        finally:
+            here.depth -= 1
+            here.in_mha -= label == MHA
+
+
+class _DispatchWatch(TorchDispatchMode):
+    """Sees every aten kernel that runs, the autograd engine's included."""
+
+    @classmethod
+    def _should_skip_dynamo(cls) -> bool:
+        """Keep torch from wrapping __torch_dispatch__ for dynamo, whose import costs a second and a half."""
+        return False
+
+    def __init__(self, watch: "ForbiddenWork") -> None:
+        super().__init__()
+        self.watch = watch
+        self.labels: dict[int, tuple[object, str | None]] = {}  # id(overload) -> (overload, label)
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        watch, here = self.watch, self.watch._thread
+        entry = self.labels.get(_id(func))
+        if entry is None or entry[0] is not func:
+            entry = self.labels[_id(func)] = (func, _packet_label(_getattr(func, "_overloadpacket", func)))
+        label, engine = entry[1], _graph_task_id() != -1
+        if label is None and engine:
+            label = AUTOGRAD  # the autograd engine is running this kernel
+        if label is not None and not (label == SDPA and here.in_mha):
+            watch._note(label)
+        if not (here.depth or engine or _function_modes_on()):
+            watch._blinded()  # work while the function mode was switched off from inside the block
+        return func(*args, **(kwargs or {}))
+
+
+class ForbiddenWork:
+    """Context manager: which of the given labels' forbidden work ran inside the block."""
+
+    def __init__(self, labels: Iterable[str]) -> None:
+        self._asked = frozenset(labels)
+        unknown = self._asked - set(LABELS)
+        if unknown:
+            raise ValueError(f"unknown forbidden-work labels {sorted(unknown)}; known: {list(LABELS)}")
+        self._seen: set[str] = set()
+        self._active = False
+        self._thread = _PerThread()
+        self._function_mode = _FunctionWatch(self)
+        self._dispatch_mode = _DispatchWatch(self)
+        self._thread_profile = None
+
+    def _note(self, label: str) -> None:
+        """Record label's work, when that label was asked for and the block is running."""
+        if self._active and label in self._asked:
+            self._seen.add(label)
+
+    def _blinded(self) -> None:
+        """The watch was switched off from inside the block: any asked work may have run unseen."""
+        if self._active:
+            self._seen.update(self._asked)
+
+    def _watch_new_thread(self, frame: object, event: str, arg: object) -> None:
+        """threading's profile hook, run once at the start of each thread started inside the block."""
+        _set_profile(self._thread_profile)  # hand the thread back to whatever profiler was there
+        if self._active:
+            _push_function_mode(self._function_mode)
+            _push_dispatch_mode(self._dispatch_mode)
+
+    def __enter__(self) -> "ForbiddenWork":
+        self._seen.clear()
+        if not self._asked:
+            return self  # nothing forbidden: no modes, so no cost (the timing check runs this way)
+        self._thread_profile = _get_thread_profile()
+        self._function_mode.__enter__()
+        try:
+            self._dispatch_mode.__enter__()
+        except BaseException:
+            self._function_mode.__exit__(None, None, None)
+            raise
+        self._active = True
+        _set_thread_profile(self._watch_new_thread)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if not self._active:
+            return
+        self._active = False
+        _set_thread_profile(self._thread_profile)
+        intact = self._leave(self._dispatch_mode, _dispatch_stack(), _push_dispatch_mode, torch._C._pop_torch_dispatch_stack, exc)
+        intact = self._leave(self._function_mode, _function_stack(), _push_function_mode, torch._C._pop_torch_function_stack, exc) and intact
+        if not intact:
+            self._seen.update(self._asked)  # the student popped or buried a mode: the block was not watched
+
+    @staticmethod
+    def _leave(mode: object, stack: list, push: object, pop: object, exc: tuple) -> bool:
+        """Exit mode, leaving the stack as it was before the block; True when mode was still on top, as the block left it."""
+        if not any(entry is mode for entry in stack):
+            push(mode)  # popped by the student: put it back so that its own exit restores torch's flags
+            mode.__exit__(*exc)
+            return False
+        above = len(stack) - 1 - next(i for i, entry in enumerate(stack) if entry is mode)
+        for _ in range(above):
+            pop()  # modes the student left above ours
+        mode.__exit__(*exc)
+        return above == 0
+
+    @property
+    def seen(self) -> list[str]:
+        """Sorted labels whose forbidden work ran inside the block."""
+        return _sorted(self._seen)

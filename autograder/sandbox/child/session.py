@@ -1,0 +1,136 @@
+"""The child's side of one question: answer the grader's requests by calling the student's code.
+
+A request names a target (a function of the student's module, or a handle to an object kept here),
+arguments (plain data, handles, seeded generators) and options (forbidden labels,
+the virtual clock, grad mode). The answer is plain data: the value, with every object that is not
+plain data replaced by a handle the grader can call, inspect and load weights into.
+"""
+import sys
+from typing import Callable
+
+import torch
+
+from . import clock, forbidden, helpers, plain
+
+# Bound at import, in the zygote, before any student code runs: a patched builtin never reaches this module.
+from builtins import dict, getattr, id, isinstance, len, list, tuple, type  # noqa: E402, A004
+
+
+class MissingFunction(Exception):
+    """The exercise module does not define a function or class the question asks for."""
+
+
+class Session:
+    """The student's module and the objects handed out as handles, for one question."""
+
+    def __init__(self, module: object, describe: Callable[[BaseException], dict], refused: list[str]) -> None:
+        self.module = module
+        self.describe = describe
+        self.refused = refused
+        self.objects: dict[int, object] = {}
+        self.ids: dict[int, int] = {}  # id(object) -> handle number, so one object keeps one handle
+
+    def _handle(self, value: object) -> int:
+        """The handle number of value, kept alive in this session."""
+        key = id(value)
+        if key not in self.ids:
+            self.ids[key] = len(self.objects)
+            self.objects[self.ids[key]] = value
+        return self.ids[key]
+
+    def _decode(self, value: object) -> object:
+        """Arguments as the grader sent them, markers turned into objects."""
+        if isinstance(value, dict):
+            if "__handle__" in value:
+                return self.objects[value["__handle__"]]
+            if "__generator__" in value:
+                return torch.Generator().manual_seed(value["__generator__"])
+            return {key: self._decode(item) for key, item in value.items()}
+        if isinstance(value, (list, tuple)):
+            return type(value)(self._decode(item) for item in value)
+        return value
+
+    def _target(self, target: object) -> object:
+        """A handle's object, or the student's module attribute of that name."""
+        if isinstance(target, int):
+            return self.objects[target]
+        try:
+            return getattr(self.module, target)
+        except AttributeError:
+            raise MissingFunction(f"function `{target}` not found in exercises/{self.module.__name__.split('.')[-1]}.py") from None
+
+    def handle(self, request: dict) -> dict:
+        """Answer one request; never raises (the student's exceptions are described in the answer)."""
+        op = request["op"]
+        answer: dict = {"ok": True, "spied": [], "reads": 0}
+        try:
+            if op == "call":
+                answer |= self._call(request)
+            elif op == "getattr":
+                answer["value"] = getattr(self._target(request["target"]), request["name"])
+            elif op == "structure":
+                answer["value"] = structure(self._target(request["target"]))
+            elif op == "wall_times":
+                answer["value"] = clock.wall_times(self._target(request["target"]), request["Ts"], request["d"], request["budget"])
+            elif op == "helper":
+                answer["value"] = helpers.Counted(request["name"])
+            elif op == "load":
+                load(self._target(request["target"]), self._decode(request["state"]))
+                answer["value"] = None
+            else:
+                raise ValueError(f"unknown request {op!r}")
+            answer["value"] = plain.plain(answer["value"], self._handle)
+        except BaseException as error:  # noqa: B036 - the student may raise SystemExit or KeyboardInterrupt
+            answer = {"ok": False, "error": self.describe(error), "spied": answer.get("spied", []), "reads": answer.get("reads", 0)}
+        answer["refused"] = list(self.refused)
+        return answer
+
+    def _call(self, request: dict) -> dict:
+        """Call the target under the requested options; the value, the tensor arguments afterwards, what was spied."""
+        function = self._target(request["target"])
+        args, kwargs = self._decode(request["args"]), self._decode(request["kwargs"])
+        spy = forbidden.ForbiddenWork(request.get("forbid", ()))
+        result: dict = {"spied": [], "reads": 0}
+        try:
+            with torch.set_grad_enabled(request.get("grad", torch.is_grad_enabled())):
+                if request.get("clock"):
+                    with clock.virtual_clock([self.module, *self._student_modules()]) as work_clock, spy:
+                        try:
+                            value = function(*args, **kwargs)
+                        finally:
+                            result["reads"] = work_clock.reads
+                else:
+                    with spy:
+                        value = function(*args, **kwargs)
+        finally:
+            result["spied"] = spy.seen
+        result["value"] = value
+        result["after"] = [plain.plain(arg, self._handle) for arg in args if type(arg) is torch.Tensor]
+        return result
+
+    def _student_modules(self) -> list[object]:
+        """The other exercise modules already imported (earlier questions the module uses)."""
+        return [module for name, module in list(sys.modules.items()) if name.startswith("exercises.") and module is not self.module]
+
+
+def structure(model: object) -> dict:
+    """Names and shapes of parameters and buffers, and the class of every direct child, of an nn.Module."""
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"expected an nn.Module, got a {type(model).__name__}")
+    return {
+        "class": type(model).__name__,
+        "parameters": {name: list(p.shape) for name, p in model.named_parameters()},
+        "buffers": {name: [list(b.shape), str(b.dtype)] for name, b in model.named_buffers()},
+        "children": {name: type(child).__name__ for name, child in model.named_children()},
+    }
+
+
+def load(model: object, state: dict) -> None:
+    """Copy each tensor of state into the parameter or buffer of that name, without recording gradients."""
+    with torch.no_grad():
+        for name, tensor in state.items():
+            try:
+                target = model.get_parameter(name)
+            except AttributeError:
+                target = model.get_buffer(name)
+            target.copy_(tensor)

@@ -1,0 +1,276 @@
+"""Parent side of the sandbox: start the zygote (worker.py), open one child per question, talk to it with a time limit."""
+import io
+import json
+import os
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+MEMORY_BYTES = 4 << 30  # address-space limit of a child
+OUTPUT_BYTES = 8 << 20  # largest file a child may write, its captured output included
+ANSWER_BYTES = 64 << 20  # largest answer the grader reads back
+OUTPUT_SHOWN = 2000  # characters of the child's captured output kept for the report
+KEPT_ENV = ("PATH", "LANG", "LC_ALL", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "SYSTEMROOT")
+SIGNALS = {-11: "a segmentation fault", -6: "an abort", -9: "being killed (memory or CPU limit?)", -24: "the CPU time limit",
+           -7: "a bus error", -8: "a floating-point exception"}
+TIMEOUT, CRASHED, ERROR = "timeout", "crashed", "error"
+
+
+class ChildStopped(Exception):
+    """The child is gone (time limit, crash, exit, killed worker): status and a one-line reason."""
+
+    def __init__(self, status: str, reason: str) -> None:
+        super().__init__(reason)
+        self.status, self.reason = status, reason
+
+
+@dataclass
+class Ending:
+    """How a child's life ended: processes it left behind (all killed) and what it printed."""
+
+    orphans: int
+    output: str
+
+
+class Sandbox:
+    """A zygote process that has imported torch, forking a limited child for each question."""
+
+    def __init__(self) -> None:
+        """Start the zygote at once, so its import of torch overlaps the grader's."""
+        self.folder = Path(tempfile.mkdtemp(prefix="autograder-"))
+        self.errors = open(self.folder / "worker-errors.txt", "w+b")
+        self.jobs = 0
+        self.messages: dict[int, dict] = {}  # job id -> the zygote's last word on it ({"pid"} or {"exit", "orphans"})
+        self.process = self._start()
+        self.pending = b""
+
+    def _start(self) -> subprocess.Popen:
+        """Start a zygote: worker.py, which imports torch and then reads jobs on its stdin."""
+        env = {key: os.environ[key] for key in KEPT_ENV if key in os.environ}
+        env.update(HOME=str(self.folder), TMPDIR=str(self.folder), OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+        here = Path(__file__).resolve().parent
+        return subprocess.Popen([sys.executable, "-I", str(here / "worker.py"), str(here / "child")], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=self.errors, cwd=self.folder, env=env)
+
+    def worker_error(self) -> str:
+        """The last line the zygote wrote on stderr, or a generic one."""
+        self.errors.seek(0)
+        lines = self.errors.read().decode("utf-8", "replace").strip().splitlines()
+        return lines[-1] if lines else "the grading worker stopped unexpectedly"
+
+    def pump(self, timeout: float | None, extra: list[int] = ()) -> list[int]:
+        """Read the zygote's messages for up to timeout seconds; return which of extra became readable.
+
+        Raises ChildStopped when the zygote itself is gone (a fresh one is started for the next question).
+        """
+        stdout = self.process.stdout.fileno()
+        ready, _, _ = select.select([stdout, *extra], [], [], timeout)
+        if stdout in ready:
+            chunk = os.read(stdout, 1 << 16)
+            if not chunk:
+                self._restart()
+                raise ChildStopped(ERROR, "the grader's worker stopped while this question ran (does the answer kill it?)")
+            self.pending += chunk
+            while b"\n" in self.pending:
+                line, self.pending = self.pending.split(b"\n", 1)
+                message = json.loads(line)
+                if "id" in message:  # not the zygote's first {"ready"}
+                    self.messages[message["id"]] = self.messages.get(message["id"], {}) | message
+        return [fd for fd in ready if fd != stdout]
+
+    def _restart(self) -> None:
+        """Replace a dead zygote."""
+        self.process.wait()
+        for pipe in (self.process.stdin, self.process.stdout):
+            try:
+                pipe.close()
+            except OSError:
+                pass
+        self.process, self.pending = self._start(), b""
+
+    def open(self, package: Path, module: str, time_limit: float) -> "Child":
+        """Fork a child that imports exercises.<module> from package; it answers requests until closed."""
+        self.jobs += 1
+        workdir = self.folder / f"job{self.jobs}"
+        workdir.mkdir()
+        requests, answers = workdir / "requests", workdir / "answers"
+        os.mkfifo(requests, 0o600)
+        os.mkfifo(answers, 0o600)
+        child = Child(self, self.jobs, workdir, time_limit)
+        child.requests = os.open(requests, os.O_RDWR | os.O_NONBLOCK)  # never blocks, whether or not the child reads
+        child.answers = os.open(answers, os.O_RDONLY | os.O_NONBLOCK)
+        job = {"id": self.jobs, "workdir": str(workdir), "package": str(package), "module": module, "time_limit": time_limit,
+               "memory_bytes": MEMORY_BYTES, "output_bytes": OUTPUT_BYTES, "requests": str(requests), "answers": str(answers)}
+        for attempt in range(2):
+            try:
+                self.process.stdin.write((json.dumps(job) + "\n").encode())
+                self.process.stdin.flush()
+                break
+            except BrokenPipeError:  # the zygote died after the last question: start another
+                if attempt:
+                    raise
+                self._restart()
+        return child
+
+    @staticmethod
+    def kill(pid: int | None) -> None:
+        """SIGKILL the process group of pid, if it still exists."""
+        if pid is None:
+            return
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def close(self) -> None:
+        """Stop the zygote (killed: its children are all reaped, and a clean exit of torch costs half a second)."""
+        self.process.kill()
+        self.process.wait()
+        for pipe in (self.process.stdin, self.process.stdout, self.errors):
+            pipe.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+class Child:
+    """One question's child: send it a request, wait for its answer within what is left of the time limit."""
+
+    def __init__(self, sandbox: Sandbox, job_id: int, workdir: Path, time_limit: float) -> None:
+        self.sandbox, self.id, self.workdir, self.time_limit = sandbox, job_id, workdir, time_limit
+        self.spent = 0.0  # seconds spent waiting for this child, counted against its time limit
+        self.stopped: ChildStopped | None = None
+        self.requests = self.answers = -1
+        self.buffer = b""
+
+    @property
+    def pid(self) -> int | None:
+        """The child's pid, once the zygote has said it."""
+        return self.sandbox.messages.get(self.id, {}).get("pid")
+
+    def _exit_code(self) -> int | None:
+        return self.sandbox.messages.get(self.id, {}).get("exit")
+
+    def _stop(self, status: str, reason: str) -> ChildStopped:
+        """Kill the child, remember why, and return the exception to raise."""
+        self.sandbox.kill(self.pid)
+        self.stopped = ChildStopped(status, reason)
+        return self.stopped
+
+    def _died(self) -> ChildStopped:
+        """The exception for a child that ended on its own before answering."""
+        code = self._exit_code()
+        if code is not None and code < 0:
+            return self._stop(CRASHED, f"the process crashed with {SIGNALS.get(code, f'signal {-code}')}")
+        return self._stop(CRASHED, f"the process exited (exit code {code}): do not call sys.exit() or os._exit() in an answer")
+
+    def first(self) -> dict:
+        """The child's first word: whether the student's module imported (within the time limit)."""
+        return self._receive()
+
+    def ask(self, request: dict) -> dict:
+        """Send one request (plain data and tensors) and return the child's answer; ChildStopped when it cannot answer."""
+        if self.stopped:
+            raise self.stopped
+        view = memoryview(_frame(request))
+        while view:
+            try:
+                view = view[os.write(self.requests, view):]
+            except BlockingIOError:
+                self._wait_for(None)
+        return self._receive()
+
+    def _wait_for(self, reader: int | None) -> bool:
+        """Wait (counting the time) until reader is readable or the pipe drains; raise when the child stops or runs out of time."""
+        left = self.time_limit - self.spent
+        if left <= 0:
+            raise self._stop(TIMEOUT, f"stopped after {self.time_limit:g} s: an endless loop, or far too much work?")
+        start = time.monotonic()
+        try:
+            ready = self.sandbox.pump(min(left, 0.05) if reader is None else left, [reader] if reader is not None else [])
+        except ChildStopped as stopped:
+            self.sandbox.kill(self.pid)
+            self.stopped = stopped
+            raise
+        finally:
+            self.spent += time.monotonic() - start
+        if self._exit_code() is not None and not ready:
+            raise self._died()
+        return bool(ready)
+
+    def _receive(self) -> dict:
+        """Read one frame from the answers FIFO and load it as plain data."""
+        while True:
+            if len(self.buffer) >= 8:
+                size = int.from_bytes(self.buffer[:8], "little")
+                if size > ANSWER_BYTES:
+                    raise self._stop(ERROR, f"returned a result larger than {ANSWER_BYTES >> 20} MiB, which the grader does not take back")
+                if len(self.buffer) >= 8 + size:
+                    frame, self.buffer = self.buffer[8:8 + size], self.buffer[8 + size:]
+                    try:
+                        import torch  # here, not at the top: the zygote is started before the grader imports torch
+
+                        return torch.load(io.BytesIO(frame), weights_only=True)
+                    except Exception as error:  # noqa: BLE001 - the frame is the student's process's word
+                        raise self._stop(ERROR, f"sent back data the grader cannot read ({type(error).__name__})") from None
+            if self._wait_for(self.answers):
+                try:
+                    chunk = os.read(self.answers, 1 << 20)
+                except BlockingIOError:
+                    continue
+                if not chunk:  # every writer closed: the child is gone; wait for the zygote's word on how
+                    deadline = time.monotonic() + 2.0
+                    while self._exit_code() is None and time.monotonic() < deadline:
+                        self.sandbox.pump(0.05)
+                    raise self._died()
+                self.buffer += chunk
+
+    def close(self) -> Ending:
+        """Tell the child to stop, wait briefly for the zygote's report, and return what it left behind.
+
+        A child that ended before being told to (it exited while its answers were still being read) has crashed.
+        """
+        if not self.stopped:
+            try:
+                self.sandbox.pump(0)
+            except ChildStopped as stopped:
+                self.stopped = stopped
+        if not self.stopped and self._exit_code() is not None:
+            self._died()
+        if not self.stopped:
+            try:
+                os.write(self.requests, _frame({"op": "exit"}))
+            except OSError:
+                pass
+        deadline = time.monotonic() + 2.0
+        while self._exit_code() is None and self.pid is not None and time.monotonic() < deadline:
+            try:
+                self.sandbox.pump(0.05)
+            except ChildStopped:
+                break
+        self.sandbox.kill(self.pid)
+        orphans = self.sandbox.messages.get(self.id, {}).get("orphans", 0)
+        for fd in (self.requests, self.answers):
+            if fd >= 0:
+                os.close(fd)
+        self.requests = self.answers = -1
+        output = ""
+        output_file = self.workdir / "output.txt"
+        if output_file.exists():
+            with open(output_file, "rb") as handle:
+                output = handle.read(OUTPUT_SHOWN).decode("utf-8", "replace")
+        return Ending(orphans, output)
+
+
+def _frame(request: dict) -> bytes:
+    """request, torch.save'd, behind its length: one frame of the protocol."""
+    import torch
+
+    buffer = io.BytesIO()
+    torch.save(request, buffer)
+    data = buffer.getvalue()
+    return len(data).to_bytes(8, "little") + data

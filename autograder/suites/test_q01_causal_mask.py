@@ -1,0 +1,55 @@
+"""Question 1: prefix_average, causal_mask, mask_scores."""
+import random
+
+import pytest
+import torch
+
+from autograder.engine.asserts import assert_same, kind
+from autograder.engine.inputs import batch_shape, case, draw, dtype, randn, seed
+from autograder.engine.proxy import Student
+from reference import masking
+
+
+def _prefix_input(rng: random.Random) -> dict:
+    return {"x": randn(*batch_shape(rng), rng.randint(1, 7), rng.randint(1, 5), seed=seed(rng), dtype=dtype(rng))}
+
+
+def _mask_input(rng: random.Random) -> dict:
+    T = rng.randint(1, 6)
+    scores = randn(*batch_shape(rng), T, T, seed=seed(rng), dtype=dtype(rng))
+    if rng.random() < 0.5:
+        mask = torch.rand(T, T, generator=torch.Generator().manual_seed(seed(rng))) < 0.5  # (T, T) any pattern
+    else:
+        mask = torch.ones(T, T, dtype=torch.bool).tril()  # (T, T) the causal pattern
+    return {"scores": scores, "mask": mask}
+
+
+PREFIX_INPUTS = [case(x=randn(1, 3, seed=1)), case(x=randn(4, 2, seed=2, dtype=torch.float64))] + draw(101, 10, _prefix_input)
+
+
+@pytest.mark.points(3)
+@pytest.mark.parametrize("x", PREFIX_INPUTS)
+def test_prefix_average(student: Student, x: torch.Tensor) -> None:
+    """prefix_average gives the running mean"""
+    assert_same(student.prefix_average(x), masking.prefix_average(x))
+
+
+@pytest.mark.points(2)
+@pytest.mark.parametrize("T", [1, 2, 3, 5, 8])
+def test_causal_mask(student: Student, T: int) -> None:
+    """causal_mask is a bool lower triangle"""
+    assert_same(student.causal_mask(T), masking.causal_mask(T))
+
+
+@pytest.mark.points(3)
+@pytest.mark.parametrize("scores, mask", draw(103, 10, _mask_input))
+def test_mask_scores(student: Student, scores: torch.Tensor, mask: torch.Tensor) -> None:
+    """mask_scores hides exactly the masked scores"""
+    got = student.mask_scores(scores, mask)
+    expected = masking.mask_scores(scores, mask)
+    assert type(got) is torch.Tensor, f"the output came back as {kind(got)}; expected a torch.Tensor"
+    if got.shape != expected.shape or got.dtype != expected.dtype:
+        assert_same(got, expected)
+    visible = mask.expand_as(scores)
+    assert torch.equal(got[visible], scores[visible]), "a position where the mask is True does not keep its score (check which side of the mask you fill)"
+    assert bool((got[~visible] <= -1e9).all()), "a position where the mask is False is not -inf (fill where the mask is False, with float('-inf'))"

@@ -1,0 +1,65 @@
+"""Question 8: read, read_grad (by hand, checked against autograd), numerical_grad."""
+import random
+
+import pytest
+import torch
+
+from autograder.engine.asserts import assert_same, kind
+from autograder.engine.inputs import case, draw, randn, seed
+from autograder.engine.proxy import Student
+from autograder.sandbox.child.helpers import FUNCTIONS
+from reference import additive
+
+
+def _read_input(rng: random.Random, with_g: bool) -> dict:
+    T, d = rng.randint(1, 6), rng.randint(1, 5)
+    kind_, start = rng.choice([torch.float32, torch.float64]), seed(rng)
+    values = {"e": randn(T, seed=start, dtype=kind_, scale=2.0), "H": randn(T, d, seed=start + 1, dtype=kind_)}
+    if with_g:
+        values["g"] = randn(d, seed=start + 2, dtype=kind_)
+    return values
+
+
+# f: a known scalar function kept in the child (autograder/sandbox/child/helpers.py); eps None: numerical_grad's default.
+NUMERICAL = [
+    case(f="cubic", x=randn(3, seed=801, dtype=torch.float64), eps=None),
+    case(f="cubic", x=randn(2, 3, seed=802, dtype=torch.float64), eps=1e-3),
+    case(f="sin_exp", x=randn(4, seed=803, dtype=torch.float64), eps=0.3),
+    case(f="read_loss", x=randn(5, seed=804, dtype=torch.float64), eps=None),
+    case(f="quartic", x=randn(2, 2, seed=805, dtype=torch.float64), eps=0.25),
+]
+@pytest.mark.points(2)
+@pytest.mark.parametrize("e, H", draw(801, 10, lambda rng: _read_input(rng, False)))
+def test_read(student: Student, e: torch.Tensor, H: torch.Tensor) -> None:
+    """read returns softmax weights and their context"""
+    assert_same(student.read(e, H), additive.read(e, H), ("the weights a", "the context c"))
+
+
+@pytest.mark.points(4)
+@pytest.mark.forbid("torch.autograd")
+@pytest.mark.parametrize("e, H, g", draw(802, 12, lambda rng: _read_input(rng, True)))
+def test_read_grad(student: Student, e: torch.Tensor, H: torch.Tensor, g: torch.Tensor) -> None:
+    """read_grad, written by hand, matches the gradient"""
+    with student.no_grad():
+        got = student.read_grad(e, H, g)
+    assert_same(got, additive.read_grad(e, H, g))
+
+
+@pytest.mark.points(4)
+@pytest.mark.parametrize("f, x, eps", NUMERICAL)
+def test_numerical_grad(student: Student, f: str, x: torch.Tensor, eps: float | None) -> None:
+    """numerical_grad matches the exact gradient"""
+    function = FUNCTIONS[f]
+    if eps is None:
+        expected, tolerance = additive.autograd_grad(function, x), 1e-6
+    else:
+        expected, tolerance = additive.central_difference(function, x, eps), 1e-7
+    got = student.numerical_grad(student.known_function(f), x, **({} if eps is None else {"eps": eps}))
+    assert type(got) is torch.Tensor, f"numerical_grad returned {kind(got)}; expected a torch.Tensor"
+    assert got.shape == x.shape and got.dtype == torch.float64, \
+        f"numerical_grad returned {got.dtype} {tuple(got.shape)}; expected float64 {tuple(x.shape)} like x"
+    error = (got - expected).abs().max().item()
+    if not error <= tolerance * (1 + expected.abs().max().item()):
+        position = torch.nonzero((got - expected).abs() == error)
+        where = f", worst at {position[0].tolist()}" if len(position) else ""
+        raise AssertionError(f"numerical_grad is off by {error:.2g}{where}: use central differences (f(x+eps) - f(x-eps)) / (2 eps) with the given eps")

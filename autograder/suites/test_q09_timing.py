@@ -1,0 +1,77 @@
+"""Question 9: time_attention under a virtual clock, fit_exponent, scores_bytes, attention_flops."""
+from typing import Callable
+
+import pytest
+import torch
+
+from autograder.engine.asserts import kind, number_mismatch
+from autograder.engine.inputs import case
+from autograder.engine.proxy import Student
+from autograder.sandbox.child.clock import BURST_SIZE, WORK_PER_SECOND
+from reference import cost
+
+NOISY_T = [64, 128, 256, 512, 1024, 2048]
+NOISY_SECONDS = [3e-5, 2.2e-4, 4.1e-4, 2.6e-3, 6.0e-3, 4.4e-2]
+TIMINGS = [case(T=64, d=32, repeats=5), case(T=128, d=64, repeats=5), case(T=96, d=48, repeats=7)]
+FITS = [case(Ts=[16, 32, 64, 128], seconds=[1.0, 4.0, 16.0, 64.0]), case(Ts=NOISY_T, seconds=NOISY_SECONDS),
+        case(Ts=[10, 100, 1000], seconds=[0.5, 0.2, 3.0])]
+BYTES = [case(args=args) for args in ((1,), (1000,), (4096,), (300, torch.float64), (64, torch.float16))]
+FLOPS = [case(T=T, d=d) for T, d in ((1, 1), (5, 3), (128, 64), (1000, 16))]
+WALL = {"Ts": [256, 512, 1024, 2048], "d": 64, "budget": 1.5}  # real timings for the note: as many T as fit in the budget
+
+
+@pytest.mark.points(3)
+@pytest.mark.parametrize("T, d, repeats", TIMINGS)
+def test_time_attention(student: Student, T: int, d: int, repeats: int) -> None:
+    """time_attention reports one forward, robust to noise"""
+    with student.virtual_clock():
+        value = student.time_attention(T, d=d, repeats=repeats)
+        reads = student.last.reads  # how often that call read the clock
+    assert type(value) in (int, float), f"time_attention returned {kind(value)}; expected a float number of seconds"
+    assert reads >= 2, "time_attention's figure did not come from reading a clock (time.perf_counter) before and after the attention call"
+    one_forward = 4 * T**2 * d / WORK_PER_SECOND
+    ratio = value / one_forward
+    if 0.97 <= ratio <= 1.3:
+        return
+    assert abs(ratio / repeats - 1) >= 0.3, f"the figure is about {repeats} forwards long: return the time of one forward, not the total"
+    assert ratio <= 1.3, (f"the figure is {ratio:.1f} times one forward: a noisy or cold run got in; time each repeat on its own after a "
+                          f"warm-up and keep the minimum or the median (a mean is pulled up by bursts up to {BURST_SIZE + 1:g}x)")
+    raise AssertionError(f"the figure is {ratio:.2f} times the work of one forward: run the attention between the two clock readings")
+
+
+@pytest.mark.points(2)
+@pytest.mark.parametrize("Ts, seconds", FITS)
+def test_fit_exponent(student: Student, Ts: list[int], seconds: list[float]) -> None:
+    """fit_exponent is a least-squares slope in log-log space"""
+    problem = number_mismatch(student.fit_exponent(Ts, seconds), cost.fit_exponent(Ts, seconds), "the exponent", rel=1e-6)
+    assert not problem, problem + " (fit a least-squares line to every point in log-log space, not a two-point slope)"
+
+
+def _exact_int(got: object, expected: int) -> None:
+    """got is the int expected, else a failure that does not give the count away."""
+    assert type(got) is int, f"returned {kind(got)}; expected an int"
+    assert got == expected, f"returned {got}, which is not the right count (check each factor: T, d, the entry size, 2 per multiply-add)"
+
+
+@pytest.mark.points(1.5)
+@pytest.mark.parametrize("args", BYTES)
+def test_scores_bytes(student: Student, args: tuple) -> None:
+    """scores_bytes counts T * T entries of the dtype"""
+    _exact_int(student.scores_bytes(*args), cost.scores_bytes(*args))
+
+
+@pytest.mark.points(1.5)
+@pytest.mark.parametrize("T, d", FLOPS)
+def test_attention_flops(student: Student, T: int, d: int) -> None:
+    """attention_flops counts both matrix products"""
+    _exact_int(student.attention_flops(T, d), cost.attention_flops(T, d))
+
+
+@pytest.mark.ungraded
+def test_wall_time_note(student: Student, note: Callable[[str], None]) -> None:
+    """time_attention on the real clock: a note under the question, never graded"""
+    measured = student.wall_times("time_attention", WALL["Ts"], WALL["d"], WALL["budget"])
+    Ts, seconds = measured["Ts"], measured["seconds"]
+    figures = ", ".join(f"T={T}: {s * 1e3:.2f} ms" for T, s in zip(Ts, seconds))
+    trend = f"; time grows like T^{cost.fit_exponent(Ts, seconds):.2f}" if len(Ts) > 1 and min(seconds) > 0 else ""
+    note(f"your time_attention on this machine's real clock (not graded): {figures}{trend}")

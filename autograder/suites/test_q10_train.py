@@ -1,0 +1,154 @@
+"""Question 10: copy_batch, TinyAttentionLM, train_copy_task."""
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from autograder.engine.asserts import kind, past_changed
+from autograder.engine.inputs import case
+from autograder.engine.proxy import CheckFailure, Generator, Handle, Student, StudentError, structure
+
+VOCAB, T, D, HEADS = 64, 12, 32, 4
+
+
+def tokens(B: int, length: int, seed: int) -> torch.Tensor:
+    """Seeded uniform tokens (B, length) int64 below VOCAB."""
+    return torch.randint(VOCAB, (B, length), generator=torch.Generator().manual_seed(seed))
+
+
+def resampled(x: torch.Tensor, start: int, seed: int) -> torch.Tensor:
+    """x with its positions from start on drawn again (seeded): the same past, another future."""
+    changed = x.clone()
+    changed[:, start:] = tokens(x.shape[0], x.shape[1] - start, seed)
+    return changed
+
+
+EVAL_TOKENS = tokens(3, T, 1001)
+MODEL_INPUTS = [case(x=tokens(2, 5, 1000), return_weights=True, future_from=None),
+                case(x=tokens(2, 5, 999), return_weights=False, future_from=None),
+                case(x=EVAL_TOKENS, return_weights=True, future_from=6)]  # future_from: resample x from there on, compare
+SHORT_KWARGS = {"epochs": 1, "steps_per_epoch": 3, "batch_size": 8, "lr": 3e-3, "seed": 1}  # only shows the arguments are honoured
+TRAIN_KWARGS = {"epochs": 3, "steps_per_epoch": 100, "batch_size": 64, "lr": 3e-3, "seed": 0}
+TRAIN_INPUTS = [case(**SHORT_KWARGS, held_out=EVAL_TOKENS), case(**TRAIN_KWARGS, held_out=tokens(256, T, 1003))]
+
+
+def _pairs(outs: list) -> None:
+    """Every output is a tuple (x, y) of tensors."""
+    for out in outs:
+        assert isinstance(out, (tuple, list)) and len(out) == 2 and all(type(t) is torch.Tensor for t in out), \
+            f"copy_batch returned {kind(out)}; expected a tuple (x, y) of tensors"
+
+
+@pytest.mark.points(2)
+def test_copy_batch_shift(student: Student) -> None:
+    """copy_batch: targets are the inputs shifted by one"""
+    calls = [(4, {}), (2, {"T": 5, "vocab": 7})]
+    outs = [student.copy_batch(B, **kwargs, generator=Generator(seed)) for (B, kwargs), seed in zip(calls, (1, 2))]
+    _pairs(outs)
+    for (B, kwargs), (x, y) in zip(calls, outs):
+        length, vocab = kwargs.get("T", T), kwargs.get("vocab", VOCAB)
+        for name, tensor in (("x", x), ("y", y)):
+            assert tensor.shape == (B, length) and tensor.dtype == torch.int64, \
+                f"{name} is {tensor.dtype} {tuple(tensor.shape)}; expected torch.int64 {(B, length)}"
+        assert not (x.min() < 0 or x.max() >= vocab), f"x has tokens outside 0..{vocab - 1}"
+        assert bool((y[:, 0] == -100).all()), "y[:, 0] should be -100 (no earlier token to copy, ignored by the loss)"
+        assert torch.equal(y[:, 1:], x[:, :-1]), "y[:, t] should be x[:, t - 1], the token one step earlier"
+
+
+@pytest.mark.points(1)
+def test_copy_batch_generator(student: Student) -> None:
+    """copy_batch draws uniform tokens from the generator"""
+    outs = [student.copy_batch(4, generator=Generator(3)), student.copy_batch(4, generator=Generator(3)),
+            student.copy_batch(4, generator=Generator(4)), student.copy_batch(512, T=7, vocab=5, generator=Generator(5))]
+    _pairs(outs)
+    (first, _), (again, _), (other, _), (large, _) = outs
+    assert torch.equal(first, again), "two generators with the same seed gave different batches: draw with generator=generator"
+    assert not torch.equal(first, other), "generators with different seeds gave the same batch: draw with generator=generator"
+    counts = torch.bincount(large.flatten(), minlength=5).double() / large.numel() if large.dtype == torch.int64 and large.min() >= 0 else None
+    assert counts is not None and len(counts) == 5 and bool(((counts > 0.15) & (counts < 0.25)).all()), \
+        "with vocab=5 each token should appear about 1/5 of the time: draw tokens uniformly"
+
+
+@pytest.mark.points(3)
+@pytest.mark.parametrize("x, return_weights, future_from", MODEL_INPUTS)
+def test_tiny_attention_lm(student: Student, x: torch.Tensor, return_weights: bool, future_from: int | None) -> None:
+    """TinyAttentionLM: layout, shapes, and no look at the future"""
+    model = student.TinyAttentionLM()
+    layout = structure(model)
+    wanted = {"tok": "Embedding", "pos": "Embedding", "attn": "MultiHeadSelfAttention", "head": "Linear"}
+    for name, cls in wanted.items():
+        assert layout.children.get(name) == cls, f"TinyAttentionLM().{name} should be a {cls}; found {layout.children.get(name, 'nothing')}"
+    for name, shape in {"tok.weight": [VOCAB, D], "pos.weight": [T, D], "head.weight": [VOCAB, D]}.items():
+        assert layout.parameters.get(name) == shape, f"{name} should have shape {tuple(shape)}; found {layout.parameters.get(name)}"
+    B, length = x.shape
+    if not return_weights:  # plain forward(x): the logits alone
+        out = model(x)
+        assert type(out) is torch.Tensor and out.shape == (B, length, VOCAB), \
+            f"forward(x) returned {kind(out) if type(out) is not torch.Tensor else tuple(out.shape)}; expected logits {(B, length, VOCAB)} alone"
+        return
+    out = model(x, return_weights=True)
+    assert isinstance(out, (tuple, list)) and len(out) == 2 and all(type(t) is torch.Tensor for t in out), \
+        f"forward(x, return_weights=True) returned {kind(out)}; expected (logits, weights)"
+    assert out[0].shape == (B, length, VOCAB) and out[1].shape == (B, HEADS, length, length), \
+        (f"for x of shape {(B, length)}: logits {tuple(out[0].shape)} and weights {tuple(out[1].shape)}; "
+         f"expected {(B, length, VOCAB)} and {(B, HEADS, length, length)}")
+    if future_from is not None:
+        alt = model(resampled(x, future_from, 1002), return_weights=True)
+        assert isinstance(alt, (tuple, list)) and type(alt[0]) is torch.Tensor and alt[0].shape == out[0].shape, \
+            f"forward(x, return_weights=True) returned {kind(alt)}; expected (logits, weights)"
+        assert not past_changed(out[0], alt[0], future_from, dim=1), \
+            f"changing the tokens from position {future_from} on changed earlier logits: the model sees the future"
+
+
+def _trained_model(student: Student, kwargs: dict) -> tuple[Handle, object]:
+    """train_copy_task(**kwargs) as (the model's handle, the losses); a first item that is no nn.Module fails the check."""
+    result = student.train_copy_task(**kwargs)
+    if not isinstance(result, (tuple, list)) or len(result) != 2:
+        raise CheckFailure(f"train_copy_task should return (model, losses); it returned {kind(result)}")
+    trained = result[0]
+    not_a_module = CheckFailure(f"train_copy_task should return (model, losses); its first item is {kind(trained)}")
+    if not isinstance(trained, Handle):
+        raise not_a_module
+    try:
+        structure(trained)  # the child raises TypeError for anything but an nn.Module
+    except StudentError:
+        raise not_a_module from None
+    return trained, result[1]
+
+
+@pytest.mark.points(6)
+@pytest.mark.parametrize("epochs, steps_per_epoch, batch_size, lr, seed, held_out", TRAIN_INPUTS)
+def test_train_copy_task(student: Student, epochs: int, steps_per_epoch: int, batch_size: int, lr: float, seed: int,
+                         held_out: torch.Tensor) -> None:
+    """train_copy_task honours its arguments and learns to copy the previous token"""
+    model, losses = _trained_model(student, {"epochs": epochs, "steps_per_epoch": steps_per_epoch, "batch_size": batch_size,
+                                             "lr": lr, "seed": seed})
+    model.eval()
+    with student.no_grad():
+        evaluated = model(held_out, return_weights=True)  # (B, T) tokens drawn here, not by the student
+    if not isinstance(evaluated, (tuple, list)) or len(evaluated) != 2:
+        raise CheckFailure(f"forward(x, return_weights=True) returned {kind(evaluated)}; expected (logits, weights)")
+    logits, weights = evaluated
+    assert isinstance(losses, (list, tuple)), f"the losses should be a list of Python floats (loss.item()); got {kind(losses)}"
+    odd = next((v for v in losses if type(v) not in (int, float)), None)
+    assert odd is None, f"the losses should be Python floats (loss.item()); one is {kind(odd)}"
+    steps = epochs * steps_per_epoch
+    assert len(losses) == steps, f"{len(losses)} losses for epochs * steps_per_epoch = {steps} steps: record every step's loss, use the arguments"
+    assert all(math.isfinite(v) for v in losses), "some losses are NaN or infinite"
+    assert abs(losses[0] - math.log(VOCAB)) <= 1.0, \
+        f"the first loss is {losses[0]:.2f}; an untrained model should be near log({VOCAB}) = {math.log(VOCAB):.2f}"
+    if steps < 100:  # a short run only shows that the arguments are honoured
+        return
+    final = sum(losses[-10:]) / 10
+    assert final < 1.0, f"the last losses average {final:.2f}; they should end well below 1.0 (is position 0 ignored, is the optimiser stepping?)"
+    assert type(logits) is torch.Tensor and logits.shape == (*held_out.shape, VOCAB), \
+        f"the trained model's logits are {kind(logits)}; expected a {(*held_out.shape, VOCAB)} tensor"
+    loss = F.cross_entropy(logits[:, 1:].reshape(-1, VOCAB).float(), held_out[:, :-1].reshape(-1)).item()
+    assert loss < 1.0, f"on a fresh batch the trained model's loss is {loss:.2f}; it should be well below 1.0"
+    assert (logits[:, 0].argmax(dim=-1) == 0).double().mean() <= 0.5, \
+        "the model learned to predict token 0 at position 0: targets of -100 must be ignored by the loss, not replaced"
+    assert type(weights) is torch.Tensor and weights.shape == (held_out.shape[0], HEADS, T, T), \
+        f"the trained model's weights are {kind(weights)}; expected {(held_out.shape[0], HEADS, T, T)}"
+    previous = weights.diagonal(offset=-1, dim1=-2, dim2=-1).mean(dim=(0, 2))  # (H,): weight on position t - 1
+    assert previous.max() > 0.5, f"no head puts most of its weight on the previous position (best head: {previous.max():.2f})"

@@ -1,0 +1,536 @@
+"""The child's forbidden-work watch and virtual clock (autograder/sandbox/child/forbidden.py and clock.py), in-process.
+
+The two modules are loaded from their files under a package name made here, as the worker loads them
+(`_child`): they use only relative imports, the standard library and torch.
+"""
+import ast
+import importlib.util
+import math
+import sys
+import threading
+import time
+import timeit
+import types
+from pathlib import Path
+
+import pytest
+import torch
+import torch.nn.functional as F
+import torch.utils.benchmark as benchmark
+from torch import nn
+
+ROOT = Path(__file__).resolve().parent.parent
+CHILD = ROOT / "autograder" / "sandbox" / "child"
+CORPUS = ROOT / "tests" / "corpus"
+PACKAGE = "_child_tools_under_test"
+pytestmark = pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated:DeprecationWarning")  # forward-mode AD's own
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+
+def _load(name: str) -> types.ModuleType:
+    """CHILD/name.py as PACKAGE.name, the package made here (the real one's __init__ is not run)."""
+    if PACKAGE not in sys.modules:
+        package = types.ModuleType(PACKAGE)
+        package.__path__ = [str(CHILD)]
+        sys.modules[PACKAGE] = package
+    spec = importlib.util.spec_from_file_location(f"{PACKAGE}.{name}", CHILD / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+forbidden = _load("forbidden")
+clock = _load("clock")
+SDPA, MHA, AUTOGRAD = forbidden.LABELS
+REAL_PERF_COUNTER = time.perf_counter  # the builtin, bound before any block runs
+
+import solutions.q03_attention as q03  # noqa: E402 (after the path is set)
+import solutions.q05_multihead as q05  # noqa: E402
+import solutions.q08_read_gradient as q08  # noqa: E402
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_thread():
+    """Small tensors on one intra-op thread: on a busy machine two threads make every tiny op 30 times slower."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def _mode_stacks() -> tuple[list, list]:
+    return torch.overrides._get_current_function_mode_stack(), torch.utils._python_dispatch._get_current_dispatch_mode_stack()
+
+
+def _seen(work, labels=forbidden.LABELS) -> list[str]:
+    with forbidden.ForbiddenWork(labels) as watch:
+        work()
+    assert _mode_stacks() == ([], []), "the watch left a mode behind"
+    return watch.seen
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Forbidden work
+# ---------------------------------------------------------------------------------------------------------------
+
+torch.manual_seed(0)
+Q, K, V = torch.randn(3, 2, 5, 4).unbind(0)  # (2, 5, 4) each
+MHA_MODULE = nn.MultiheadAttention(8, 2, batch_first=True)
+X = torch.randn(2, 5, 8)
+E, H, G = torch.randn(5, dtype=torch.float64), torch.randn(5, 3, dtype=torch.float64), torch.randn(3, dtype=torch.float64)
+
+
+def _native_args() -> tuple:
+    m = MHA_MODULE
+    return X, X, X, 8, 2, m.in_proj_weight, m.in_proj_bias, m.out_proj.weight, m.out_proj.bias
+
+
+def _loss(e: torch.Tensor) -> torch.Tensor:
+    return torch.softmax(e, dim=-1) @ H @ G
+
+
+def _graph() -> tuple[torch.Tensor, torch.Tensor]:
+    e = E.clone().requires_grad_(True)
+    return e, _loss(e)
+
+
+def _in_thread(work) -> None:
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join()
+
+
+def _grad_fn_by_hand() -> None:
+    e = E.clone().requires_grad_(True)
+    a = torch.softmax(e, dim=-1)
+    getattr(a, "grad" + "_fn")(H @ G)  # the node's backward, called without the engine
+
+
+def _engine_directly() -> None:
+    e, loss = _graph()
+    engine = torch.autograd.variable.Variable._execution_engine
+    engine.run_backward((loss,), (torch.ones_like(loss),), False, False, (e,), False, False)
+
+
+ROUTES = [
+    ("F.sdpa", lambda: F.scaled_dot_product_attention(Q, K, V, is_causal=True), SDPA),
+    ("torch._C._nn.sdpa", lambda: torch._C._nn.scaled_dot_product_attention(Q, K, V), SDPA),
+    ("aten.scaled_dot_product_attention", lambda: torch.ops.aten.scaled_dot_product_attention(Q, K, V), SDPA),
+    ("aten math via getattr", lambda: getattr(torch.ops.aten, "_scaled_dot_product_" + "attention_math")(Q, K, V, is_causal=True), SDPA),
+    ("aten math .default", lambda: torch.ops.aten._scaled_dot_product_attention_math.default(Q, K, V), SDPA),
+    ("aten flash for cpu", lambda: torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(Q[None], K[None], V[None], is_causal=True), SDPA),
+    ("sdpa in a thread", lambda: _in_thread(lambda: F.scaled_dot_product_attention(Q, K, V)), SDPA),
+    ("nn.MultiheadAttention", lambda: MHA_MODULE(X, X, X), MHA),
+    ("nn.MultiheadAttention need_weights=False", lambda: MHA_MODULE(X, X, X, need_weights=False), MHA),
+    ("F.multi_head_attention_forward", lambda: MHA_MODULE(X, X, X, average_attn_weights=False), MHA),
+    ("torch._native_multi_head_attention", lambda: torch._native_multi_head_attention(*_native_args()), MHA),
+    ("aten._native_multi_head_attention", lambda: torch.ops.aten._native_multi_head_attention(*_native_args()), MHA),
+    ("Tensor.backward", lambda: _graph()[1].backward(), AUTOGRAD),
+    ("torch.autograd.grad", lambda: torch.autograd.grad(*reversed(_graph())), AUTOGRAD),
+    ("torch.autograd.backward", lambda: torch.autograd.backward(_graph()[1]), AUTOGRAD),
+    ("autograd.functional.jacobian", lambda: torch.autograd.functional.jacobian(_loss, E), AUTOGRAD),
+    ("torch.func.grad", lambda: torch.func.grad(_loss)(E), AUTOGRAD),
+    ("torch.func.jacfwd (forward mode)", lambda: torch.func.jacfwd(_loss)(E), AUTOGRAD),
+    ("grad_fn called by hand", _grad_fn_by_hand, AUTOGRAD),
+    ("the engine called directly", _engine_directly, AUTOGRAD),
+    ("backward via getattr", lambda: getattr(_graph()[1], "back" + "ward")(), AUTOGRAD),
+]
+
+
+@pytest.mark.parametrize("work, label", [pytest.param(work, label, id=name) for name, work, label in ROUTES])
+def test_every_route_is_flagged_with_its_label_and_only_when_asked(work, label: str) -> None:
+    assert _seen(work) == [label]
+    assert _seen(work, [label]) == [label]
+    assert _seen(work, [other for other in forbidden.LABELS if other != label]) == []
+    assert _seen(work, []) == []
+
+
+def test_sdpa_inside_multihead_counts_as_multihead_only() -> None:
+    """nn.MultiheadAttention calls SDPA inside itself: that is multi-head work, not the student calling SDPA."""
+    def work() -> None:
+        MHA_MODULE(X, X, X, need_weights=False)
+    assert _seen(work, [SDPA]) == []
+    assert _seen(work, [SDPA, MHA]) == [MHA]
+
+
+def test_patching_the_name_afterwards_hides_nothing() -> None:
+    """References are bound at import: a student who rebinds F.scaled_dot_product_attention is still seen."""
+    original = F.scaled_dot_product_attention
+    try:
+        F.scaled_dot_product_attention = lambda *args, **kwargs: original(*args, **kwargs)
+        assert _seen(lambda: F.scaled_dot_product_attention(Q, K, V)) == [SDPA]
+    finally:
+        F.scaled_dot_product_attention = original
+
+
+def test_switching_the_watch_off_counts_as_every_asked_label() -> None:
+    def no_torch_function() -> None:
+        with torch._C.DisableTorchFunction():
+            MHA_MODULE(X, X, X)  # with need_weights, nothing but bmm and softmax reaches the dispatcher
+
+    def pop_modes() -> None:
+        torch.utils._python_dispatch._pop_mode()
+        torch.overrides._pop_mode()
+
+    def no_dispatch_modes() -> None:
+        with torch.utils._python_dispatch._disable_current_modes():
+            F.scaled_dot_product_attention(Q, K, V)
+
+    assert _seen(no_torch_function, [SDPA, MHA]) == [SDPA, MHA]
+    assert _seen(pop_modes, [AUTOGRAD]) == [AUTOGRAD]
+    assert _seen(no_dispatch_modes, [SDPA]) == [SDPA]  # the function mode still sees the call
+
+
+def _nanogpt() -> torch.Tensor:
+    q, k, v = torch.randn(3, 2, 2, 5, 4).unbind(0)  # (B, H, T, d)
+    att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+    bias = torch.tril(torch.ones(5, 5)).view(1, 1, 5, 5)
+    att = att.masked_fill(bias[:, :, :5, :5] == 0, float("-inf"))
+    att = F.softmax(att, dim=-1)
+    return att @ v
+
+
+def _einsum_minus_1e9() -> torch.Tensor:
+    scores = torch.einsum("btd,bsd->bts", Q, K) / math.sqrt(Q.shape[-1])
+    scores = scores.masked_fill(~torch.ones(5, 5, dtype=torch.bool).tril(), -1e9)
+    return torch.einsum("bts,bsd->btd", scores.softmax(-1), V)
+
+
+def _baddbmm_stable_softmax() -> torch.Tensor:
+    scores = torch.baddbmm(torch.zeros(2, 5, 5, dtype=torch.float64), Q.double(), K.double().transpose(1, 2), alpha=0.5)
+    scores = scores - scores.amax(-1, keepdim=True)
+    weights = scores.exp() / scores.exp().sum(-1, keepdim=True)
+    return torch.bmm(weights, V.double())
+
+
+def _modules_and_printing() -> None:
+    layer, norm = nn.Linear(4, 12), nn.LayerNorm(12)
+    with torch.no_grad():
+        norm(layer(Q)).softmax(-1)
+    nn.Softmax(dim=-1)(Q)
+    torch.special.softmax(Q, -1)
+    torch.log_softmax(Q, -1)
+    torch.vmap(lambda a, b: a @ b.T)(Q, K)
+    f"{Q} {layer.weight!r}"
+
+
+def _training_step() -> None:
+    model = q05.MultiHeadSelfAttention(8, 2, max_len=8)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    loss = model(X).pow(2).mean()
+    loss.backward()
+    optimizer.step()
+
+
+HAND_WRITTEN = [
+    ("solution attention", lambda: q03.attention(Q, K, V)),
+    ("solution single_head", lambda: q03.single_head(X[0], *torch.randn(3, 8, 4))),
+    ("solution multi-head module", lambda: q05.MultiHeadSelfAttention(8, 2, max_len=8)(X, return_weights=True)),
+    ("solution read_grad", lambda: q08.read_grad(E, H, G)),
+    ("solution numerical_grad", lambda: q08.numerical_grad(lambda x: (x**3).sum(), E)),
+    ("nanoGPT manual path", _nanogpt),
+    ("einsum and -1e9", _einsum_minus_1e9),
+    ("baddbmm, float64, stable softmax", _baddbmm_stable_softmax),
+    ("nn.Linear, LayerNorm, softmax forms, vmap, printing", _modules_and_printing),
+]
+
+
+@pytest.mark.parametrize("work", [pytest.param(work, id=name) for name, work in HAND_WRITTEN])
+def test_hand_written_work_is_never_flagged(work) -> None:
+    assert _seen(work) == []
+
+
+def test_other_labels_work_is_not_flagged() -> None:
+    """Training with backward (question 10's work) under the attention labels flags nothing."""
+    assert _seen(_training_step, [SDPA, MHA]) == []
+    assert _seen(_training_step, [AUTOGRAD]) == [AUTOGRAD]
+
+
+def test_the_watch_is_left_cleanly() -> None:
+    with pytest.raises(ValueError, match="unknown"):
+        forbidden.ForbiddenWork(["torch.nn"])
+    with pytest.raises(RuntimeError, match="boom"):
+        with forbidden.ForbiddenWork(forbidden.LABELS) as watch:
+            F.scaled_dot_product_attention(Q, K, V)
+            raise RuntimeError("boom")
+    assert watch.seen == [SDPA] and _mode_stacks() == ([], [])
+    assert threading.getprofile() is None
+    F.scaled_dot_product_attention(Q, K, V)
+    assert watch.seen == [SDPA]  # nothing is recorded after the block
+    with forbidden.ForbiddenWork([]) as idle:
+        assert _mode_stacks() == ([], [])  # nothing asked: no modes, no cost
+        F.scaled_dot_product_attention(Q, K, V)
+    assert idle.seen == []
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The corpus files that reach forbidden kernels: right outputs, flagged
+# ---------------------------------------------------------------------------------------------------------------
+
+def _corpus(relative: str) -> types.ModuleType:
+    """A corpus file loaded as a module of the solutions package (its relative imports are the solutions')."""
+    path = CORPUS / relative
+    name = f"solutions._corpus_{path.parent.name}_{path.stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("relative", ["wrong/q03_ops_aten_math.py", "wrong/q03_ops_flash_kernel.py"])
+def test_corpus_q03_kernels_are_right_but_flagged(relative: str) -> None:
+    module = _corpus(relative)
+    cases = [((1, 4), (1, 4), 4, True), ((3, 4), (3, 4), 6, True), ((2, 5, 4), (2, 5, 4), 3, False),
+             ((2, 3, 5, 8), (1, 5, 8), 8, True), ((3, 4), (6, 4), 2, False)]
+    for dtype in (torch.float32, torch.float64):
+        for q_shape, k_shape, dv, causal in cases:
+            q, k = torch.randn(q_shape, dtype=dtype), torch.randn(k_shape, dtype=dtype)
+            v = torch.randn(k_shape[:-1] + (dv,), dtype=dtype)
+            with forbidden.ForbiddenWork([SDPA, MHA]) as watch:
+                out, weights = module.attention(q, k, v, causal)
+            expected_out, expected_weights = q03.attention(q, k, v, causal)
+            torch.testing.assert_close(out, expected_out)
+            torch.testing.assert_close(weights, expected_weights)
+            assert watch.seen == [SDPA]
+
+
+def test_corpus_q05_native_kernel_is_right_but_flagged() -> None:
+    module = _corpus("wrong/q05_native_mha_kernel.py")
+    for dtype in (torch.float32, torch.float64):
+        for B, T, D, n_heads in [(2, 5, 8, 2), (1, 1, 6, 3), (3, 7, 12, 4)]:
+            torch.manual_seed(1)
+            wrong = module.MultiHeadSelfAttention(D, n_heads, max_len=16).to(dtype)
+            torch.manual_seed(1)
+            right = q05.MultiHeadSelfAttention(D, n_heads, max_len=16).to(dtype)
+            x = torch.randn(B, T, D, dtype=dtype)
+            with forbidden.ForbiddenWork([SDPA, MHA]) as watch:
+                out, weights = wrong(x, return_weights=True)
+            expected_out, expected_weights = right(x, return_weights=True)
+            torch.testing.assert_close(out, expected_out)
+            torch.testing.assert_close(weights, expected_weights)
+            assert watch.seen == [MHA]
+
+
+def test_corpus_q08_hidden_backward_is_right_but_flagged() -> None:
+    module = _corpus("wrong/q08_backward_hidden.py")
+    with torch.no_grad(), forbidden.ForbiddenWork([AUTOGRAD]) as watch:  # the suite calls read_grad under no_grad
+        got = module.read_grad(E, H, G)
+    torch.testing.assert_close(got, q08.read_grad(E, H, G))
+    assert watch.seen == [AUTOGRAD]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The virtual clock
+# ---------------------------------------------------------------------------------------------------------------
+
+TIMINGS = [(64, 32, 5), (128, 64, 5), (96, 48, 7)]  # (T, d, repeats) of the grading rule
+
+STUDENT_HEADER = '''
+import math
+import statistics
+import time
+import timeit
+from time import perf_counter
+
+import torch
+from torch.utils import benchmark
+
+
+def attention(q, k, v):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    scores = scores.masked_fill(~torch.ones(q.shape[-2], k.shape[-2], dtype=torch.bool).tril(), float("-inf"))
+    return torch.softmax(scores, dim=-1) @ v
+
+
+def inputs(T, d):
+    q, k, v = torch.randn(3, T, d).unbind(0)
+    attention(q, k, v)  # warm-up
+    return q, k, v
+
+
+def each(T, d, repeats, clock=None):
+    clock = clock or time.perf_counter  # looked up in time at each call
+    q, k, v = inputs(T, d)
+    times = []
+    for _ in range(repeats):
+        start = clock()
+        attention(q, k, v)
+        times.append(clock() - start)
+    return times
+'''
+
+BODIES = {  # name -> body of time_attention(T, d, repeats)
+    "perf_counter min": "return min(each(T, d, repeats))",
+    "perf_counter median": "return statistics.median(each(T, d, repeats))",
+    "perf_counter imported by name": "return min(each(T, d, repeats, clock=lambda: perf_counter()))",
+    "perf_counter bound as a default": "return min(each(T, d, repeats))",
+    "perf_counter_ns min": "return min(each(T, d, repeats, clock=lambda: time.perf_counter_ns() / 1e9))",
+    "monotonic min": "return min(each(T, d, repeats, clock=lambda: time.monotonic()))",
+    "process_time min": "return min(each(T, d, repeats, clock=lambda: time.process_time()))",
+    "timeit.repeat min": "q, k, v = inputs(T, d)\n    return min(timeit.repeat(lambda: attention(q, k, v), repeat=repeats, number=1))",
+    "timeit.Timer.repeat min": "q, k, v = inputs(T, d)\n    return min(timeit.Timer(lambda: attention(q, k, v)).repeat(repeats, 1))",
+    "benchmark blocked_autorange median": ("q, k, v = inputs(T, d)\n    timer = benchmark.Timer('attention(q, k, v)', "
+                                          "globals=dict(attention=attention, q=q, k=k, v=v))\n    return timer.blocked_autorange().median"),
+    "benchmark adaptive_autorange median": ("q, k, v = inputs(T, d)\n    timer = benchmark.Timer('attention(q, k, v)', "
+                                           "globals=dict(attention=attention, q=q, k=k, v=v))\n    return timer.adaptive_autorange().median"),
+    "benchmark timeit(100) mean": ("q, k, v = inputs(T, d)\n    timer = benchmark.Timer('attention(q, k, v)', "
+                                  "globals=dict(attention=attention, q=q, k=k, v=v))\n    return timer.timeit(100).mean"),
+    # wrong ones
+    "mean over repeats": "times = each(T, d, repeats)\n    return sum(times) / len(times)",
+    "total of the repeats": "return sum(each(T, d, repeats))",
+    "single reading after a warm-up": "return each(T, d, 1)[0]",
+    "single cold reading": ("q, k, v = torch.randn(3, T, d).unbind(0)\n    start = time.perf_counter()\n    attention(q, k, v)\n"
+                            "    return time.perf_counter() - start"),
+}
+WRONG = {"mean over repeats", "total of the repeats", "single reading after a warm-up", "single cold reading"}
+
+
+def _student(name: str) -> types.ModuleType:
+    """A student's q09 module, executed now (before any block), so names imported from time are the real clocks."""
+    source = STUDENT_HEADER + f"\n\ndef time_attention(T, d=64, repeats=5):\n    {BODIES[name]}\n"
+    if name == "perf_counter bound as a default":
+        source = source.replace("clock=None", "clock=perf_counter")
+    module = types.ModuleType(f"exercises_q09_{abs(hash(name))}")
+    exec(compile(source, f"<{name}>", "exec"), module.__dict__)
+    return module
+
+
+def _figure(module: types.ModuleType, T: int, d: int, repeats: int) -> tuple[float, float, int]:
+    """(seconds, ratio to one forward's matrix-product work, clock reads) under the virtual clock."""
+    torch.manual_seed(0)
+    with clock.virtual_clock([module]) as work_clock, forbidden.ForbiddenWork([]):
+        seconds = module.time_attention(T, d=d, repeats=repeats)
+    return seconds, seconds / (4 * T * T * d / clock.WORK_PER_SECOND), work_clock.reads
+
+
+RIGHT_CASES = [pytest.param(name, *sizes, id=f"{name}-T{sizes[0]}")
+               for name in BODIES if name not in WRONG
+               for sizes in (TIMINGS if "adaptive" not in name else TIMINGS[1:2])]  # adaptive: ~1 s at T=128, far more at 64
+
+
+@pytest.mark.parametrize("name, T, d, repeats", RIGHT_CASES)
+def test_every_timing_tool_reads_the_virtual_clock_deterministically(name: str, T: int, d: int, repeats: int) -> None:
+    module = _student(name)
+    seconds, ratio, reads = _figure(module, T, d, repeats)
+    assert 0.97 <= ratio <= 1.3, f"{name}: {ratio:.3f} times one forward"
+    assert reads >= 2
+    assert _figure(module, T, d, repeats) == (seconds, ratio, reads), "not the same figure on a second run"
+
+
+@pytest.mark.parametrize("name", sorted(WRONG))
+def test_a_noisy_figure_falls_outside(name: str) -> None:
+    module = _student(name)
+    for T, d, repeats in TIMINGS:
+        _, ratio, _ = _figure(module, T, d, repeats)
+        assert not 0.97 <= ratio <= 1.3, f"{name} passes at T={T}: {ratio:.3f}"
+
+
+@pytest.mark.parametrize("relative", ["right/q09_benchmark_blocked_autorange.py", "right/q09_benchmark_timeit.py",
+                                      "right/q09_benchmark_adaptive_autorange.py"])
+def test_corpus_benchmark_timings_pass(relative: str) -> None:
+    module = _corpus(relative)
+    for T, d, repeats in (TIMINGS if "adaptive" not in relative else TIMINGS[1:2]):
+        _, ratio, reads = _figure(module, T, d, repeats)
+        assert 0.97 <= ratio <= 1.3 and reads >= 2, (T, ratio, reads)
+
+
+def _timing_references() -> dict:
+    """Every clock reference the block swaps, as it is now."""
+    timer_init = benchmark.utils.timer.Timer.__init__
+    return {"time": {name: getattr(time, name) for name in dir(time) if callable(getattr(time, name))},
+            "timeit": (timeit.default_timer, timeit.timeit.__defaults__, timeit.repeat.__defaults__, timeit.Timer.__init__.__defaults__),
+            "benchmark": (benchmark.utils.timer.timer, timer_init.__defaults__, timer_init.__kwdefaults__)}
+
+
+def test_clocks_are_restored_even_after_an_exception() -> None:
+    module = _student("perf_counter bound as a default")
+    before = _timing_references()
+    with pytest.raises(RuntimeError, match="boom"):
+        with clock.virtual_clock([module]) as work_clock:
+            assert time.perf_counter is not REAL_PERF_COUNTER and module.perf_counter is not REAL_PERF_COUNTER
+            assert module.each.__defaults__[0] is not REAL_PERF_COUNTER and timeit.default_timer is time.perf_counter
+            assert torch.utils._python_dispatch._get_current_dispatch_mode_stack() == [work_clock]
+            raise RuntimeError("boom")
+    assert time.perf_counter is REAL_PERF_COUNTER and type(time.perf_counter) is types.BuiltinFunctionType
+    assert timeit.default_timer is REAL_PERF_COUNTER and timeit.Timer.__init__.__defaults__[2] is REAL_PERF_COUNTER
+    assert module.perf_counter is REAL_PERF_COUNTER and module.each.__defaults__ == (REAL_PERF_COUNTER,)
+    assert _timing_references() == before
+    assert _mode_stacks() == ([], [])
+
+
+def test_clocks_bound_inside_the_block_are_made_real_on_exit() -> None:
+    """A torch.utils.benchmark module imported inside the block binds the virtual clock; on exit it gets the real one."""
+    name = "torch.utils.benchmark._clock_test_probe"
+    try:
+        with clock.virtual_clock([]) as work_clock:
+            probe = types.ModuleType(name)
+            sys.modules[name] = probe
+            exec("import time\nfrom time import perf_counter\ndef read(timer=time.perf_counter):\n    return timer()", probe.__dict__)
+            probe.read()
+            assert work_clock.reads == 1
+        assert probe.perf_counter is REAL_PERF_COUNTER and probe.read.__defaults__ == (REAL_PERF_COUNTER,)
+    finally:
+        sys.modules.pop(name, None)
+
+
+def test_other_threads_keep_the_real_clock() -> None:
+    """A clock read from another thread (a watchdog, a logger) neither moves the count nor gets virtual time."""
+    readings = []
+    with clock.virtual_clock([]) as work_clock:
+        torch.ones(10, 10).sum()
+        thread = threading.Thread(target=lambda: readings.append(time.perf_counter()))
+        thread.start()
+        thread.join()
+        assert work_clock.reads == 0
+    assert abs(readings[0] - REAL_PERF_COUNTER()) < 60
+
+
+def test_work_clock_counts_flops_and_bursts() -> None:
+    work_clock = clock.WorkClock()
+    a, b = torch.randn(8, 4), torch.randn(4, 6)
+    with work_clock:
+        a @ b
+    assert work_clock.work == 2 * 8 * 4 * 6 + clock.WARMUP_WORK
+    first, second = work_clock.seconds(), work_clock.seconds()  # the second read (index BURST_AT) follows a burst
+    assert first == second == work_clock.work / clock.WORK_PER_SECOND  # nothing ran in between: a burst of nothing
+    with work_clock:
+        a @ b
+    third = work_clock.seconds()
+    assert third - second == pytest.approx(2 * 8 * 4 * 6 / clock.WORK_PER_SECOND) and work_clock.reads == 3
+
+
+def test_wall_times_takes_the_function_and_keeps_to_the_budget() -> None:
+    def time_attention(T: int, d: int = 64, repeats: int = 5) -> float:
+        return T * d * repeats * 1e-9
+
+    assert clock.wall_times(time_attention, [2, 4, 8], d=16, budget=60.0) == {"Ts": [2, 4, 8], "seconds": pytest.approx([96e-9, 192e-9, 384e-9])}
+    assert clock.wall_times(time_attention, [2, 4, 8], d=16, budget=-1.0) == {"Ts": [], "seconds": []}
+
+
+@pytest.mark.parametrize("name", ["forbidden", "clock"])
+def test_child_modules_import_only_the_standard_library_torch_and_each_other(name: str) -> None:
+    """They run as `_child.*` in the zygote: no autograder, no reference, and no costly torch.utils.benchmark import."""
+    tree = ast.parse((CHILD / f"{name}.py").read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            continue  # relative: a sibling module
+        names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else [node.module] if isinstance(node, ast.ImportFrom) else []
+        for imported in names:
+            top = imported.split(".")[0]
+            assert top == "torch" or top in sys.stdlib_module_names, f"{name}.py imports {imported}"
+            assert not imported.startswith("torch.utils.benchmark"), f"{name}.py imports {imported} (about 0.1 s)"
+
+
+def test_the_watch_inside_the_clock_changes_no_figure() -> None:
+    """The session nests ForbiddenWork inside virtual_clock: the work counted is the same, and forbidden work is seen."""
+    module = _student("perf_counter min")
+    alone = _figure(module, 64, 32, 5)
+    torch.manual_seed(0)
+    with clock.virtual_clock([module]) as work_clock, forbidden.ForbiddenWork(forbidden.LABELS) as watch:
+        seconds = module.time_attention(64, d=32, repeats=5)
+        F.scaled_dot_product_attention(Q, K, V)
+    assert (seconds, work_clock.reads) == (alone[0], alone[2]) and watch.seen == [SDPA]
+    assert _mode_stacks() == ([], []) and time.perf_counter is REAL_PERF_COUNTER
