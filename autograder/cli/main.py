@@ -39,6 +39,8 @@ def _parser() -> argparse.ArgumentParser:
     batch.add_argument("--nbgrader", dest="course_dir", type=Path, required=True, metavar="COURSE_DIR")
     batch.add_argument("--assignment", default="attention")
     batch.add_argument("--student", default=None)
+    gradescope = commands.add_parser("gradescope", help="write an autograder zip for Gradescope")
+    gradescope.add_argument("out_zip", type=Path, metavar="OUT.zip")
     commands.add_parser("release", help="write a learner repository (main: stubs, solutions branch)").add_argument("out_dir", type=Path)
     commands.add_parser("dev-check", help="maintainer's guard: manifest, stubs, solutions, suites")
     return parser
@@ -128,6 +130,10 @@ def main(argv: list[str] | None = None) -> int:
             from ..nbgrader.grade import grade_class
 
             return grade_class(course, args.course_dir, args.assignment, args.student)
+        if args.command == "gradescope":
+            from ..classroom.gradescope import main as gradescope_main
+
+            return gradescope_main(args, course)
         if args.command == "release":
             from ..maintainer.release import write_release
 

@@ -13,7 +13,7 @@ from ..course.manifest import Course, Question
 from ..course.results import ERROR, FAILED, NOT_ATTEMPTED, PASSED, CaseResult, QuestionResult
 from ..sandbox.parent import Child, ChildStopped, Sandbox
 from .inputs import describe_all
-from .proxy import CheckFailure, Student, StudentError
+from .proxy import CheckFailure, Student, StudentError, explain, one_line, refusal
 from .static import forbidden_uses
 
 MARKERS = (
@@ -92,16 +92,18 @@ def failure(item: pytest.Item, error: BaseException, inputs: int) -> tuple[str, 
         message, kind, about_input = text.splitlines()[0], "failed", True
     else:
         message, kind, about_input = f"returned something the grader cannot read as an answer ({type(error).__name__})", "failed", True
-    return (message + _failing_input(item, error, inputs) if about_input else message), kind
+    return one_line(message + _failing_input(item, error, inputs) if about_input else message, 600), kind
 
 
 class KitPlugin:
     """Runs each question's tests against one sandboxed child and keeps their outcomes."""
 
-    def __init__(self, course: Course, package: Path, sandbox: Sandbox, notes: bool = True, first_failure_only: bool = False) -> None:
-        """package: the exercises-like folder graded; first_failure_only: skip a check's later inputs once one fails."""
+    def __init__(self, course: Course, package: Path, sandbox: Sandbox, notes: bool = True, first_failure_only: bool = False,
+                 hidden: tuple[Path, ...] = ()) -> None:
+        """package: the exercises-like folder graded; first_failure_only: skip a check's later inputs once one fails;
+        hidden: folders the student's code may not read (where other students' packages are)."""
         self.course, self.package, self.notes, self.first_failure_only = course, package.resolve(), notes, first_failure_only
-        self.sandbox = sandbox
+        self.sandbox, self.hidden = sandbox, hidden
         self.runs: dict[int, QuestionRun] = {}
         self.inputs: dict[tuple[str, str], int] = {}  # (suite module, test function) -> how many inputs it is run on
         self.static: dict[tuple[int, tuple[str, ...]], dict[str, tuple[str, str]]] = {}
@@ -128,18 +130,17 @@ class KitPlugin:
         if not source.exists():
             run.status, run.reason = ERROR, f"{question.file} is missing: restore it (for example from git) and try again"
             raise CheckFailure(run.reason, "error")
-        run.child = self.sandbox.open(self.package, question.module, question.time_limit)
+        run.child = self.sandbox.open(self.package, question.module, question.time_limit, self.hidden)
         try:
             imported = run.child.first()
+            if not imported["ok"] or imported["refused"]:
+                run.status = ERROR
+                run.reason = refusal(imported["refused"][0]) if imported["refused"] else explain(imported["error"], question)
         except ChildStopped as stopped:
             run.status, run.reason = stopped.status, f"{stopped.reason} (while importing your module)"
-            self.finish(question)
-            raise CheckFailure(run.reason, "error") from None
-        if not imported["ok"] or imported["refused"]:
-            from .proxy import explain, refusal
-
-            run.status = ERROR
-            run.reason = refusal(imported["refused"][0]) if imported["refused"] else explain(imported["error"], question)
+        except Exception as error:  # noqa: BLE001 - the child's first word is the student's process speaking
+            run.status, run.reason = ERROR, f"sent back data the grader cannot read while importing your module ({type(error).__name__})"
+        if run.status:
             self.finish(question)
             raise CheckFailure(run.reason, "error")
         run.student = Student(run.child, question)
@@ -200,7 +201,8 @@ class KitPlugin:
             student.forbid(labels)
         result = yield
         if labels:
-            uses = self.static_uses(self.question_of(item.module), labels)
+            question = self.question_of(item.module)
+            uses = self.static_uses(question, labels)
             if uses:
                 label, where = next(iter(uses.values()))
                 raise CheckFailure(f"{where}, which question {question.number} asks you to do without: write it by hand")

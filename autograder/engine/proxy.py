@@ -7,6 +7,7 @@ which the test can call (`model(x)`), read attributes of (`model.qkv`), inspect 
 and load weights into (`load_weights(model, state)`).
 """
 import contextlib
+import random
 from dataclasses import dataclass, field
 from typing import Iterator
 
@@ -14,6 +15,9 @@ import torch
 
 from ..course.manifest import Question
 from ..sandbox.parent import Child, ChildStopped
+
+
+CLOCK_SPEEDS = (1.0e9, 2.0e9)  # units of work per virtual second, drawn for each virtual_clock block
 
 
 class CheckFailure(AssertionError):
@@ -54,25 +58,32 @@ class CallRecord:
     spied: list[str] = field(default_factory=list)
 
 
+def one_line(text: object, limit: int = 300) -> str:
+    """Student-made text made safe for a one-line message: no line breaks or control characters, surrogates escaped, short."""
+    text = str(text).encode("utf-8", "backslashreplace").decode("utf-8")
+    text = "".join(c if c.isprintable() else " " for c in text)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 def _where(error: dict) -> str:
     """` at exercises/q03_attention.py line 12: code` for the innermost frame in the student's files."""
     if not error["where"]:
         return ""
     frame = error["where"][-1]
-    code = f": {frame['code']}" if frame["code"] else ""
-    return f" at {frame['file']} line {frame['line']}{code}"
+    code = f": {one_line(frame['code'], 120)}" if frame["code"] else ""
+    return f" at {one_line(frame['file'], 120)} line {frame['line']}{code}"
 
 
 def explain(error: dict, question: Question) -> str:
     """One line saying what the student's code raised, and where in their own files."""
-    kind, message = error["type"], error["message"]
+    kind, message = one_line(error["type"], 100), str(error["message"])
     if kind in ("MissingFunction", "UnsavableResult"):
-        return message
+        return one_line(message)
     if kind == "NotImplementedError":
         frame = error["where"][-1] if error["where"] else None
         if frame and not frame["file"].endswith(question.file.split("/")[-1]):
-            return f"uses `{frame['function']}` from {frame['file']}, which is not written yet (raises NotImplementedError)"
-        name = frame["function"] if frame else "this function"
+            return f"uses `{one_line(frame['function'], 80)}` from {one_line(frame['file'], 120)}, which is not written yet (raises NotImplementedError)"
+        name = one_line(frame["function"], 80) if frame else "this function"
         return f"not attempted: `{name}` still raises NotImplementedError"
     if kind == "SystemExit":
         return f"called sys.exit(){_where(error)}; return a value instead"
@@ -83,9 +94,9 @@ def explain(error: dict, question: Question) -> str:
     if kind == "OSError" and "File too large" in message:
         return f"printed more than 8 MiB of output{_where(error)}"
     if kind == "SyntaxError":
-        return f"SyntaxError: {message}{_where(error)}"
+        return f"SyntaxError: {one_line(message.strip().splitlines()[0] if message.strip() else '', 200)}{_where(error)}"
     first_line = message.strip().splitlines()[0] if message.strip() else ""
-    return f"raised {kind}: {first_line}{_where(error)}"
+    return f"raised {kind}: {one_line(first_line, 200)}{_where(error)}"
 
 
 def not_attempted(error: dict, question: Question) -> bool:
@@ -95,6 +106,7 @@ def not_attempted(error: dict, question: Question) -> bool:
 
 def refusal(what: str) -> str:
     """One line for an action the child refused (an import of the grader's packages, a file, a process)."""
+    what = one_line(what, 200)
     if what.startswith("imports "):
         return f"{what}; answers may import only torch, numpy, math and earlier exercises"
     return f"{what}: not allowed in an answer, which may only compute with torch, numpy, math and earlier exercises"
@@ -116,7 +128,7 @@ class Student:
     def __init__(self, child: Child, question: Question) -> None:
         self._child, self._question = child, question
         self._forbid: tuple[str, ...] = ()
-        self._clock = False
+        self._clock: float | bool = False
         self._grad: bool | None = None
         self.last = CallRecord()
 
@@ -127,11 +139,15 @@ class Student:
         return Handle(self, name, f"`{name}`")
 
     @contextlib.contextmanager
-    def virtual_clock(self) -> Iterator[None]:
-        """Calls inside the block run with every clock reading the virtual clock; after each, `last.reads` counts its reads."""
-        self._clock = True
+    def virtual_clock(self) -> Iterator[float]:
+        """Calls inside the block run with every clock reading the virtual clock; after each, `last.reads` counts its reads.
+
+        Yields the clock's speed (units of work per virtual second), drawn afresh for each block so that no figure can be
+        worked out ahead: a measured time is judged by its ratio to the work, which does not depend on it.
+        """
+        self._clock = random.SystemRandom().uniform(*CLOCK_SPEEDS)
         try:
-            yield
+            yield self._clock
         finally:
             self._clock = False
 
@@ -174,9 +190,9 @@ class Student:
         """The child's plain data, handles and markers turned into Handle and Unsupported objects."""
         if isinstance(value, dict):
             if "__handle__" in value:
-                return Handle(self, value["__handle__"], value.get("type", "an object"))
+                return Handle(self, value["__handle__"], one_line(value.get("type", "an object"), 100))
             if "__unsupported__" in value:
-                return Unsupported(value["__unsupported__"])
+                return Unsupported(one_line(value["__unsupported__"], 100))
             return {key: self._decode(item) for key, item in value.items()}
         if isinstance(value, (list, tuple)):
             return type(value)(self._decode(item) for item in value)

@@ -2,6 +2,8 @@
 import contextlib
 import io
 import os
+import sys
+import tempfile
 from pathlib import Path
 
 from ..course.manifest import Course
@@ -19,18 +21,34 @@ def suite_file(course: Course, number: int) -> Path:
     return SUITES / f"test_{course.question(number).module}.py"
 
 
-def run_suites(course: Course, sandbox: Sandbox, package: Path, numbers: list[int], notes: bool = False) -> Report:
-    """One pytest run of the questions' suites on package, in an open sandbox (left open)."""
+def run_suites(course: Course, sandbox: Sandbox, package: Path, numbers: list[int], notes: bool = False,
+               hidden: tuple[Path, ...] = ()) -> Report:
+    """One pytest run of the questions' suites on package, in an open sandbox (left open).
+
+    hidden: folders the student's code may not read, such as the one holding the other students' packages.
+    """
     import pytest
 
     from .plugin import KitPlugin
 
-    plugin = KitPlugin(course, package, sandbox, notes, first_failure_only=True)
+    plugin = KitPlugin(course, package, sandbox, notes, first_failure_only=True, hidden=hidden)
     suites = [str(suite_file(course, n)) for n in numbers if suite_file(course, n).exists()]
     if suites:
         with _quiet_pytest():
             pytest.main([*PYTEST_ARGS, *suites], plugins=[plugin])
     return Report([plugin.result(course.question(n)) for n in numbers])
+
+
+def classmates_folder(packages: list[Path]) -> tuple[Path, ...]:
+    """The folder holding several students' packages, which none of them may read (empty for one package, or when that
+    folder also holds the kit or Python itself)."""
+    if len(packages) < 2:
+        return ()
+    common = Path(os.path.commonpath([str(p.resolve()) for p in packages]))
+    needed = [SUITES, Path(sys.prefix), Path(sys.base_prefix), Path(tempfile.gettempdir())]
+    if any(common == path or common in path.resolve().parents for path in needed):
+        return ()
+    return (common,)
 
 
 def grade_many(course: Course, submissions: list[tuple[Path, list[int]]], notes: bool = False,
@@ -45,7 +63,8 @@ def grade_many(course: Course, submissions: list[tuple[Path, list[int]]], notes:
         import torch
 
         torch.set_num_threads(1)  # the oracle works on tiny tensors: a thread pool only adds waiting
-        return [run_suites(course, sandbox, package, numbers, notes) for package, numbers in submissions]
+        hidden = classmates_folder([package for package, _ in submissions])
+        return [run_suites(course, sandbox, package, numbers, notes, hidden) for package, numbers in submissions]
     finally:
         sandbox.close()
 

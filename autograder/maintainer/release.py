@@ -10,6 +10,7 @@ from string import Template
 import yaml
 
 from ..course.manifest import ENCODED, Course, ManifestError, decode_answer, load_course
+from .classroom import classroom_files
 from .stubs import BEGIN, END, StubError, expected_stubs
 
 SHIPPED_DIRS = ("autograder", "reference")  # copied whole, caches and hidden files left out
@@ -77,6 +78,7 @@ def main_files(course: Course) -> dict[str, bytes]:
     files |= {f"exercises/{name}": text.encode("utf-8") for name, text in expected_stubs(root / "solutions").items()}
     files["course.yaml"] = encode_answers((root / "course.yaml").read_text(encoding="utf-8")).encode("utf-8")
     files["README.md"] = _readme(course).encode("utf-8")
+    files |= classroom_files(course)  # .github/workflows/classroom.yml: GitHub Classroom grades every push
     return files
 
 

@@ -3,8 +3,8 @@ import io
 import json
 import os
 import select
-import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -15,10 +15,14 @@ from pathlib import Path
 MEMORY_BYTES = 4 << 30  # address-space limit of a child
 OUTPUT_BYTES = 8 << 20  # largest file a child may write, its captured output included
 ANSWER_BYTES = 64 << 20  # largest answer the grader reads back
+ANSWER_RECORDS = 4096  # most tensors and objects one answer may hold
+CHILD_FAILED = 70  # exit code of a child whose own loop failed (worker.py)
+WALL_FACTOR = 3  # a child is stopped after this many times its time limit on the wall clock, however busy the machine
 OUTPUT_SHOWN = 2000  # characters of the child's captured output kept for the report
 KEPT_ENV = ("PATH", "LANG", "LC_ALL", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "SYSTEMROOT")
 SIGNALS = {-11: "a segmentation fault", -6: "an abort", -9: "being killed (memory or CPU limit?)", -24: "the CPU time limit",
-           -7: "a bus error", -8: "a floating-point exception"}
+           -7: "a bus error", -8: "a floating-point exception",
+           -31: "a forbidden system call (signalling, tracing or writing into another process)"}
 TIMEOUT, CRASHED, ERROR = "timeout", "crashed", "error"
 
 
@@ -94,8 +98,11 @@ class Sandbox:
                 pass
         self.process, self.pending = self._start(), b""
 
-    def open(self, package: Path, module: str, time_limit: float) -> "Child":
-        """Fork a child that imports exercises.<module> from package; it answers requests until closed."""
+    def open(self, package: Path, module: str, time_limit: float, hidden: tuple[Path, ...] = ()) -> "Child":
+        """Fork a child that imports exercises.<module> from package; it answers requests until closed.
+
+        hidden: folders the child may not read, beside the kit's own (other students' packages); the package stays readable.
+        """
         self.jobs += 1
         workdir = self.folder / f"job{self.jobs}"
         workdir.mkdir()
@@ -106,7 +113,8 @@ class Sandbox:
         child.requests = os.open(requests, os.O_RDWR | os.O_NONBLOCK)  # never blocks, whether or not the child reads
         child.answers = os.open(answers, os.O_RDONLY | os.O_NONBLOCK)
         job = {"id": self.jobs, "workdir": str(workdir), "package": str(package), "module": module, "time_limit": time_limit,
-               "memory_bytes": MEMORY_BYTES, "output_bytes": OUTPUT_BYTES, "requests": str(requests), "answers": str(answers)}
+               "memory_bytes": MEMORY_BYTES, "output_bytes": OUTPUT_BYTES, "requests": str(requests), "answers": str(answers),
+               "hidden": [str(folder) for folder in hidden]}
         for attempt in range(2):
             try:
                 self.process.stdin.write((json.dumps(job) + "\n").encode())
@@ -134,7 +142,7 @@ class Sandbox:
         self.process.wait()
         for pipe in (self.process.stdin, self.process.stdout, self.errors):
             pipe.close()
-        shutil.rmtree(self.folder, ignore_errors=True)
+        _remove(self.folder)
 
 
 class Child:
@@ -142,7 +150,7 @@ class Child:
 
     def __init__(self, sandbox: Sandbox, job_id: int, workdir: Path, time_limit: float) -> None:
         self.sandbox, self.id, self.workdir, self.time_limit = sandbox, job_id, workdir, time_limit
-        self.spent = 0.0  # seconds spent waiting for this child, counted against its time limit
+        self.spent = 0.0  # seconds the grader spent waiting for this child
         self.stopped: ChildStopped | None = None
         self.requests = self.answers = -1
         self.buffer = b""
@@ -166,6 +174,11 @@ class Child:
         code = self._exit_code()
         if code is not None and code < 0:
             return self._stop(CRASHED, f"the process crashed with {SIGNALS.get(code, f'signal {-code}')}")
+        if code is None:
+            return self._stop(ERROR, "the answer closed the sandbox's channel to the grader: leave file descriptors you did not open alone")
+        if code == CHILD_FAILED:
+            return self._stop(ERROR, "the sandbox could not send your results back after your code ran: the answer changed something "
+                                     "it relies on (torch.save, file descriptors, signal handlers, the recursion limit)")
         return self._stop(CRASHED, f"the process exited (exit code {code}): do not call sys.exit() or os._exit() in an answer")
 
     def first(self) -> dict:
@@ -184,23 +197,42 @@ class Child:
                 self._wait_for(None)
         return self._receive()
 
+    def _queue_wait(self) -> float:
+        """Seconds the child's main thread has spent runnable but waiting for a core since its fork (Linux schedstat), 0 where unknown."""
+        try:
+            with open(f"/proc/{self.pid}/schedstat", "rb") as handle:
+                return int(handle.read().split()[1]) / 1e9
+        except (OSError, IndexError, ValueError, TypeError):
+            return 0.0
+
+    def _used(self) -> float:
+        """The time charged to the child: the grader's waits for it, less the time it only waited for a core.
+
+        On a machine busy with other work the child runs slower but is charged the same, so the same code
+        meets the same limit; a child that sleeps or blocks is charged in full. The wall clock still stops it
+        at WALL_FACTOR times the limit.
+        """
+        return self.spent - self._queue_wait()
+
     def _wait_for(self, reader: int | None) -> bool:
         """Wait (counting the time) until reader is readable or the pipe drains; raise when the child stops or runs out of time."""
-        left = self.time_limit - self.spent
-        if left <= 0:
-            raise self._stop(TIMEOUT, f"stopped after {self.time_limit:g} s: an endless loop, or far too much work?")
-        start = time.monotonic()
-        try:
-            ready = self.sandbox.pump(min(left, 0.05) if reader is None else left, [reader] if reader is not None else [])
-        except ChildStopped as stopped:
-            self.sandbox.kill(self.pid)
-            self.stopped = stopped
-            raise
-        finally:
-            self.spent += time.monotonic() - start
-        if self._exit_code() is not None and not ready:
-            raise self._died()
-        return bool(ready)
+        while True:
+            left = min(self.time_limit - self._used(), WALL_FACTOR * self.time_limit - self.spent)
+            if left <= 0:
+                raise self._stop(TIMEOUT, f"stopped after {self.time_limit:g} s: an endless loop, or far too much work?")
+            start = time.monotonic()
+            try:
+                ready = self.sandbox.pump(min(left, 0.05 if reader is None else 0.25), [reader] if reader is not None else [])
+            except ChildStopped as stopped:
+                self.sandbox.kill(self.pid)
+                self.stopped = stopped
+                raise
+            finally:
+                self.spent += time.monotonic() - start
+            if self._exit_code() is not None and not ready:
+                raise self._died()
+            if ready or reader is None:
+                return bool(ready)
 
     def _receive(self) -> dict:
         """Read one frame from the answers FIFO and load it as plain data."""
@@ -211,12 +243,16 @@ class Child:
                     raise self._stop(ERROR, f"returned a result larger than {ANSWER_BYTES >> 20} MiB, which the grader does not take back")
                 if len(self.buffer) >= 8 + size:
                     frame, self.buffer = self.buffer[8:8 + size], self.buffer[8 + size:]
+                    start = time.monotonic()
                     try:
-                        import torch  # here, not at the top: the zygote is started before the grader imports torch
-
-                        return torch.load(io.BytesIO(frame), weights_only=True)
+                        answer = _load_answer(frame)
                     except Exception as error:  # noqa: BLE001 - the frame is the student's process's word
                         raise self._stop(ERROR, f"sent back data the grader cannot read ({type(error).__name__})") from None
+                    finally:
+                        self.spent += time.monotonic() - start  # reading an answer is charged to the question too
+                    if not isinstance(answer, dict) or not isinstance(answer.get("ok"), bool) or not isinstance(answer.get("refused", []), list):
+                        raise self._stop(ERROR, "sent back data the grader cannot read (not an answer)")
+                    return answer
             if self._wait_for(self.answers):
                 try:
                     chunk = os.read(self.answers, 1 << 20)
@@ -258,12 +294,42 @@ class Child:
             if fd >= 0:
                 os.close(fd)
         self.requests = self.answers = -1
-        output = ""
-        output_file = self.workdir / "output.txt"
-        if output_file.exists():
-            with open(output_file, "rb") as handle:
-                output = handle.read(OUTPUT_SHOWN).decode("utf-8", "replace")
-        return Ending(orphans, output)
+        ending = Ending(orphans, self._output())
+        _remove(self.workdir)
+        return ending
+
+    def _output(self) -> str:
+        """The start of what the child printed: output.txt in its folder, if that is still a plain file (never a FIFO or a link)."""
+        try:
+            fd = os.open(self.workdir / "output.txt", os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+        except OSError:
+            return ""
+        try:
+            return os.read(fd, OUTPUT_SHOWN).decode("utf-8", "replace") if stat.S_ISREG(os.fstat(fd).st_mode) else ""
+        except OSError:
+            return ""
+        finally:
+            os.close(fd)
+
+
+def _remove(folder: Path) -> None:
+    """Delete a folder the children wrote in, however deep they nested it (shutil.rmtree recurses, `rm -rf` does not)."""
+    subprocess.run(["rm", "-rf", "--one-file-system", str(folder)], check=False, stdin=subprocess.DEVNULL,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def _load_answer(frame: bytes) -> object:
+    """torch.load(weights_only=True) of a child's frame, once its zip archive is shown to be plain: stored, not
+    compressed (no zip bomb), at most ANSWER_RECORDS records, no more bytes inside than the frame holds."""
+    import zipfile
+
+    import torch  # here, not at the top: the zygote is started before the grader imports torch
+
+    with zipfile.ZipFile(io.BytesIO(frame)) as archive:
+        records = archive.infolist()
+        if len(records) > ANSWER_RECORDS or any(r.compress_type != zipfile.ZIP_STORED or r.file_size > len(frame) for r in records):
+            raise ValueError("an archive the child's torch.save would not write")
+    return torch.load(io.BytesIO(frame), weights_only=True)
 
 
 def _frame(request: dict) -> bytes:

@@ -27,6 +27,9 @@ import torch
 # Bound here, in the zygote, before any student code runs: a patched builtin never reaches the worker or its Guard.
 from builtins import all, any, isinstance, len, min, str  # noqa: E402, A004
 
+_torch_save, _torch_load, _BytesIO, _os_read, _os_write = torch.save, torch.load, io.BytesIO, os.read, os.write
+_block_signals, _ALL_SIGNALS = signal.pthread_sigmask, frozenset(signal.valid_signals())
+
 REFUSED_PACKAGES = ("reference", "solutions", "autograder")
 KIT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # autograder/sandbox/worker.py
 HIDDEN_FOLDERS = ("reference", "solutions", os.path.join("autograder", "suites"), ".git")  # under the kit's root
@@ -34,9 +37,13 @@ SPAWN_EVENTS = frozenset({"os.fork", "os.forkpty", "os.system", "os.exec", "os.p
 PATH_EVENTS = frozenset({"os.remove", "os.rmdir", "os.mkdir", "os.rename", "os.truncate", "os.chmod", "os.chown", "os.utime",
                          "os.link", "os.symlink", "shutil.rmtree", "os.mkfifo", "os.mknod"})
 C_EVENTS = frozenset({"ctypes.dlopen", "ctypes.dlsym", "ctypes.dlsym/handle"})
+# The gc's object lists reach the grader's own objects in the child (its watch on forbidden work, its channel).
+REACH_EVENTS = {"gc.get_objects": "lists the interpreter's objects (gc)", "gc.get_referrers": "lists the interpreter's objects (gc)",
+                "gc.get_referents": "lists the interpreter's objects (gc)"}
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 PIDFD_FUNCTIONS = (("os", "pidfd_open"), ("posix", "pidfd_open"), ("signal", "pidfd_send_signal"), ("_signal", "pidfd_send_signal"))  # no audit event
 PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 36, 38
+CHILD_FAILED = 70  # exit code of a child whose own loop failed after the student's code ran (parent.py says so)
 # Linux Landlock: syscall numbers (the same on every architecture) and the file-system access rights used here.
 LANDLOCK_CREATE_RULESET, LANDLOCK_ADD_RULE, LANDLOCK_RESTRICT_SELF, LANDLOCK_RULE_PATH_BENEATH = 444, 445, 446, 1
 FS_WRITE_FILE, FS_READ_FILE, FS_TRUNCATE, FS_REFER = 1 << 1, 1 << 2, 1 << 14, 1 << 13
@@ -75,7 +82,7 @@ class Guard:
     (RefusedImport refuses them). The functions it relies on are bound here, before student code runs.
     """
 
-    def __init__(self, attempts: list, workdir: str, package_dir: str) -> None:
+    def __init__(self, attempts: list, workdir: str, package_dir: str, extra_hidden: list[str] = ()) -> None:
         """Bind the folders and helpers; attempts receives one line per refused action."""
         self.attempts, self.getcwd, self.fspath, self.realpath = attempts, os.getcwd, os.fspath, os.path.realpath
         self.normpath, self.join, self.getpid, self.getpgrp = os.path.normpath, os.path.join, os.getpid, os.getpgrp
@@ -83,6 +90,7 @@ class Guard:
         self.own = self._both(workdir)
         self.package = self._both(package_dir)
         self.hidden = tuple(form for name in HIDDEN_FOLDERS for form in self._both(os.path.join(root, name)))
+        self.hidden += tuple(form for folder in extra_hidden for form in self._both(folder))
         for module_name, name in PIDFD_FUNCTIONS:  # signals sent through a pidfd raise no audit event: take them away
             module = sys.modules.get(module_name) or importlib.import_module(module_name)
             if hasattr(module, name):
@@ -114,7 +122,7 @@ class Guard:
     def _hidden(self, path: object) -> bool:
         """True for a path into the oracle, the solutions, the suites or .git (the graded package excepted)."""
         forms = self._forms(path)
-        if all(self._under(form, self.package) for form in forms):
+        if all(self._under(form, self.package) or self._under(form, self.own) for form in forms):
             return False
         if any(self._under(form, self.hidden) for form in forms):
             return True
@@ -159,14 +167,20 @@ class Guard:
             target = args[0]
             if target not in (0, self.getpid() if event == "os.kill" else self.getpgrp()):
                 self._refuse(f"sends a signal to process {target} ({event})")
+        elif event in REACH_EVENTS:
+            self._refuse(REACH_EVENTS[event])
         elif event in C_EVENTS:
             self._refuse(f"loads C code with ctypes ({event})")
         elif event == "resource.setrlimit" or (event == "resource.prlimit" and (args[2] is not None or args[0] not in (0, self.getpid()))):
             self._refuse(f"changes a resource limit ({event})")  # as root it could lift its own memory limit
 
 
-def _landlock(workdir: str, package_dir: str) -> bool:
-    """Landlock rules, kernel-enforced even for C code (torch.save, torch.from_file): write only in workdir, read nothing hidden."""
+def _landlock(workdir: str, package_dir: str, extra_hidden: list[str]) -> bool:
+    """Landlock rules, kernel-enforced even for C code (torch.save, torch.from_file): write only in workdir, read nothing hidden.
+
+    Hidden: the kit's oracle, solutions, suites and .git, plus extra_hidden (the sandbox's folder, where the other
+    children's channels are, and the folders holding other students' packages), except the package and workdir themselves.
+    """
     import ctypes
 
     libc = ctypes.CDLL(None, use_errno=True)
@@ -175,10 +189,14 @@ def _landlock(workdir: str, package_dir: str) -> bool:
     if abi < 1:
         return False  # no Landlock in this kernel: the Guard alone watches Python's own file access
     root = os.path.realpath(KIT_ROOT)
-    package = os.path.realpath(package_dir)
-    hidden = {h for h in (os.path.realpath(os.path.join(root, name)) for name in HIDDEN_FOLDERS)
-              if os.path.exists(h) and package != h and not package.startswith(h + os.sep)}
-    ancestors = {a for h in hidden for a in _ancestors(h)}
+    package, own = os.path.realpath(package_dir), os.path.realpath(workdir)
+    kit_hidden = {h for h in (os.path.realpath(os.path.join(root, name)) for name in HIDDEN_FOLDERS)
+                  if os.path.exists(h) and package != h and not package.startswith(h + os.sep)}
+    hidden = kit_hidden | {os.path.realpath(h) for h in extra_hidden if os.path.isdir(h)}
+    inside = lambda path: any(path == h or path.startswith(h + os.sep) for h in hidden)  # noqa: E731
+    kept = [package, own]
+    chains = {a for h in hidden for a in _ancestors(h)}  # folders above a hidden one: all their other entries stay readable
+    tunnels = {a for k in kept for a in [k, *_ancestors(k)] if inside(a)} - set(kept)  # hidden folders on the way to a kept one
     writes = FS_WRITE_FILE | FS_CHANGES | (FS_REFER if abi >= 2 else 0) | (FS_TRUNCATE if abi >= 3 else 0)
     handled = ctypes.c_uint64(writes | (FS_READ_FILE if hidden else 0))
     ruleset = libc.syscall(LANDLOCK_CREATE_RULESET, ctypes.byref(handled), ctypes.c_size_t(8), ctypes.c_uint32(0))
@@ -203,11 +221,12 @@ def _landlock(workdir: str, package_dir: str) -> bool:
             os.close(fd)
 
     try:
-        for folder in ancestors:  # read: everything beside the path down to each hidden folder
+        for folder in chains - tunnels:  # read: everything beside the path down to each hidden folder
             for entry in os.listdir(folder):
                 path = os.path.join(folder, entry)
-                if path not in hidden and path not in ancestors and not os.path.islink(path):
+                if not inside(path) and path not in chains and not os.path.islink(path):
                     allow(path, FS_READ_FILE)
+        allow(package, FS_READ_FILE)
         allow(workdir, writes | FS_READ_FILE)
         allow(os.devnull, writes | FS_READ_FILE)
         if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
@@ -215,6 +234,75 @@ def _landlock(workdir: str, package_dir: str) -> bool:
         return libc.syscall(LANDLOCK_RESTRICT_SELF, ruleset, ctypes.c_uint32(0)) == 0
     finally:
         os.close(ruleset)
+
+
+# seccomp: the signal syscalls (checked: only the child itself or its own group may be signalled) and those that
+# reach another process outright, by architecture (AUDIT_ARCH value, x32 bit or None, {name: number}).
+SECCOMP_ARCHES = {
+    "x86_64": (0xC000003E, 0x40000000, {"kill": 62, "tkill": 200, "tgkill": 234, "rt_sigqueueinfo": 129, "rt_tgsigqueueinfo": 297,
+                                        "pidfd_open": 434, "pidfd_send_signal": 424, "ptrace": 101, "process_vm_writev": 311,
+                                        "fcntl": 72, "ioctl": 16}),
+    "aarch64": (0xC00000B7, None, {"kill": 129, "tkill": 130, "tgkill": 131, "rt_sigqueueinfo": 138, "rt_tgsigqueueinfo": 240,
+                                   "pidfd_open": 434, "pidfd_send_signal": 424, "ptrace": 117, "process_vm_writev": 271,
+                                   "fcntl": 25, "ioctl": 29}),
+}
+SIGNAL_SYSCALLS = ("kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")
+# fcntl and ioctl commands that make the kernel signal a chosen process later (SIGIO to an owner): F_SETOWN, F_SETSIG,
+# F_SETOWN_EX; FIOSETOWN, SIOCSPGRP, TIOCSPGRP.
+OWNER_COMMANDS = {"fcntl": (8, 10, 15), "ioctl": (0x8901, 0x8902, 0x5410)}
+PR_SET_SECCOMP, SECCOMP_MODE_FILTER, SECCOMP_RET_ALLOW, SECCOMP_RET_KILL = 22, 2, 0x7FFF0000, 0x80000000  # kill: SIGSYS, reported
+
+
+def _seccomp() -> bool:
+    """A seccomp filter, kernel-enforced even for C code and fresh copies of os: no signal to any process but the child's own
+    (or its group's), no pidfd, ptrace or process_vm_writev, no signal owner set on a file (SIGIO). False where this
+    architecture is not known here."""
+    import ctypes
+    import platform
+
+    if platform.machine() not in SECCOMP_ARCHES:
+        return False
+    arch, x32, numbers = SECCOMP_ARCHES[platform.machine()]
+    me = os.getpid()
+    program: list[tuple] = [("ld", 4), ("jeq", arch, None, "allow"), ("ld", 0)]
+    if x32 is not None:
+        program.append(("jge", x32, "deny", None))
+    program += [("jeq", number, "deny", None) for name, number in numbers.items() if name not in (*SIGNAL_SYSCALLS, *OWNER_COMMANDS)]
+    program += [("jeq", numbers[name], "target", None) for name in SIGNAL_SYSCALLS]
+    program += [("jeq", numbers[name], "command", None) for name in OWNER_COMMANDS]
+    program += [("label", "allow"), ("ret", SECCOMP_RET_ALLOW), ("label", "command"), ("ld", 24)]
+    program += [("jeq", command, "deny", None) for commands in OWNER_COMMANDS.values() for command in commands]
+    program += [("ret", SECCOMP_RET_ALLOW), ("label", "target"), ("ld", 16)]
+    program += [("jeq", value & 0xFFFFFFFF, "mine", None) for value in (me, 0, -me)]  # itself, its group, its group by -pgid
+    program += [("label", "deny"), ("ret", SECCOMP_RET_KILL), ("label", "mine"), ("ret", SECCOMP_RET_ALLOW)]  # BPF jumps forward only
+    labels, index = {}, 0
+    for instruction in program:
+        if instruction[0] == "label":
+            labels[instruction[1]] = index
+        else:
+            index += 1
+
+    class Filter(ctypes.Structure):
+        _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8), ("k", ctypes.c_uint32)]
+
+    class Program(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(Filter))]
+
+    codes = {"ld": 0x20, "jeq": 0x15, "jge": 0x35, "ret": 0x06}
+    filters, position = [], 0
+    for instruction in program:
+        if instruction[0] == "label":
+            continue
+        position += 1
+        kind, k, *targets = instruction
+        jumps = [0 if target is None else labels[target] - position for target in targets] or [0, 0]
+        filters.append(Filter(codes[kind], jumps[0], jumps[1], k))
+    array = (Filter * len(filters))(*filters)
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        return False
+    ok = libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(Program(len(filters), array)), 0, 0) == 0
+    return ok
 
 
 def _ancestors(path: str) -> list[str]:
@@ -251,17 +339,24 @@ def _limit(job: dict) -> None:
 
 
 def _describe(error: BaseException, package_dir: str) -> dict:
-    """Plain description of an exception: type, message, and the frames that are in the student's files."""
-    stack = traceback.StackSummary.extract(traceback.walk_tb(error.__traceback__), lookup_lines=False)
-    frames = [f for f in stack if f.filename.startswith(package_dir)]  # only these lines are read: the grader's files stay closed
-    if isinstance(error, SyntaxError) and error.filename and error.filename.startswith(package_dir):
-        frames.append(traceback.FrameSummary(error.filename, error.lineno or 0, "<module>", line=(error.text or "").strip()))
-    where = [
-        {"file": os.path.relpath(f.filename, os.path.dirname(package_dir)), "line": f.lineno, "function": f.name, "code": (f.line or "").strip()}
-        for f in frames
-    ]
-    message = error.msg if isinstance(error, SyntaxError) else str(error)
-    return {"type": type(error).__name__, "message": message[:500], "where": where}
+    """Plain description of an exception: type, message, and the frames that are in the student's files.
+
+    Everything is coerced to short text: the exception is the student's object, and its str() may raise, loop or lie.
+    """
+    try:
+        stack = traceback.StackSummary.extract(traceback.walk_tb(error.__traceback__), lookup_lines=False)
+        frames = [f for f in stack if str(f.filename).startswith(package_dir)]  # only these lines are read: the grader's files stay closed
+        if isinstance(error, SyntaxError) and isinstance(error.filename, str) and error.filename.startswith(package_dir):
+            frames.append(traceback.FrameSummary(error.filename, int(error.lineno or 0), "<module>", line=str(error.text or "").strip()))
+        where = [{"file": os.path.relpath(f.filename, os.path.dirname(package_dir)), "line": int(f.lineno or 0), "function": str(f.name),
+                  "code": str(f.line or "").strip()[:200]} for f in frames]
+    except Exception:  # noqa: BLE001 - a traceback the student tampered with
+        where = []
+    try:
+        message = str(error.msg if isinstance(error, SyntaxError) else error)
+    except BaseException:  # noqa: B036 - a __str__ that raises (even SystemExit)
+        message = "(its message could not be read)"
+    return {"type": str(type(error).__name__)[:100], "message": message[:500], "where": where}
 
 
 def read_frame(fd: int) -> bytes | None:
@@ -273,7 +368,7 @@ def read_frame(fd: int) -> bytes | None:
 def _read_exactly(fd: int, size: int) -> bytes | None:
     chunks, left = [], size
     while left:
-        chunk = os.read(fd, min(left, 1 << 20))
+        chunk = _os_read(fd, min(left, 1 << 20))
         if not chunk:
             return None
         chunks.append(chunk)
@@ -283,12 +378,12 @@ def _read_exactly(fd: int, size: int) -> bytes | None:
 
 def _write_frame(fd: int, value: object) -> None:
     """value, torch.save'd, as one length-prefixed frame on fd."""
-    buffer = io.BytesIO()
-    torch.save(value, buffer)
+    buffer = _BytesIO()
+    _torch_save(value, buffer)
     data = buffer.getvalue()
     view = memoryview(len(data).to_bytes(8, "little") + data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[_os_write(fd, view):]
 
 
 def _answer(fd: int, answer: dict, describe: object) -> None:
@@ -309,27 +404,44 @@ def _run_child(job: dict) -> None:
     torch.manual_seed(0)
     attempts: list[str] = []
     folder, package_dir = job["workdir"], job["package"]
-    _landlock(folder, package_dir)  # before the Guard, which refuses ctypes
+    _landlock(folder, package_dir, [os.path.dirname(folder), *job.get("hidden", [])])  # before the Guard, which refuses ctypes
+    _seccomp()
     sys.meta_path.insert(0, RefusedImport(attempts))
-    sys.addaudithook(Guard(attempts, folder, package_dir))
+    sys.addaudithook(Guard(attempts, folder, package_dir, [os.path.dirname(folder), *job.get("hidden", [])]))
     child = sys.modules["_child"]
 
     def describe(error: BaseException) -> dict:
         return _describe(error, package_dir)
 
+    del sys.modules["_child"]  # bound here; the student's code cannot look it up to patch the watch
+    for name in [name for name in sys.modules if name.startswith("_child.")]:
+        del sys.modules[name]
+    limit = sys.getrecursionlimit()
     try:
         _load_package("exercises", package_dir)
         module = importlib.import_module("exercises." + job["module"])
     except BaseException as error:  # the student's import may raise anything, SystemExit included
+        _between_calls(limit)
         _write_frame(answers, {"ok": False, "error": describe(error), "refused": list(attempts)})
         return
+    _between_calls(limit)
     _write_frame(answers, {"ok": True, "refused": list(attempts)})
     session = child.session.Session(module, describe, attempts)
     while (frame := read_frame(requests)) is not None:
-        request = torch.load(io.BytesIO(frame), weights_only=True)
+        request = _torch_load(_BytesIO(frame), weights_only=True)
         if request["op"] == "exit":
             return
-        _answer(answers, session.handle(request), describe)
+        _block_signals(signal.SIG_UNBLOCK, _ALL_SIGNALS)
+        answer = session.handle(request)
+        _between_calls(limit)
+        _answer(answers, answer, describe)
+
+
+def _between_calls(limit: int) -> None:
+    """The grader's side of the child runs with signals held back (a student's timer or handler waits for the next call)
+    and with the recursion limit it started with."""
+    _block_signals(signal.SIG_BLOCK, _ALL_SIGNALS)
+    sys.setrecursionlimit(limit)
 
 
 def _fork(job: dict) -> int:
@@ -340,7 +452,7 @@ def _fork(job: dict) -> int:
         try:
             _run_child(job)
         except BaseException:  # noqa: B036 - nothing may escape the child
-            code = 70
+            code = CHILD_FAILED
         finally:
             os._exit(code)
     return pid

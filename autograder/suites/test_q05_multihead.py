@@ -83,9 +83,11 @@ def test_future_blind(student: Student, d_model: int, n_heads: int, x: torch.Ten
     changed = x.clone()
     changed[:, start:] = randn(batch, length - start, width, seed=seed + 99, dtype=x.dtype)  # the same x, its later positions drawn again
     model = _model(student, d_model, n_heads, 16, seed, x.dtype)
-    first, second = model(x), model(changed)
+    first, second, again = model(x), model(changed), model(x)
     if type(first) is not torch.Tensor or type(second) is not torch.Tensor or first.shape != second.shape:
         raise AssertionError(f"forward(x) returned {kind(first)}; expected a (B, T, D) torch.Tensor")
+    assert not past_changed(first, again, length, dim=1), \
+        "two forwards of the same x gave different outputs: is dropout, or other randomness, left in the module?"
     assert not past_changed(first, second, start, dim=1), \
         f"changing x at positions {start} and later changed the output at an earlier position: is the mask applied?"
 

@@ -25,9 +25,12 @@ def resampled(x: torch.Tensor, start: int, seed: int) -> torch.Tensor:
 
 
 EVAL_TOKENS = tokens(3, T, 1001)
-MODEL_INPUTS = [case(x=tokens(2, 5, 1000), return_weights=True, future_from=None),
-                case(x=tokens(2, 5, 999), return_weights=False, future_from=None),
-                case(x=EVAL_TOKENS, return_weights=True, future_from=6)]  # future_from: resample x from there on, compare
+SIZES = {"vocab": VOCAB, "d_model": D, "n_heads": HEADS, "max_len": T}  # TinyAttentionLM's defaults
+OTHER_SIZES = {"vocab": 10, "d_model": 8, "n_heads": 2, "max_len": 6}
+MODEL_INPUTS = [case(x=tokens(2, 5, 1000), return_weights=True, future_from=None, sizes=None),
+                case(x=tokens(2, 5, 999), return_weights=False, future_from=None, sizes=None),
+                case(x=EVAL_TOKENS, return_weights=True, future_from=6, sizes=None),  # future_from: resample x from there on, compare
+                case(x=tokens(2, 6, 998) % 10, return_weights=True, future_from=None, sizes=OTHER_SIZES)]  # sizes: init arguments
 SHORT_KWARGS = {"epochs": 1, "steps_per_epoch": 3, "batch_size": 8, "lr": 3e-3, "seed": 1}  # only shows the arguments are honoured
 TRAIN_KWARGS = {"epochs": 3, "steps_per_epoch": 100, "batch_size": 64, "lr": 3e-3, "seed": 0}
 TRAIN_INPUTS = [case(**SHORT_KWARGS, held_out=EVAL_TOKENS), case(**TRAIN_KWARGS, held_out=tokens(256, T, 1003))]
@@ -71,28 +74,33 @@ def test_copy_batch_generator(student: Student) -> None:
 
 
 @pytest.mark.points(3)
-@pytest.mark.parametrize("x, return_weights, future_from", MODEL_INPUTS)
-def test_tiny_attention_lm(student: Student, x: torch.Tensor, return_weights: bool, future_from: int | None) -> None:
+@pytest.mark.parametrize("x, return_weights, future_from, sizes", MODEL_INPUTS)
+def test_tiny_attention_lm(student: Student, x: torch.Tensor, return_weights: bool, future_from: int | None,
+                           sizes: dict | None) -> None:
     """TinyAttentionLM: layout, shapes, and no look at the future"""
-    model = student.TinyAttentionLM()
+    model = student.TinyAttentionLM(**sizes) if sizes else student.TinyAttentionLM()
+    sizes = sizes or SIZES
+    built = f"TinyAttentionLM({', '.join(f'{k}={v}' for k, v in sizes.items())})" if sizes is not SIZES else "TinyAttentionLM()"
+    vocab, width, heads = sizes["vocab"], sizes["d_model"], sizes["n_heads"]
     layout = structure(model)
     wanted = {"tok": "Embedding", "pos": "Embedding", "attn": "MultiHeadSelfAttention", "head": "Linear"}
     for name, cls in wanted.items():
-        assert layout.children.get(name) == cls, f"TinyAttentionLM().{name} should be a {cls}; found {layout.children.get(name, 'nothing')}"
-    for name, shape in {"tok.weight": [VOCAB, D], "pos.weight": [T, D], "head.weight": [VOCAB, D]}.items():
-        assert layout.parameters.get(name) == shape, f"{name} should have shape {tuple(shape)}; found {layout.parameters.get(name)}"
+        assert layout.children.get(name) == cls, f"{built}.{name} should be a {cls}; found {layout.children.get(name, 'nothing')}"
+    for name, shape in {"tok.weight": [vocab, width], "pos.weight": [sizes["max_len"], width], "head.weight": [vocab, width]}.items():
+        assert layout.parameters.get(name) == shape, \
+            f"{built}: {name} should have shape {tuple(shape)}; found {layout.parameters.get(name)} (use the arguments)"
     B, length = x.shape
     if not return_weights:  # plain forward(x): the logits alone
         out = model(x)
-        assert type(out) is torch.Tensor and out.shape == (B, length, VOCAB), \
-            f"forward(x) returned {kind(out) if type(out) is not torch.Tensor else tuple(out.shape)}; expected logits {(B, length, VOCAB)} alone"
+        assert type(out) is torch.Tensor and out.shape == (B, length, vocab), \
+            f"forward(x) returned {kind(out) if type(out) is not torch.Tensor else tuple(out.shape)}; expected logits {(B, length, vocab)} alone"
         return
     out = model(x, return_weights=True)
     assert isinstance(out, (tuple, list)) and len(out) == 2 and all(type(t) is torch.Tensor for t in out), \
         f"forward(x, return_weights=True) returned {kind(out)}; expected (logits, weights)"
-    assert out[0].shape == (B, length, VOCAB) and out[1].shape == (B, HEADS, length, length), \
-        (f"for x of shape {(B, length)}: logits {tuple(out[0].shape)} and weights {tuple(out[1].shape)}; "
-         f"expected {(B, length, VOCAB)} and {(B, HEADS, length, length)}")
+    assert out[0].shape == (B, length, vocab) and out[1].shape == (B, heads, length, length), \
+        (f"{built}, x of shape {(B, length)}: logits {tuple(out[0].shape)} and weights {tuple(out[1].shape)}; "
+         f"expected {(B, length, vocab)} and {(B, heads, length, length)}")
     if future_from is not None:
         alt = model(resampled(x, future_from, 1002), return_weights=True)
         assert isinstance(alt, (tuple, list)) and type(alt[0]) is torch.Tensor and alt[0].shape == out[0].shape, \
@@ -117,6 +125,16 @@ def _trained_model(student: Student, kwargs: dict) -> tuple[Handle, object]:
     return trained, result[1]
 
 
+def _honours_seed_and_lr(student: Student, kwargs: dict, losses: list[float]) -> None:
+    """The same seed gives the same losses again; another seed, or another lr, other losses."""
+    again = _trained_model(student, kwargs)[1]
+    assert again == losses, "two runs with the same seed gave different losses: seed torch with `seed` (model and batches)"
+    other_seed = _trained_model(student, kwargs | {"seed": kwargs["seed"] + 1})[1]
+    assert other_seed != losses, f"seeds {kwargs['seed']} and {kwargs['seed'] + 1} gave the same losses: use the `seed` argument"
+    other_lr = _trained_model(student, kwargs | {"lr": kwargs["lr"] * 10})[1]
+    assert other_lr != losses, f"lr={kwargs['lr']:g} and lr={kwargs['lr'] * 10:g} gave the same losses: give `lr` to the optimiser"
+
+
 @pytest.mark.points(6)
 @pytest.mark.parametrize("epochs, steps_per_epoch, batch_size, lr, seed, held_out", TRAIN_INPUTS)
 def test_train_copy_task(student: Student, epochs: int, steps_per_epoch: int, batch_size: int, lr: float, seed: int,
@@ -138,7 +156,9 @@ def test_train_copy_task(student: Student, epochs: int, steps_per_epoch: int, ba
     assert all(math.isfinite(v) for v in losses), "some losses are NaN or infinite"
     assert abs(losses[0] - math.log(VOCAB)) <= 1.0, \
         f"the first loss is {losses[0]:.2f}; an untrained model should be near log({VOCAB}) = {math.log(VOCAB):.2f}"
-    if steps < 100:  # a short run only shows that the arguments are honoured
+    if steps < 100:  # a short run only shows that the arguments are honoured: seed and lr among them
+        _honours_seed_and_lr(student, {"epochs": epochs, "steps_per_epoch": steps_per_epoch, "batch_size": batch_size, "lr": lr,
+                                       "seed": seed}, losses)
         return
     final = sum(losses[-10:]) / 10
     assert final < 1.0, f"the last losses average {final:.2f}; they should end well below 1.0 (is position 0 ignored, is the optimiser stepping?)"

@@ -66,8 +66,10 @@ class WorkClock(TorchDispatchMode):
         """Keep torch from wrapping __torch_dispatch__ for dynamo, whose import costs a second and a half."""
         return False
 
-    def __init__(self) -> None:
+    def __init__(self, speed: float = WORK_PER_SECOND) -> None:
+        """speed: units of work per virtual second (the grader may pick one per call, so no figure can be computed ahead)."""
         super().__init__()
+        self.speed = speed
         self.work = 0.0
         self.interference = 0.0
         self.reads = 0
@@ -108,7 +110,7 @@ class WorkClock(TorchDispatchMode):
             self.interference += BURST_SIZE * (self.work - self.work_at_last_read)
         self.reads += 1
         self.work_at_last_read = self.work
-        return (self.work + self.interference) / WORK_PER_SECOND
+        return (self.work + self.interference) / self.speed
 
 
 def _virtual_clocks(clock: WorkClock) -> dict[str, Callable]:
@@ -221,13 +223,13 @@ def _timing_modules(modules: Sequence[types.ModuleType]) -> list[types.ModuleTyp
 
 
 @contextlib.contextmanager
-def virtual_clock(modules: Sequence[types.ModuleType]) -> Iterator[WorkClock]:
+def virtual_clock(modules: Sequence[types.ModuleType], speed: float = WORK_PER_SECOND) -> Iterator[WorkClock]:
     """Inside the block every clock the student can reach reads the yielded WorkClock, the active dispatch mode.
 
     `modules` are the student's modules: their globals may hold clocks imported by name
     (`from time import perf_counter`) or bound as defaults. Everything is restored on exit.
     """
-    modules, clock = list(modules), WorkClock()
+    modules, clock = list(modules), WorkClock(speed)
     virtual = _virtual_clocks(clock)
     to_virtual = {_id(real): (real, virtual[name]) for name, real in _REAL.items()}
     to_real = {_id(stand_in): (stand_in, _REAL[name]) for name, stand_in in virtual.items()}

@@ -40,6 +40,6 @@ def plain(value: object, keep: Callable[[object], int], depth: int = 0) -> objec
             return _float(value)
         if kind in (list, tuple):
             return kind([plain(item, keep, depth + 1) for item in value])
-        if kind is dict and _all(_type(key) is str for key in value):
+        if kind is dict and _all(_type(key) is str for key in value) and not ("__handle__" in value or "__unsupported__" in value):
             return {key: plain(item, keep, depth + 1) for key, item in value.items()}
     return {"__handle__": keep(value), "type": describe_type(kind)}

@@ -94,7 +94,8 @@ class Session:
         try:
             with torch.set_grad_enabled(request.get("grad", torch.is_grad_enabled())):
                 if request.get("clock"):
-                    with clock.virtual_clock([self.module, *self._student_modules()]) as work_clock, spy:
+                    speed = float(request["clock"]) if type(request["clock"]) is float else clock.WORK_PER_SECOND
+                    with clock.virtual_clock([self.module, *self._student_modules()], speed) as work_clock, spy:
                         try:
                             value = function(*args, **kwargs)
                         finally:
@@ -117,12 +118,21 @@ def structure(model: object) -> dict:
     """Names and shapes of parameters and buffers, and the class of every direct child, of an nn.Module."""
     if not isinstance(model, torch.nn.Module):
         raise TypeError(f"expected an nn.Module, got a {type(model).__name__}")
-    return {
-        "class": type(model).__name__,
-        "parameters": {name: list(p.shape) for name, p in model.named_parameters()},
-        "buffers": {name: [list(b.shape), str(b.dtype)] for name, b in model.named_buffers()},
-        "children": {name: type(child).__name__ for name, child in model.named_children()},
-    }
+    found: dict = {"class": type(model).__name__, "parameters": {}, "buffers": {}, "children": {}}
+    read = object.__getattribute__  # the module's own tables, not its methods: an override cannot lie about its layout
+    for name, child in read(model, "_modules").items():
+        if child is not None:
+            found["children"][name] = type(child).__name__
+    stack, seen = [("", model)], set()
+    while stack:
+        prefix, module = stack.pop(0)
+        if id(module) in seen:
+            continue
+        seen.add(id(module))
+        found["parameters"] |= {prefix + k: list(v.shape) for k, v in read(module, "_parameters").items() if v is not None}
+        found["buffers"] |= {prefix + k: [list(v.shape), str(v.dtype)] for k, v in read(module, "_buffers").items() if v is not None}
+        stack += [(f"{prefix}{k}.", v) for k, v in read(module, "_modules").items() if v is not None]
+    return found
 
 
 def load(model: object, state: dict) -> None:
@@ -132,5 +142,8 @@ def load(model: object, state: dict) -> None:
             try:
                 target = model.get_parameter(name)
             except AttributeError:
-                target = model.get_buffer(name)
+                try:
+                    target = model.get_buffer(name)
+                except AttributeError:
+                    raise MissingFunction(f"the module has no parameter or buffer `{name}`") from None
             target.copy_(tensor)

@@ -1,0 +1,376 @@
+"""Gradescope: `python -m autograder gradescope OUT.zip` writes an autograder zip; its run_autograder grades one submission.
+
+The zip holds what Gradescope's autograder specification asks for at its root: setup.sh (run once when Gradescope
+builds the image: the pinned CPU torch, then the kit) and run_autograder (run for every submission), with the kit
+itself in kit/ (autograder/, reference/, course.yaml, pyproject.toml and README.md; never solutions/, exercises/
+or tests/). Gradescope unpacks the zip into /autograder/source.
+
+run_autograder grades /autograder/submission as `check` grades exercises/ (the same suites, sandbox and scores) and
+writes /autograder/results/results.json: the total score, one test per check (name, score, max_score, status,
+output, visibility "visible"), the report as `check` prints it at the top (self-test answers of the questions at
+full marks included), execution_time, and stdout_visibility "hidden". The submission may be the exercise modules
+at its top level, in an exercises/ folder (at any depth: a repository or an unpacked zip), or a notebook of the
+nbgrader assignment; a module that is not there counts as missing, as with `check`, and the other modules of the
+folder found (a helper that an answer imports) are graded with them, as `check` grades exercises/ as it is. Nothing a student's code
+prints reaches the results (it could echo the hidden inputs): it goes to run_autograder's stdout, which only
+instructors see.
+
+AUTOGRADER_ROOT (default /autograder) moves the whole layout (source/, submission/, results/), so that a test can
+run the real script on a temporary folder; AUTOGRADER_PYTHON (default python3) picks the interpreter.
+"""
+import argparse
+import dataclasses
+import html
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+import traceback
+import zipfile
+from pathlib import Path
+
+from ..course.manifest import Course, ManifestError, find_root, load_course
+from ..course.results import ERROR, QuestionResult, Report, number
+
+KIT = "kit"  # the kit's folder inside the zip, hence /autograder/source/kit on Gradescope
+SHIPPED_DIRS = ("autograder", "reference")  # copied whole, caches and hidden files left out
+SHIPPED_FILES = ("course.yaml", "pyproject.toml", "README.md")  # pyproject.toml names README.md: pip needs it
+SKIPPED_PARTS = {"__pycache__"}
+SKIPPED_SUFFIXES = {".pyc", ".pyo"}
+ZIP_DATE = (2026, 1, 1, 0, 0, 0)  # fixed, so that the same kit always gives the same zip
+TORCH = "torch==2.13.0"
+TORCH_INDEX = "https://download.pytorch.org/whl/cpu"  # the CPU wheel: PyPI's Linux wheel pulls the CUDA libraries
+SKIPPED_FOLDERS = {"__pycache__", "__MACOSX", ".ipynb_checkpoints", ".git"}
+SEARCH_DEPTH = 4  # folders below /autograder/submission searched for the modules or a notebook
+MODULE_BYTES = 1 << 20  # a larger "module" is not read
+
+SETUP_SH = f"""#!/usr/bin/env bash
+# Gradescope runs this once, as root, when it builds the autograder image: Python, the CPU build of torch, the kit.
+set -euo pipefail
+export PIP_BREAK_SYSTEM_PACKAGES=1 PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1  # images whose Python is system-managed
+if ! command -v python3 >/dev/null || ! python3 -m pip --version >/dev/null 2>&1; then
+    apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y python3 python3-pip
+fi
+python3 -c 'import sys; sys.exit(sys.version_info < (3, 10) and "the kit needs Python 3.10 or newer: pick a newer base image")'
+python3 -m pip install "{TORCH}" --index-url {TORCH_INDEX}
+python3 -m pip install /autograder/source/{KIT}
+python3 -c 'import torch, autograder; print("torch", torch.__version__, "and the kit are installed")'
+"""
+
+RUN_AUTOGRADER = f"""#!/usr/bin/env bash
+# Gradescope runs this for every submission, as root: grade /autograder/submission with the kit in
+# /autograder/source/{KIT} and write /autograder/results/results.json. What it prints only instructors see.
+# AUTOGRADER_ROOT (default /autograder) and AUTOGRADER_PYTHON (default python3) let a test run it elsewhere.
+root="${{AUTOGRADER_ROOT:-/autograder}}"
+mkdir -p "$root/results"
+cd "$root/source/{KIT}" && "${{AUTOGRADER_PYTHON:-python3}}" -m autograder.classroom.gradescope "$root"
+status=$?
+if [ ! -s "$root/results/results.json" ]; then  # the grader could not even start: still give Gradescope an answer
+    cat > "$root/results/results.json" <<EOF
+{{"score": 0, "output": "The autograder could not run (exit status $status), so this is not a grade: please tell your instructor.", "visibility": "visible", "stdout_visibility": "hidden", "tests": []}}
+EOF
+fi
+exit $status
+"""
+
+
+# -- the zip ----------------------------------------------------------------------------------------------
+
+
+def kit_files(course: Course) -> dict[str, Path]:
+    """The kit's files that go into the zip, by their path inside kit/ (solutions/, exercises/ and tests/ never do)."""
+    root = course.root
+    files = {name: root / name for name in SHIPPED_FILES if (root / name).is_file()}
+    for folder in SHIPPED_DIRS:
+        for path in sorted((root / folder).rglob("*")):
+            relative = path.relative_to(root)
+            if path.is_file() and not SKIPPED_PARTS & set(relative.parts) and path.suffix not in SKIPPED_SUFFIXES \
+                    and not any(part.startswith(".") for part in relative.parts):
+                files[relative.as_posix()] = path
+    return files
+
+
+def _add(archive: zipfile.ZipFile, name: str, data: bytes, executable: bool = False) -> None:
+    info = zipfile.ZipInfo(name, ZIP_DATE)
+    info.external_attr = (0o100755 if executable else 0o100644) << 16  # a regular file, with its mode
+    info.compress_type = zipfile.ZIP_DEFLATED
+    archive.writestr(info, data)
+
+
+def write_zip(course: Course, out_zip: Path) -> None:
+    """Write Gradescope's autograder zip for course: setup.sh and run_autograder at its root, the kit in kit/."""
+    missing = [name for name in ("course.yaml", "pyproject.toml", "autograder", "reference") if not (course.root / name).exists()]
+    if missing:
+        raise ManifestError(f"{course.root} is not a whole kit (no {', '.join(missing)}): run the command from the kit's folder")
+    out_zip.parent.mkdir(parents=True, exist_ok=True)
+    partial = out_zip.with_name(out_zip.name + ".partial")
+    with zipfile.ZipFile(partial, "w") as archive:
+        _add(archive, "setup.sh", SETUP_SH.encode(), executable=True)
+        _add(archive, "run_autograder", RUN_AUTOGRADER.encode(), executable=True)
+        for name, path in kit_files(course).items():
+            _add(archive, f"{KIT}/{name}", path.read_bytes())
+    os.replace(partial, out_zip)
+
+
+def main(args: argparse.Namespace, course: Course | None = None) -> int:
+    """`python -m autograder gradescope OUT.zip` (args.out_zip): write the zip and say what to do with it."""
+    course = course or load_course(find_root(Path.cwd()))
+    write_zip(course, args.out_zip)
+    size = args.out_zip.stat().st_size / 1e6
+    print(f"Wrote {args.out_zip} ({size:.1f} MB): Gradescope's autograder for {course.title!r}, "
+          f"{len(course.questions)} questions, {course.max_score:g} points.")
+    print("Upload it on the assignment's Configure Autograder page (Ubuntu 22.04 or newer; give it 2 GB of memory and "
+          "a timeout of 10 minutes or more), then try it with Test Autograder. See docs/instructors.md.")
+    return 0
+
+
+# -- what was submitted -----------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Found:
+    """What run_autograder will grade: where it came from and, per question, why its module is missing."""
+
+    description: str
+    missing: dict[int, str] = dataclasses.field(default_factory=dict)
+    problem: str = ""  # one line shown above the report, when the submission is not what was expected
+
+
+def _folders(top: Path) -> list[Path]:
+    """top and the folders below it (SEARCH_DEPTH levels, hidden and cache folders left out), shallowest first."""
+    found, level = [top], [top]
+    for _ in range(SEARCH_DEPTH):
+        level = [child for folder in level for child in sorted(folder.iterdir(), key=lambda p: p.name)
+                 if child.is_dir() and not child.is_symlink() and child.name not in SKIPPED_FOLDERS and not child.name.startswith(".")]
+        found += level
+    return found
+
+
+def _module_files(course: Course, folder: Path) -> dict[int, Path]:
+    """Question number -> the question's module in folder (a plain file, not a link, of a sane size)."""
+    modules = {}
+    for question in course.questions:
+        path = folder / Path(question.file).name
+        if path.is_file() and not path.is_symlink() and path.stat().st_size <= MODULE_BYTES:
+            modules[question.number] = path
+    return modules
+
+
+def _where(folder: Path, submission: Path) -> str:
+    relative = folder.relative_to(submission).as_posix()
+    return "the top level of your submission" if relative == "." else f"the folder {relative}/ of your submission"
+
+
+def notebook_sources(course: Course, notebook: dict) -> dict[int, str]:
+    """Question number -> answer source in a notebook: the nbgrader answer cells, else the cells `check` would recognise."""
+    from ..nbgrader.grade import extract_answers
+    from ..nbgrader.package import pick_from_history
+
+    sources = extract_answers(course, notebook)
+    history = ["".join(cell.get("source", "")) if isinstance(cell.get("source"), list) else str(cell.get("source", ""))
+               for cell in notebook.get("cells", []) if isinstance(cell, dict) and cell.get("cell_type") == "code"]
+    for key, source in pick_from_history(course, history, course.numbers[-1]).items():
+        sources.setdefault(key, source)  # a cell whose nbgrader metadata was lost, found by its marker or its functions
+    return sources
+
+
+def _read_notebook(course: Course, path: Path) -> tuple[dict[int, str], str]:
+    """(answer sources, problem) of one notebook; an unreadable notebook gives no sources and a one-line problem."""
+    try:
+        notebook = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
+            raise TypeError("no list of cells")
+        return notebook_sources(course, notebook), ""
+    except Exception as error:  # noqa: BLE001 - any unreadable notebook is reported, never fatal
+        first = str(error).splitlines()[0] if str(error) else ""
+        return {}, f"{path.name} cannot be read as a notebook ({type(error).__name__}: {first})"
+
+
+def prepare(course: Course, submission: Path, package: Path) -> Found:
+    """Write the exercises-like package to grade into package (created) from what was submitted; say what was found."""
+    from ..nbgrader.package import PACKAGE_INIT, answer_id, write_package
+
+    folders = _folders(submission) if submission.is_dir() else []
+    modules, place = {}, submission
+    for folder in folders:  # the folder holding most of the modules; the shallowest of equals
+        found = _module_files(course, folder)
+        if len(found) > len(modules):
+            modules, place = found, folder
+    notebooks = [path for folder in folders for path in sorted(folder.glob("*.ipynb")) if path.is_file() and not path.is_symlink()]
+    best_notebook, sources, problems = None, {}, []
+    for path in notebooks:
+        found, problem = _read_notebook(course, path)
+        problems += [problem] if problem else []
+        if best_notebook is None or len(found) > len(sources):
+            best_notebook, sources = path, found
+    if len(sources) > len(modules):
+        write_package(course, sources, package)
+        name = best_notebook.relative_to(submission).as_posix()
+        found = Found(f"the notebook {name}")
+        for question in course.questions:
+            if question.number not in sources:
+                (package / Path(question.file).name).unlink()
+                found.missing[question.number] = f"{name} has no answer cell for question {question.number} (grade_id {answer_id(question.number)})"
+        return found
+    package.mkdir(parents=True, exist_ok=True)
+    if modules:  # every module of that folder, as `check` grades exercises/ (a helper module a student imports included)
+        for path in sorted(place.glob("*.py")):
+            if path.is_file() and not path.is_symlink() and path.stat().st_size <= MODULE_BYTES:
+                shutil.copyfile(path, package / path.name)
+    if not (package / "__init__.py").exists():
+        (package / "__init__.py").write_text(PACKAGE_INIT, encoding="utf-8")
+    where = _where(place, submission)
+    found = Found(f"the modules at {where}" if modules else "nothing")
+    for question in course.questions:
+        if question.number not in modules:
+            found.missing[question.number] = f"{Path(question.file).name} is missing: it is not at {where}"
+    if not modules:
+        wanted = ", ".join(Path(q.file).name for q in course.questions[:2])
+        found.problem = ("; ".join(problems) + ". " if problems else "") + \
+            f"No exercise module ({wanted}, ...) and no notebook with answers was found in your submission: upload the " \
+            "files of your exercises/ folder (or the folder itself, or your repository), or your notebook."
+    return found
+
+
+# -- results.json -----------------------------------------------------------------------------------------
+
+
+def shares(points: float, weights: list[float]) -> list[int]:
+    """points, in cents, shared among checks in proportion to their weights; the shares add up to the points exactly."""
+    cents, total = round(points * 100), sum(weights)
+    if not weights:
+        return []
+    if total <= 0:
+        weights, total = [1.0] * len(weights), float(len(weights))
+    shared, cumulative, before = [], 0.0, 0
+    for weight in weights:
+        cumulative += weight
+        upto = round(cents * cumulative / total)
+        shared.append(upto - before)
+        before = upto
+    return shared
+
+
+def check_scores(result: QuestionResult) -> list[tuple[int, int]]:
+    """(score, max_score) in cents for each check of result: a passed check scores its max, a failed one 0; the max
+    scores add up to the question's points and the scores to its score as `check` gives it (rounded to the cent)."""
+    maxima = shares(result.max_score, [test.weight for test in result.tests])
+    passed = [i for i, test in enumerate(result.tests) if test.passed]
+    failed = [i for i, test in enumerate(result.tests) if not test.passed]
+    left = round(result.score * 100) - sum(maxima[i] for i in passed)  # a cent or two of rounding, either way
+    turn = 0
+    while left and passed and failed and turn < 100 * len(maxima):  # move those cents of max between passed and failed checks
+        giver, taker = (failed[turn % len(failed)], passed[turn % len(passed)])[:: 1 if left > 0 else -1]
+        if maxima[giver] > 0:
+            maxima[giver] -= 1
+            maxima[taker] += 1
+            left += -1 if left > 0 else 1
+        turn += 1
+    return [(top if test.passed else 0, top) for test, top in zip(result.tests, maxima)]
+
+
+def _adjusted(report: Report, found: Found) -> Report:
+    """The report as students see it here: a missing module explained for Gradescope, and no captured output."""
+    questions = []
+    for result in report.questions:
+        reason = found.missing.get(result.number)
+        if reason and result.status == ERROR:
+            tests = [dataclasses.replace(test, message=reason) for test in result.tests]
+            result = dataclasses.replace(result, reason=reason, tests=tests)
+        questions.append(dataclasses.replace(result, output=""))  # it could echo the hidden inputs
+    return Report(questions)
+
+
+def _test_output(result: QuestionResult, index: int) -> str:
+    test = result.tests[index]
+    if test.passed:
+        return "passed"
+    return test.message or result.reason or result.status
+
+
+def results_json(course: Course, report: Report, found: Found, seconds: float) -> dict:
+    """Gradescope's results.json for one graded submission (see the module's docstring)."""
+    from ..cli.report import render
+
+    shown = _adjusted(report, found)
+    tests = []
+    for result in shown.questions:
+        prefix = f"Question {result.number} ({result.title})"
+        if not result.tests:  # no check ran at all: the question still shows, with its reason
+            tests.append({"name": prefix, "number": f"{result.number}", "score": 0, "max_score": number(result.max_score),
+                          "status": "failed", "output": result.reason or result.status, "visibility": "visible"})
+            continue
+        for index, (test, (score, top)) in enumerate(zip(result.tests, check_scores(result)), start=1):
+            tests.append({
+                "name": f"{prefix}: {test.name}",
+                "number": f"{result.number}.{index}",
+                "score": number(score / 100),
+                "max_score": number(top / 100),
+                "status": "passed" if test.passed else "failed",
+                "output": _test_output(result, index - 1),
+                "tags": [f"question {result.number}", result.status],
+                "visibility": "visible",
+            })
+    text = render(shown, course, found.description)
+    if found.problem:
+        text = found.problem + "\n\n" + text
+    return {
+        "score": number(shown.score),
+        "execution_time": round(seconds),
+        "output": f"<pre>{html.escape(text)}</pre>",
+        "output_format": "html",
+        "visibility": "visible",
+        "stdout_visibility": "hidden",  # the students' own output is there, and it could echo the hidden inputs
+        "tests": tests,
+        "extra_data": {"graded": found.description, "missing": sorted(found.missing), "max_score": number(shown.max_score)},
+    }
+
+
+def _write(path: Path, results: dict) -> None:
+    """Write results.json atomically: Gradescope never reads half a file."""
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(json.dumps(results, indent=1), encoding="utf-8")
+    os.replace(partial, path)
+
+
+def run(root: Path) -> int:
+    """Grade root/submission with the kit in root/source/kit into root/results/results.json; the exit status."""
+    from ..sandbox.parent import Sandbox
+
+    start = time.monotonic()
+    target = root / "results" / "results.json"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _write(target, {"score": 0, "output": "The grading did not finish (it ran out of time, or the grader failed), so this is "
+                    "not a grade: please tell your instructor.", "visibility": "visible", "stdout_visibility": "hidden", "tests": []})
+    sandbox = Sandbox()  # first: the worker's import of torch overlaps the grader's
+    try:
+        course = load_course(root / "source" / KIT)
+        with tempfile.TemporaryDirectory(prefix="gradescope-") as scratch:
+            package = Path(scratch) / "exercises"
+            found = prepare(course, root / "submission", package)
+            from ..engine.run import grade_many
+
+            owned, sandbox = sandbox, None  # grade_many closes it, whatever happens
+            report = grade_many(course, [(package, course.numbers)], sandbox=owned)[0]
+        results = results_json(course, report, found, time.monotonic() - start)
+        _write(target, results)
+    except Exception:  # noqa: BLE001 - the placeholder stays; the details are for the instructor's stdout
+        traceback.print_exc()
+        return 1
+    finally:
+        if sandbox is not None:
+            sandbox.close()
+    from ..cli.report import render
+
+    print(f"Graded {found.description} in {results['execution_time']} s: {results['score']} / {number(report.max_score)}")
+    print(render(report, course, found.description))  # with the students' captured output: instructors only
+    for result in report.questions:
+        if result.output.strip():
+            print(f"\n--- what question {result.number}'s code printed ---\n{result.output.rstrip()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(run(Path(sys.argv[1] if len(sys.argv) > 1 else os.environ.get("AUTOGRADER_ROOT", "/autograder"))))

@@ -1,0 +1,25 @@
+"""Bug: scaled_scores uses torch.mm and k.t(), which only work for 2-D q and k, not for batched inputs."""
+import math
+
+import torch
+from torch import Tensor
+
+
+def toy_weights(query: Tensor, keys: Tensor, scale: float = 1.0) -> Tensor:
+    """Attention weights softmax(scale * keys @ query): query (d,), keys (T, d) -> (T,)."""
+    scores = keys @ query  # (T, d) @ (d,) -> (T,)
+    return torch.softmax(scale * scores, dim=-1)  # (T,), sums to 1
+
+
+def scaled_scores(q: Tensor, k: Tensor) -> Tensor:
+    """Dot products divided by sqrt(d): q (..., Tq, d), k (..., Tk, d) -> (..., Tq, Tk)."""
+    d = q.shape[-1]
+    return torch.mm(q, k.t()) / math.sqrt(d)  # (..., Tq, d) @ (..., d, Tk) -> (..., Tq, Tk)
+
+
+def dot_product_std(d: int, n: int = 20000, seed: int = 0) -> float:
+    """Empirical standard deviation of a . b over n draws of standard normal d-vectors (about sqrt(d))."""
+    generator = torch.Generator().manual_seed(seed)
+    a = torch.randn(n, d, generator=generator, dtype=torch.float64)  # (n, d)
+    b = torch.randn(n, d, generator=generator, dtype=torch.float64)  # (n, d)
+    return (a * b).sum(dim=-1).std().item()

@@ -1,0 +1,21 @@
+"""Bug: attention divides the scores by sqrt of the value width dv instead of the query/key width d."""
+import torch
+from torch import Tensor
+
+from .q01_causal_mask import causal_mask, mask_scores
+from .q02_scaled_scores import scaled_scores
+
+
+def attention(q: Tensor, k: Tensor, v: Tensor, causal: bool = True) -> tuple[Tensor, Tensor]:
+    """Attention by hand: q (..., Tq, d), k (..., Tk, d), v (..., Tk, dv) -> (out (..., Tq, dv), weights (..., Tq, Tk))."""
+    scores = q @ k.transpose(-2, -1) / v.shape[-1] ** 0.5  # (..., Tq, Tk)
+    if causal:
+        scores = mask_scores(scores, causal_mask(q.shape[-2]).to(q.device))
+    weights = torch.softmax(scores, dim=-1)  # (..., Tq, Tk), each row sums to 1
+    return weights @ v, weights  # (..., Tq, Tk) @ (..., Tk, dv) -> (..., Tq, dv)
+
+
+def single_head(x: Tensor, W_q: Tensor, W_k: Tensor, W_v: Tensor) -> Tensor:
+    """One causal attention head: x (T, D), each W (D, d) -> (T, d)."""
+    out, _ = attention(x @ W_q, x @ W_k, x @ W_v, causal=True)  # each (T, D) @ (D, d) -> (T, d)
+    return out

@@ -1,0 +1,16 @@
+"""Bug: split_heads tests n_heads % D instead of D % n_heads, so it raises ValueError on valid head counts."""
+from torch import Tensor
+
+
+def split_heads(x: Tensor, n_heads: int) -> Tensor:
+    """(B, T, D) -> (B, H, T, D // H); head h holds columns h*d .. (h+1)*d - 1."""
+    B, T, D = x.shape
+    if n_heads % D != 0:
+        raise ValueError(f"model width {D} is not divisible by {n_heads} heads")
+    return x.reshape(B, T, n_heads, D // n_heads).transpose(1, 2)  # (B, T, H, d) -> (B, H, T, d)
+
+
+def combine_heads(x: Tensor) -> Tensor:
+    """(B, H, T, d) -> (B, T, H * d), the inverse of split_heads."""
+    B, H, T, d = x.shape
+    return x.transpose(1, 2).reshape(B, T, H * d)  # (B, H, T, d) -> (B, T, H, d) -> (B, T, H * d)

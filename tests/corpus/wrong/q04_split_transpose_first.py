@@ -1,0 +1,16 @@
+"""Bug: split_heads transposes (B, T, D) to (B, D, T) first and then reshapes to (B, H, T, d), scrambling positions and columns."""
+from torch import Tensor
+
+
+def split_heads(x: Tensor, n_heads: int) -> Tensor:
+    """(B, T, D) -> (B, H, T, D // H); head h holds columns h*d .. (h+1)*d - 1."""
+    B, T, D = x.shape
+    if D % n_heads != 0:
+        raise ValueError(f"model width {D} is not divisible by {n_heads} heads")
+    return x.transpose(1, 2).reshape(B, n_heads, T, D // n_heads)
+
+
+def combine_heads(x: Tensor) -> Tensor:
+    """(B, H, T, d) -> (B, T, H * d), the inverse of split_heads."""
+    B, H, T, d = x.shape
+    return x.transpose(1, 2).reshape(B, T, H * d)  # (B, H, T, d) -> (B, T, H, d) -> (B, T, H * d)

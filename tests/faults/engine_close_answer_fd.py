@@ -1,0 +1,38 @@
+# fault: prefix_average closes the answer FIFO, then sleeps: the grader sees end of file from a process that has not exited
+# expect: module=q01_causal_mask status=crashed|error match=closed
+"""Question 1: prefix averages as one matrix product, and the causal mask."""
+import os
+import time
+
+import torch
+from torch import Tensor
+
+
+def _fd(suffix: str) -> int:
+    """The descriptor of this child's FIFO whose path ends with suffix (requests or answers)."""
+    for name in os.listdir("/proc/self/fd"):
+        try:
+            if os.readlink(f"/proc/self/fd/{name}").endswith(suffix):
+                return int(name)
+        except OSError:
+            pass
+    return -1
+
+
+def prefix_average(x: Tensor) -> Tensor:
+    """Row i of the result is the mean of rows 0..i of x: (..., T, d) -> (..., T, d)."""
+    os.close(_fd("answers"))
+    time.sleep(30)
+    T = x.shape[-2]
+    weights = torch.ones(T, T, dtype=x.dtype, device=x.device).tril()  # (T, T)
+    return (weights / weights.sum(dim=-1, keepdim=True)) @ x
+
+
+def causal_mask(T: int) -> Tensor:
+    """Boolean (T, T) table, True where key j may be seen by query i (j <= i)."""
+    return torch.ones(T, T, dtype=torch.bool).tril()
+
+
+def mask_scores(scores: Tensor, mask: Tensor) -> Tensor:
+    """New tensor: scores where mask is True, -inf where it is False; (..., Tq, Tk), mask broadcasts."""
+    return scores.masked_fill(~mask, float("-inf"))

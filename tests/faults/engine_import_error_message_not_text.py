@@ -1,0 +1,29 @@
+# fault: at import, raises a SyntaxError subclass whose msg is a list, not text (the sandbox sends msg as the message)
+# expect: module=q01_causal_mask status=error match=Oops
+"""Question 1: prefix averages as one matrix product, and the causal mask."""
+import torch
+from torch import Tensor
+
+
+class Oops(SyntaxError):
+    """A SyntaxError whose message is not a string."""
+
+
+_error = Oops("placeholder")
+_error.msg = ["not", "text"]
+raise _error
+
+
+def prefix_average(x: Tensor) -> Tensor:
+    """Row i of the result is the mean of rows 0..i of x: (..., T, d) -> (..., T, d)."""
+    return x
+
+
+def causal_mask(T: int) -> Tensor:
+    """Boolean (T, T) table, True where key j may be seen by query i (j <= i)."""
+    return torch.ones(T, T, dtype=torch.bool).tril()
+
+
+def mask_scores(scores: Tensor, mask: Tensor) -> Tensor:
+    """New tensor: scores where mask is True, -inf where it is False; (..., Tq, Tk), mask broadcasts."""
+    return scores.masked_fill(~mask, float("-inf"))

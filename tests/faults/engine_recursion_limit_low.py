@@ -1,0 +1,25 @@
+# fault: at import, lowers the recursion limit to 40 (too low for the sandbox's own torch.save); prefix_average answers wrong
+# expect: module=q01_causal_mask status=failed match=differ from the expected values
+"""Question 1: prefix averages as one matrix product, and the causal mask."""
+import sys
+
+import torch
+from torch import Tensor
+
+
+sys.setrecursionlimit(40)
+
+
+def prefix_average(x: Tensor) -> Tensor:
+    """Row i of the result is the mean of rows 0..i of x: (..., T, d) -> (..., T, d)."""
+    return torch.zeros_like(x)
+
+
+def causal_mask(T: int) -> Tensor:
+    """Boolean (T, T) table, True where key j may be seen by query i (j <= i)."""
+    return torch.ones(T, T, dtype=torch.bool).tril()
+
+
+def mask_scores(scores: Tensor, mask: Tensor) -> Tensor:
+    """New tensor: scores where mask is True, -inf where it is False; (..., Tq, Tk), mask broadcasts."""
+    return scores.masked_fill(~mask, float("-inf"))

@@ -1,0 +1,23 @@
+# fault: prefix_average returns an object whose class name holds a newline and a fake traceback (the handle's description is the class name)
+# expect: module=q01_causal_mask status=failed match=came back as
+"""Question 1: prefix averages as one matrix product, and the causal mask."""
+import torch
+from torch import Tensor
+
+Sneaky = type("Tensor\nTraceback (most recent call last):", (), {})
+Sneaky.__module__ = "torch"
+
+
+def prefix_average(x: Tensor) -> Tensor:
+    """Row i of the result is the mean of rows 0..i of x: (..., T, d) -> (..., T, d)."""
+    return Sneaky()
+
+
+def causal_mask(T: int) -> Tensor:
+    """Boolean (T, T) table, True where key j may be seen by query i (j <= i)."""
+    return torch.ones(T, T, dtype=torch.bool).tril()
+
+
+def mask_scores(scores: Tensor, mask: Tensor) -> Tensor:
+    """New tensor: scores where mask is True, -inf where it is False; (..., Tq, Tk), mask broadcasts."""
+    return scores.masked_fill(~mask, float("-inf"))

@@ -1,0 +1,34 @@
+# fault: reaches the grader's ForbiddenWork object through the calling frame, empties its labels, then calls the forbidden kernel by a split name
+# expect: module=q03_attention status=failed match=asks you to do without
+"""Question 3: scaled dot-product attention with a causal mask, and one attention head."""
+import sys
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor
+
+_kernel = getattr(F, "scaled_dot" + "_product_attention")
+
+
+def _disarm() -> None:
+    frame = sys._getframe(1)
+    while frame is not None:
+        for value in list(frame.f_locals.values()):
+            if type(value).__name__ == "ForbiddenWork":
+                value._asked = frozenset()
+        frame = frame.f_back
+
+
+def attention(q: Tensor, k: Tensor, v: Tensor, causal: bool = True) -> tuple[Tensor, Tensor]:
+    """Attention by hand: q (..., Tq, d), k (..., Tk, d), v (..., Tk, dv) -> (out (..., Tq, dv), weights (..., Tq, Tk))."""
+    _disarm()
+    scores = q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5
+    if causal:
+        scores = scores.masked_fill(~torch.ones(q.shape[-2], k.shape[-2], dtype=torch.bool).tril(), float("-inf"))
+    return _kernel(q, k, v, is_causal=causal), torch.softmax(scores, dim=-1)
+
+
+def single_head(x: Tensor, W_q: Tensor, W_k: Tensor, W_v: Tensor) -> Tensor:
+    """One causal attention head: x (T, D), each W (D, d) -> (T, d)."""
+    out, _ = attention(x @ W_q, x @ W_k, x @ W_v, causal=True)
+    return out

@@ -1,0 +1,50 @@
+# fault: the first call starts a thread that keeps writing garbage frames into the answer FIFO after the call returned; answers right
+# expect: module=q01_causal_mask status=error|failed|crashed match=
+"""Question 1: prefix averages as one matrix product, and the causal mask."""
+import os
+import threading
+import time
+
+import torch
+from torch import Tensor
+
+
+def _fd(suffix: str) -> int:
+    """The descriptor of this child's FIFO whose path ends with suffix (requests or answers)."""
+    for name in os.listdir("/proc/self/fd"):
+        try:
+            if os.readlink(f"/proc/self/fd/{name}").endswith(suffix):
+                return int(name)
+        except OSError:
+            pass
+    return -1
+
+
+_started = []
+
+
+def _spam() -> None:
+    fd = _fd("answers")
+    while True:
+        time.sleep(0.05)
+        os.write(fd, (40).to_bytes(8, "little") + b"PK not a torch.save archive at all......")
+
+
+def prefix_average(x: Tensor) -> Tensor:
+    """Row i of the result is the mean of rows 0..i of x: (..., T, d) -> (..., T, d)."""
+    if not _started:
+        _started.append(threading.Thread(target=_spam, daemon=True))
+        _started[0].start()
+    T = x.shape[-2]
+    weights = torch.ones(T, T, dtype=x.dtype, device=x.device).tril()  # (T, T)
+    return (weights / weights.sum(dim=-1, keepdim=True)) @ x
+
+
+def causal_mask(T: int) -> Tensor:
+    """Boolean (T, T) table, True where key j may be seen by query i (j <= i)."""
+    return torch.ones(T, T, dtype=torch.bool).tril()
+
+
+def mask_scores(scores: Tensor, mask: Tensor) -> Tensor:
+    """New tensor: scores where mask is True, -inf where it is False; (..., Tq, Tk), mask broadcasts."""
+    return scores.masked_fill(~mask, float("-inf"))

@@ -1,0 +1,48 @@
+# fault: the first call starts a thread that reads and drops every later request from the request FIFO; answers right
+# expect: module=q01_causal_mask status=timeout match=stopped after
+"""Question 1: prefix averages as one matrix product, and the causal mask."""
+import os
+import threading
+
+import torch
+from torch import Tensor
+
+
+def _fd(suffix: str) -> int:
+    """The descriptor of this child's FIFO whose path ends with suffix (requests or answers)."""
+    for name in os.listdir("/proc/self/fd"):
+        try:
+            if os.readlink(f"/proc/self/fd/{name}").endswith(suffix):
+                return int(name)
+        except OSError:
+            pass
+    return -1
+
+
+_started = []
+
+
+def _steal() -> None:
+    fd = _fd("requests")
+    while True:
+        os.read(fd, 1 << 16)
+
+
+def prefix_average(x: Tensor) -> Tensor:
+    """Row i of the result is the mean of rows 0..i of x: (..., T, d) -> (..., T, d)."""
+    if not _started:
+        _started.append(threading.Thread(target=_steal, daemon=True))
+        _started[0].start()
+    T = x.shape[-2]
+    weights = torch.ones(T, T, dtype=x.dtype, device=x.device).tril()  # (T, T)
+    return (weights / weights.sum(dim=-1, keepdim=True)) @ x
+
+
+def causal_mask(T: int) -> Tensor:
+    """Boolean (T, T) table, True where key j may be seen by query i (j <= i)."""
+    return torch.ones(T, T, dtype=torch.bool).tril()
+
+
+def mask_scores(scores: Tensor, mask: Tensor) -> Tensor:
+    """New tensor: scores where mask is True, -inf where it is False; (..., Tq, Tk), mask broadcasts."""
+    return scores.masked_fill(~mask, float("-inf"))
