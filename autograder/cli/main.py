@@ -35,8 +35,14 @@ def _parser() -> argparse.ArgumentParser:
     course = commands.add_parser("nbgrader", help="write an nbgrader course folder for this kit")
     course.add_argument("course_dir", type=Path)
     course.add_argument("--assignment", default="attention")
-    batch = commands.add_parser("grade", help="grade a class: submitted nbgrader notebooks into the gradebook")
-    batch.add_argument("--nbgrader", dest="course_dir", type=Path, required=True, metavar="COURSE_DIR")
+    batch = commands.add_parser("grade", help="grade a class: a folder of students (DIR --out OUT), or nbgrader's submissions")
+    batch.add_argument("dir", nargs="?", type=Path, metavar="DIR", help="one folder, git repository or notebook per student")
+    batch.add_argument("--out", type=Path, metavar="OUT", help="where the reports and grades.csv go (with DIR)")
+    batch.add_argument("--jobs", type=int, default=None, metavar="N", help="grading processes (default: the number of cores)")
+    batch.add_argument("--force", action="store_true", help="regrade students whose files have not changed")
+    batch.add_argument("--scheduler", default=None, metavar="ADDRESS", help="grade on a Dask cluster (tcp://host:8786)")
+    batch.add_argument("--quiet", action="store_true", help="no progress bar")
+    batch.add_argument("--nbgrader", dest="course_dir", type=Path, default=None, metavar="COURSE_DIR")
     batch.add_argument("--assignment", default="attention")
     batch.add_argument("--student", default=None)
     gradescope = commands.add_parser("gradescope", help="write an autograder zip for Gradescope")
@@ -127,6 +133,12 @@ def main(argv: list[str] | None = None) -> int:
 
             return write_course(course, args.course_dir, args.assignment)
         if args.command == "grade":
+            if (args.dir is None) == (args.course_dir is None) or (args.dir is not None and args.out is None):
+                raise UsageError("give either DIR --out OUT (a folder of students) or --nbgrader COURSE_DIR")
+            if args.dir is not None:
+                from ..classroom.batch import main as grade_folder
+
+                return grade_folder(args, course)
             from ..nbgrader.grade import grade_class
 
             return grade_class(course, args.course_dir, args.assignment, args.student)

@@ -11,7 +11,7 @@ from ..course.results import Report
 from ..sandbox.parent import Sandbox
 
 SUITES = Path(__file__).resolve().parent.parent / "suites"
-PYTEST_ARGS = ["-q", "-o", "addopts=", "-W", "ignore::pytest.PytestAssertRewriteWarning",
+PYTEST_ARGS = ["-q", "--tb=no", "-o", "addopts=", "-W", "ignore::pytest.PytestAssertRewriteWarning",
                *(arg for plugin in ("cacheprovider", "stepwise", "logging", "unraisableexception", "threadexception", "faulthandler",
                                     "junitxml", "pastebin", "doctest", "debugging") for arg in ("-p", f"no:{plugin}"))]  # not needed by `check`
 

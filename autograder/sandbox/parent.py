@@ -17,6 +17,7 @@ OUTPUT_BYTES = 8 << 20  # largest file a child may write, its captured output in
 ANSWER_BYTES = 64 << 20  # largest answer the grader reads back
 ANSWER_RECORDS = 4096  # most tensors and objects one answer may hold
 CHILD_FAILED = 70  # exit code of a child whose own loop failed (worker.py)
+STARTUP_SECONDS = 120  # the most a zygote may take to start (it imports torch) before its first child is given up
 WALL_FACTOR = 3  # a child is stopped after this many times its time limit on the wall clock, however busy the machine
 OUTPUT_SHOWN = 2000  # characters of the child's captured output kept for the report
 KEPT_ENV = ("PATH", "LANG", "LC_ALL", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "SYSTEMROOT")
@@ -150,7 +151,8 @@ class Child:
 
     def __init__(self, sandbox: Sandbox, job_id: int, workdir: Path, time_limit: float) -> None:
         self.sandbox, self.id, self.workdir, self.time_limit = sandbox, job_id, workdir, time_limit
-        self.spent = 0.0  # seconds the grader spent waiting for this child
+        self.spent = 0.0  # seconds the grader spent waiting for this child since its fork
+        self.waited = 0.0  # the same, counted from the moment the job was sent
         self.stopped: ChildStopped | None = None
         self.requests = self.answers = -1
         self.buffer = b""
@@ -217,7 +219,8 @@ class Child:
     def _wait_for(self, reader: int | None) -> bool:
         """Wait (counting the time) until reader is readable or the pipe drains; raise when the child stops or runs out of time."""
         while True:
-            left = min(self.time_limit - self._used(), WALL_FACTOR * self.time_limit - self.spent)
+            left = min(self.time_limit - self._used(), WALL_FACTOR * self.time_limit - self.spent,
+                       STARTUP_SECONDS + WALL_FACTOR * self.time_limit - self.waited)
             if left <= 0:
                 raise self._stop(TIMEOUT, f"stopped after {self.time_limit:g} s: an endless loop, or far too much work?")
             start = time.monotonic()
@@ -228,7 +231,9 @@ class Child:
                 self.stopped = stopped
                 raise
             finally:
-                self.spent += time.monotonic() - start
+                self.waited += time.monotonic() - start
+                if self.pid is not None:  # the zygote may still be importing torch: the question's time starts at its fork
+                    self.spent += time.monotonic() - start
             if self._exit_code() is not None and not ready:
                 raise self._died()
             if ready or reader is None:

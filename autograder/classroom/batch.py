@@ -1,0 +1,467 @@
+"""`python -m autograder grade DIR --out OUT`: grade a whole class folder, fast, without losing a result.
+
+DIR holds one entry per student (intake.py: folders, git repositories, notebooks). OUT gets OUT/<student>.json
+for each (check --json's object plus student, source, commit or sha256, grader_version, graded_at), written
+atomically as soon as it is decided; OUT/grades.csv (student, q1..q10, total), rewritten atomically after each
+result; and OUT/grading.log, one JSON line per run and per student graded. A student whose report exists with
+the same fingerprint (commit and hash of the graded files) and grader version is not graded again, unless
+--force: an interrupted run started again with the same command grades only what is missing or changed.
+
+Locally the entries are graded by --jobs worker processes (default: the core count). The driver imports torch,
+pytest and the grading engine once, then forks the workers, which therefore start with all of it imported;
+each starts one Sandbox (whose zygote imports torch once) and keeps it for its whole life, grading one entry at
+a time and sending each report back as soon as it is done. With --scheduler the same work goes to a Dask
+cluster (cluster.py), and the results come back to the same on_result.
+"""
+import argparse
+import csv
+import gc
+import io
+import json
+import multiprocessing
+import os
+import select
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from multiprocessing.connection import wait
+from pathlib import Path
+
+from ..course.manifest import Course, find_root, load_course
+from ..course.results import number
+from .intake import Contents, Entry, discover, fingerprint_of, ignored, read_entry
+from .work import grader_version, unreadable_report
+
+USAGE_ERROR, SOME_UNREADABLE, INTERRUPTED = 2, 1, 130
+GRADES, LOG, LOCK = "grades.csv", "grading.log", ".grading.lock"
+ATTEMPTS = 2  # an entry whose worker process dies this many times is reported (grader_error) instead of retried
+PR_SET_PDEATHSIG = 1
+ZYGOTE_START = 300  # seconds a worker waits for its sandbox to be ready before grading anyway
+
+
+class UsageError(Exception):
+    """A bad command line or class folder: one line, exit status 2."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments main() reads, for the command line's `grade` subcommand."""
+    parser.add_argument("dir", type=Path, metavar="DIR", help="the class folder: one folder, repository or notebook per student")
+    parser.add_argument("--out", type=Path, required=True, metavar="OUT", help="where the reports and grades.csv go")
+    parser.add_argument("--jobs", type=int, default=None, metavar="N", help="worker processes (default: the number of cores)")
+    parser.add_argument("--force", action="store_true", help="grade every student again, even those whose files have not changed")
+    parser.add_argument("--scheduler", default=None, metavar="ADDRESS", help="grade on the Dask cluster whose scheduler is at ADDRESS")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+# -- files in OUT ------------------------------------------------------------------------------------------------
+
+
+def write_atomically(path: Path, data: bytes, sync: bool = True) -> None:
+    """Replace path with data in one step: a reader (or a crash) sees the old file or the new one, never a part."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(temporary, "wb") as handle:
+        handle.write(data)
+        if sync:
+            handle.flush()
+            os.fsync(handle.fileno())
+    os.replace(temporary, path)
+
+
+def report_path(out: Path, student: str) -> Path:
+    """OUT/<student>.json."""
+    return out / f"{student}.json"
+
+
+def load_report(out: Path, student: str) -> dict | None:
+    """The student's report in OUT, or None when there is none (or it cannot be read)."""
+    try:
+        report = json.loads(report_path(out, student).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return report if isinstance(report, dict) and isinstance(report.get("questions"), list) else None
+
+
+def is_current(report: dict | None, found: dict, version: str) -> bool:
+    """True when report was made by this grader version from the same files (and was not a failure of the grader)."""
+    return (report is not None and report.get("grader_version") == version and not report.get("grader_error")
+            and "sha256" in found and all(report.get(key) == value for key, value in found.items()))
+
+
+def grades_csv(course: Course, reports: dict[str, dict]) -> bytes:
+    """grades.csv: student, q1..q10, total; the scores as check --json gives them."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["student", *(f"q{n}" for n in course.numbers), "total"])
+    for student in sorted(reports):
+        scores = {q.get("number"): q.get("score", 0) for q in reports[student]["questions"]}
+        writer.writerow([student, *(number(scores.get(n, 0)) for n in course.numbers), number(reports[student].get("score", 0))])
+    return buffer.getvalue().encode()
+
+
+class Results:
+    """The class's reports as they arrive: each written to OUT at once, grades.csv rewritten, the log appended."""
+
+    def __init__(self, course: Course, out: Path, kept: dict[str, dict]) -> None:
+        self.course, self.out = course, out
+        self.reports = dict(kept)
+        self.graded: list[str] = []
+        self.log = open(out / LOG, "a", encoding="utf-8")  # noqa: SIM115 - open for the whole run, closed by close()
+        write_atomically(out / GRADES, grades_csv(course, self.reports), sync=False)
+
+    def event(self, **fields: object) -> None:
+        """One line of OUT/grading.log."""
+        self.log.write(json.dumps({"at": time.strftime("%Y-%m-%dT%H:%M:%S%z"), **fields}) + "\n")
+        self.log.flush()
+
+    def add(self, entry: Entry, report: dict) -> None:
+        """Record one student's report: its file, grades.csv, and a line in the log."""
+        private = {key: report[key] for key in report if key.startswith("_")}  # what the driver learns, not the student's report
+        report = {key: value for key, value in report.items() if not key.startswith("_")} | {"student": entry.student}
+        write_atomically(report_path(self.out, entry.student), (json.dumps(report, indent=1) + "\n").encode())
+        self.reports[entry.student] = report
+        self.graded.append(entry.student)
+        write_atomically(self.out / GRADES, grades_csv(self.course, self.reports), sync=False)
+        self.event(event="graded", student=entry.student, score=report.get("score"), graded_at=report.get("graded_at"),
+                   sha256=report.get("sha256"), commit=report.get("commit"), problem=report.get("problem"),
+                   worker=private.get("_worker"))
+
+    def close(self) -> None:
+        """Close the log."""
+        self.log.close()
+
+
+# -- local workers ---------------------------------------------------------------------------------------------
+
+
+def _preload(entries: list[Entry]) -> None:
+    """Import, once in the driver, what every worker needs: forked workers start with it all imported."""
+    import torch
+
+    torch.set_num_threads(1)  # the oracle works on tiny tensors: a thread pool only adds waiting
+    import pytest  # noqa: F401
+
+    from ..engine import plugin, run  # noqa: F401
+
+    if any(entry.kind == "notebook" for entry in entries):
+        import nbformat  # noqa: F401
+
+
+def _die_with_parent(parent: int) -> None:
+    """This worker is killed when the driver dies (even by SIGKILL), and keeps off the terminal's Ctrl-C."""
+    os.setpgrp()  # Ctrl-C reaches the driver only, which stops the workers itself: no half-graded report is sent
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:  # the driver died before the line above
+        os._exit(1)
+
+
+def _worker(connection: object, course: Course, parent: int, scratch_root: str) -> None:
+    """A worker's life: one Sandbox; grade each entry received and send back (index, report); stop on None."""
+    _die_with_parent(parent)
+    from ..sandbox.parent import Sandbox
+    from .work import grade_entry
+
+    gc.freeze()  # what the driver imported stays out of the collector's way (and its pages shared)
+    sandbox = Sandbox()
+    # Wait for the zygote's first word ("ready", left unread for the sandbox): a question's time limit counts from its
+    # job being sent, so the first student must not pay for the zygote's import of torch on a busy machine.
+    select.select([sandbox.process.stdout], [], [], ZYGOTE_START)
+    scratch = Path(tempfile.mkdtemp(prefix="worker-", dir=scratch_root))
+    try:
+        while True:
+            job = connection.recv()
+            if job is None:
+                break
+            index, entry = job
+            report = grade_entry(course, entry, sandbox, scratch)
+            connection.send((index, report | {"_worker": os.getpid()}))
+    except (EOFError, BrokenPipeError, KeyboardInterrupt):
+        pass
+    finally:
+        sandbox.close()
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+class Pool:
+    """`jobs` forked worker processes, each grading one entry at a time; a worker that dies is replaced."""
+
+    def __init__(self, course: Course, jobs: int, scratch: Path) -> None:
+        """scratch: a folder for the workers' packages, which this pool's owner removes."""
+        self.course, self.jobs, self.scratch = course, jobs, scratch
+        self.context = multiprocessing.get_context("fork")
+        self.workers: list[tuple[object, object]] = []  # (process, connection)
+
+    def _start(self) -> tuple[object, object]:
+        mine, theirs = self.context.Pipe()
+        process = self.context.Process(target=_worker, args=(theirs, self.course, os.getpid(), str(self.scratch)), daemon=True)
+        process.start()
+        theirs.close()
+        self.workers.append((process, mine))
+        return process, mine
+
+    def run(self, entries: list[Entry], on_result: Callable[[Entry, dict], None]) -> None:
+        """Grade entries, calling on_result(entry, report) in this process as each one is done."""
+        waiting = deque(range(len(entries)))
+        deaths: dict[int, int] = {}
+        busy: dict[object, int] = {}  # connection -> index of the entry it grades
+
+        def give(process: object, connection: object) -> None:
+            if waiting:
+                index = waiting.popleft()
+                connection.send((index, entries[index]))
+                busy[connection] = index
+            else:
+                connection.send(None)
+
+        try:
+            for _ in range(min(self.jobs, len(entries))):
+                give(*self._start())
+            while busy:
+                sentinels = {process.sentinel: (process, connection) for process, connection in self.workers if connection in busy}
+                for ready in wait(list(busy) + list(sentinels)):
+                    if ready in busy:
+                        process, connection = next(w for w in self.workers if w[1] is ready)
+                        try:
+                            index, report = connection.recv()
+                        except (EOFError, OSError):
+                            continue  # the worker died: its sentinel says so
+                        del busy[connection]
+                        on_result(entries[index], report)
+                        give(process, connection)
+                    elif ready in sentinels:
+                        process, connection = sentinels[ready]
+                        if connection not in busy:
+                            continue
+                        index = busy.pop(connection)
+                        self.workers.remove((process, connection))
+                        connection.close()
+                        process.join(1)
+                        deaths[index] = deaths.get(index, 0) + 1
+                        if deaths[index] >= ATTEMPTS:
+                            entry = entries[index]
+                            reason = (f"the grading worker process died {ATTEMPTS} times while grading this entry "
+                                      f"(exit code {process.exitcode}); run the command again")
+                            on_result(entry, unreadable_report(self.course, entry, read_entry(entry), reason) | {"grader_error": True})
+                        else:
+                            waiting.appendleft(index)
+                        if waiting:
+                            give(*self._start())
+        except BaseException:  # Ctrl-C, or on_result failed: the students being graded now are left for the next run
+            self.kill()
+            raise
+        self.stop()
+
+    def kill(self) -> None:
+        """Stop at once: kill the workers, whatever they are doing (what they grade is not written)."""
+        for process, _ in self.workers:
+            if process.is_alive():
+                process.kill()
+        for process, connection in self.workers:
+            process.join()
+            connection.close()
+        self.workers = []
+
+    def stop(self) -> None:
+        """Stop every worker: a busy one is killed (its entry is not written, so the next run grades it)."""
+        for process, connection in self.workers:
+            if process.is_alive():
+                try:
+                    connection.send(None)
+                except OSError:
+                    pass
+        deadline = time.monotonic() + 5
+        for process, connection in self.workers:
+            process.join(max(0.0, deadline - time.monotonic()))
+            if process.is_alive():
+                process.kill()
+                process.join()
+            connection.close()
+        self.workers = []
+
+
+# -- the command ---------------------------------------------------------------------------------------------
+
+
+def _progress(total: int, quiet: bool) -> object:
+    """A tqdm bar on stderr (counts, rate, time left), disabled when stderr is not a terminal or with --quiet."""
+    from tqdm import tqdm
+
+    tqdm.monitor_interval = 0  # no monitor thread: the workers are forked after the bar is made
+    return tqdm(total=total, unit="student", file=sys.stderr, disable=quiet or not sys.stderr.isatty(), dynamic_ncols=True,
+                smoothing=0.05, bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}, {rate_fmt}]{postfix}")
+
+
+def _print_table(course: Course, entries: list[Entry], reports: dict[str, dict]) -> None:
+    """Every student's scores and total, then the entries that could not be graded, with why."""
+    width = max([len("student")] + [len(e.student) for e in entries])
+    print(f"{'student':<{width}}  " + "  ".join(f"q{n:02d}".rjust(5) for n in course.numbers) + f"  {'total':>6} / {course.max_score:g}")
+    for entry in entries:
+        report = reports.get(entry.student)
+        if report is None:
+            continue
+        scores = {q.get("number"): q.get("score", 0) for q in report["questions"]}
+        print(f"{entry.student:<{width}}  " + "  ".join(f"{scores.get(n, 0):5g}" for n in course.numbers) + f"  {report.get('score', 0):6g}")
+    for entry in entries:
+        report = reports.get(entry.student)
+        if report is not None and report.get("problem"):
+            print(f"{entry.student}: scored 0, {report['problem']}")
+
+
+def _fingerprint_and_problem(entry: Entry) -> tuple[dict, Contents | None]:
+    """The entry's fingerprint, and its contents when they cannot be graded (else None: only the worker needs them)."""
+    contents = read_entry(entry)
+    return fingerprint_of(contents), (contents if contents.problem else None)
+
+
+def _check_args(args: argparse.Namespace) -> tuple[Path, Path, int]:
+    folder = Path(args.dir)
+    if not folder.is_dir():
+        raise UsageError(f"{folder} is not a folder: give the class folder, with one folder, repository or notebook per student")
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out} is a file: give a folder for the reports")
+    jobs = getattr(args, "jobs", None) or os.cpu_count() or 1
+    if jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    return folder.resolve(), out.resolve(), jobs
+
+
+def _lock(out: Path) -> object:
+    """An exclusive lock on OUT for this run: two runs writing the same reports would undo each other."""
+    import fcntl
+
+    handle = open(out / LOCK, "a")  # noqa: SIM115 - held for the whole run, closed by main()
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.close()
+        raise UsageError(f"another `grade` run is writing to {out}: wait for it to finish") from None
+    return handle
+
+
+def main(args: argparse.Namespace, course: Course | None = None) -> int:
+    """`grade DIR --out OUT [--jobs N] [--force] [--scheduler ADDRESS] [--quiet]`; returns the exit status.
+
+    0: every entry graded; 1: some entries could not be read (listed, scored 0); 2: nothing gradable, or a usage error.
+    """
+    try:
+        course = course or load_course(find_root(Path.cwd()))
+        folder, out, jobs = _check_args(args)
+        entries = [entry for entry in discover(folder) if entry.path != out and out not in entry.path.parents]
+        if not entries:
+            raise UsageError(f"nothing to grade in {folder}: it holds no folder, repository or notebook (.ipynb)")
+        clashes = sorted({e.student for e in entries if sum(other.student == e.student for other in entries) > 1})
+        if clashes:
+            raise UsageError(f"two entries for the same student in {folder}: {', '.join(clashes[:5])} (a folder and a notebook of the same name?): keep one")
+        out.mkdir(parents=True, exist_ok=True)
+        lock = _lock(out)
+    except UsageError as error:
+        print(f"autograder: {error}", file=sys.stderr)
+        return USAGE_ERROR
+    try:
+        return _grade(course, args, folder, out, jobs, entries)
+    finally:
+        lock.close()
+
+
+def _grade(course: Course, args: argparse.Namespace, folder: Path, out: Path, jobs: int, entries: list[Entry]) -> int:
+    """main() once the arguments are checked and OUT is locked."""
+    quiet = getattr(args, "quiet", False)
+    version = grader_version(course)
+    for left in out.glob(".*.tmp"):  # what a killed run was writing: never a report (those are renamed into place whole)
+        left.unlink(missing_ok=True)
+    with ThreadPoolExecutor(8) as threads:  # git and file reads: mostly waiting
+        read = dict(zip((e.student for e in entries), threads.map(_fingerprint_and_problem, entries)))
+    kept, todo, unreadable_now = {}, [], []
+    for entry in entries:
+        report = None if getattr(args, "force", False) else load_report(out, entry.student)
+        found, contents = read[entry.student]
+        if is_current(report, found, version):
+            kept[entry.student] = report
+        elif contents is not None:  # decided here: no worker needed to say that it cannot be read
+            unreadable_now.append((entry, unreadable_report(course, entry, contents)))
+        else:
+            todo.append(entry)
+    del read
+    skipped = ignored(folder)
+    if skipped and not quiet:
+        print(f"autograder: left out (not a folder, repository or notebook): {', '.join(skipped[:8])}{' ...' if len(skipped) > 8 else ''}",
+              file=sys.stderr)
+    results = Results(course, out, kept)
+    results.event(event="run", entries=len(entries), to_grade=len(todo), kept=len(kept), jobs=jobs, scheduler=getattr(args, "scheduler", None),
+                  grader_version=version, pid=os.getpid())
+    bar = _progress(len(todo) + len(unreadable_now), quiet)
+    problems = 0
+
+    def on_result(entry: Entry, report: dict) -> None:
+        nonlocal problems
+        results.add(entry, report)
+        problems += bool(report.get("problem"))
+        bar.update(1)
+        if problems:
+            bar.set_postfix_str(f"{problems} unreadable", refresh=False)
+
+    pool = None
+    try:
+        for entry, report in unreadable_now:
+            on_result(entry, report)
+        scheduler = getattr(args, "scheduler", None)
+        if todo and scheduler:
+            try:
+                from .cluster import ClusterError, run_on_cluster
+            except ImportError as error:
+                print(f"autograder: --scheduler needs Dask's distributed package ({error}): pip install distributed", file=sys.stderr)
+                return USAGE_ERROR
+            try:
+                run_on_cluster(course, todo, scheduler, on_result)
+            except ClusterError as error:
+                bar.close()
+                print(f"autograder: {error}", file=sys.stderr)
+                return USAGE_ERROR
+        elif todo:
+            _preload(todo)
+            scratch = Path(tempfile.mkdtemp(prefix=f"autograder-class-{os.getpid()}-"))  # the packages being graded, one per worker
+            pool = Pool(course, min(jobs, len(todo)), scratch)
+            pool.run(todo, on_result)
+    except KeyboardInterrupt:
+        if pool is not None:
+            pool.kill()
+        bar.close()
+        results.event(event="interrupted", graded=len(results.graded))
+        print(f"autograder: interrupted; {len(results.graded)} graded in this run and written to {out}; "
+              f"run the same command again to grade the {len(todo) + len(unreadable_now) - len(results.graded)} left", file=sys.stderr)
+        return INTERRUPTED
+    finally:
+        bar.close()
+        results.close()
+        if pool is not None:
+            shutil.rmtree(pool.scratch, ignore_errors=True)
+    reports = results.reports
+    _print_table(course, entries, reports)
+    unreadable = [e for e in entries if reports.get(e.student, {}).get("problem")]
+    print(f"{len(entries)} student(s): {len(results.graded)} graded now, {len(kept)} unchanged since their last report"
+          + (f", {len(unreadable)} could not be graded" if unreadable else "") + f"; reports and {GRADES} in {out}")
+    if unreadable and len(unreadable) == len(entries):
+        print(f"autograder: nothing in {folder} could be graded: is it the class folder?", file=sys.stderr)
+        return USAGE_ERROR
+    return SOME_UNREADABLE if unreadable else 0
+
+
+def cli(argv: list[str] | None = None) -> int:
+    """`python -m autograder.classroom.batch DIR --out OUT ...`: the same command before the CLI wires it."""
+    parser = argparse.ArgumentParser(prog="python -m autograder grade", description="Grade a class folder.")
+    add_arguments(parser)
+    return main(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(cli())

@@ -1,0 +1,271 @@
+"""What a class folder holds: one entry per student, and the files of each entry that are graded.
+
+`grade DIR` takes every visible item of DIR as one student's entry, named by the item's name:
+
+* a **repository** (a folder with `.git`): the files of its checked-out commit (HEAD), read with git, so
+  uncommitted edits and untracked files are not graded; the commit is recorded;
+* a **notebook** (`NAME.ipynb`): the answer cells of the nbgrader assignment's notebook;
+* a **folder**: the exercise modules as they are on disk.
+
+Inside a folder or a repository the modules are looked for in this order: an `exercises/` folder, modules named
+`qNN_<slug>.py` at the top, a single notebook at the top, and else the one folder it holds, if it holds only one
+(an LMS download that wraps the work in a folder of its own), down to SEARCH_DEPTH levels. Every `.py` file of the
+folder found is graded with it (helpers a student imports included), as `check` grades exercises/.
+
+Nothing here raises for a student's fault: what cannot be read gives Contents with a problem, and the entry is
+scored 0 with that reason.
+"""
+import hashlib
+import os
+import re
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+KINDS = ("folder", "repository", "notebook")
+MODULE = re.compile(r"q\d\d_\w+\.py")  # an exercise module's file name
+SKIPPED = {"__pycache__", "__MACOSX", ".ipynb_checkpoints", ".git", ".venv", "venv", "node_modules"}
+SEARCH_DEPTH = 4  # folders of an entry searched downwards for the modules
+WALK_LIMIT = 20_000  # files listed in a folder entry before the search gives up
+FILE_BYTES = 1 << 20  # a larger .py file is not a module a student wrote: not graded
+NOTEBOOK_BYTES = 64 << 20  # a larger notebook is not read
+GIT_TIMEOUT = 60  # seconds for one git command on a student's repository
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One student's entry in the class folder."""
+
+    student: str  # the entry's name in DIR (folder name, repository name, notebook file stem)
+    path: Path  # absolute path of the entry
+    kind: str  # "folder" | "repository" | "notebook"
+
+
+@dataclass
+class Contents:
+    """The graded files of an entry: modules (file name -> bytes) or a notebook's bytes, or why there are none."""
+
+    modules: dict[str, bytes] = field(default_factory=dict)
+    notebook: bytes | None = None
+    commit: str | None = None
+    where: str = ""  # where in the entry the graded files are: "exercises/", "." or "work/attention.ipynb"
+    problem: str = ""
+
+
+def discover(folder: Path) -> list[Entry]:
+    """One Entry per student in folder (hidden items and files that are not notebooks left out), sorted by student."""
+    entries = []
+    for path in sorted(Path(folder).resolve().iterdir()):
+        if path.name.startswith((".", "_")) or path.name in SKIPPED:
+            continue
+        if path.is_dir():
+            entries.append(Entry(path.name, path, "repository" if (path / ".git").exists() else "folder"))
+        elif path.suffix == ".ipynb" and path.is_file():
+            entries.append(Entry(path.stem, path, "notebook"))
+    return sorted(entries, key=lambda entry: entry.student)
+
+
+def ignored(folder: Path) -> list[str]:
+    """Names of the visible files in folder that are not entries (neither a folder nor a notebook)."""
+    return sorted(p.name for p in Path(folder).iterdir()
+                  if not p.name.startswith(".") and not p.is_dir() and not (p.suffix == ".ipynb" and p.is_file()))
+
+
+def fingerprint(entry: Entry) -> dict:
+    """{"commit": sha} for a repository (its checked-out HEAD) and {"sha256": hash of the graded files}; never raises."""
+    return fingerprint_of(read_entry(entry))
+
+
+def fingerprint_of(contents: Contents) -> dict:
+    """The fingerprint of contents already read (what grade_entry records for the files it graded)."""
+    digest = hashlib.sha256()
+    if contents.notebook is not None:
+        digest.update(b"notebook\0" + contents.notebook)
+    else:
+        for name in sorted(contents.modules):
+            digest.update(name.encode("utf-8", "surrogateescape") + b"\0" + contents.modules[name] + b"\0")
+    if contents.problem:
+        digest.update(b"problem\0" + contents.problem.encode("utf-8", "replace"))
+    found = {"sha256": digest.hexdigest()}
+    return ({"commit": contents.commit} if contents.commit else {}) | found
+
+
+def read_entry(entry: Entry) -> Contents:
+    """The graded files of entry; Contents.problem says why there are none. Never raises."""
+    try:
+        if entry.kind == "notebook":
+            return _read_notebook_file(entry.path, entry.path.name)
+        if entry.kind == "repository":
+            return _read_repository(entry.path)
+        return _read_folder(entry.path)
+    except OSError as error:
+        return Contents(problem=f"cannot be read ({type(error).__name__}: {error.strerror or error})")
+
+
+def _read_notebook_file(path: Path, where: str) -> Contents:
+    """A notebook's bytes (parsed later, by grade_entry)."""
+    size = path.stat().st_size
+    if size > NOTEBOOK_BYTES:
+        return Contents(where=where, problem=f"{where} is {size >> 20} MiB: too large for a notebook of this assignment")
+    return Contents(notebook=path.read_bytes(), where=where)
+
+
+def locate(files: list[str]) -> tuple[str | None, str | None, str]:
+    """(package folder, notebook, problem) among the relative posix paths of an entry's files; see the module's docstring."""
+    by_folder: dict[str, list[str]] = {}
+    for name in files:
+        by_folder.setdefault(str(PurePosixPath(name).parent), []).append(PurePosixPath(name).name)
+    base = "."
+    for _ in range(SEARCH_DEPTH):
+        inside = _join(base, "exercises")
+        if any(name.endswith(".py") for name in by_folder.get(inside, [])):
+            return inside, None, ""
+        here = by_folder.get(base, [])
+        if any(MODULE.fullmatch(name) for name in here):
+            return base, None, ""
+        notebooks = sorted(name for name in here if name.endswith(".ipynb"))
+        if len(notebooks) == 1 or "attention.ipynb" in notebooks:
+            return None, _join(base, notebooks[0] if len(notebooks) == 1 else "attention.ipynb"), ""
+        if len(notebooks) > 1:
+            return None, None, f"several notebooks in {_shown(base)} ({', '.join(notebooks[:4])}): keep only the assignment's"
+        below = sorted({_first_part(folder, base) for folder in by_folder if _is_below(folder, base)})
+        below = [name for name in below if name not in SKIPPED and not name.startswith(".")]
+        if len(below) != 1:
+            break
+        base = _join(base, below[0])
+    if not files:
+        return None, None, "no .py file and no notebook in it"
+    return None, None, "no exercise modules (exercises/qNN_<name>.py or qNN_<name>.py) and no notebook found"
+
+
+def _join(base: str, name: str) -> str:
+    return name if base == "." else f"{base}/{name}"
+
+
+def _shown(base: str) -> str:
+    return "the top folder" if base == "." else f"{base}/"
+
+
+def _is_below(folder: str, base: str) -> bool:
+    return folder != base and (base == "." or folder.startswith(base + "/"))
+
+
+def _first_part(folder: str, base: str) -> str:
+    rest = folder if base == "." else folder[len(base) + 1:]
+    return rest.split("/", 1)[0]
+
+
+def _package_files(files: list[str], package: str) -> list[str]:
+    """The .py files directly inside package."""
+    return sorted(name for name in files if str(PurePosixPath(name).parent) == package and name.endswith(".py"))
+
+
+def _where(package: str) -> str:
+    return "." if package == "." else package + "/"
+
+
+def _read_folder(root: Path) -> Contents:
+    """A folder entry: the modules found by locate, read from disk."""
+    files: list[str] = []
+    for folder, subfolders, names in os.walk(root):
+        subfolders[:] = sorted(name for name in subfolders if name not in SKIPPED and not name.startswith("."))
+        relative = Path(folder).relative_to(root)
+        if len(relative.parts) > SEARCH_DEPTH:
+            subfolders[:] = []
+            continue
+        files += [(relative / name).as_posix() for name in names if name.endswith((".py", ".ipynb"))]
+        if len(files) > WALK_LIMIT:
+            break
+    package, notebook, problem = locate(files)
+    if problem:
+        return Contents(problem=problem if files or any(root.iterdir()) else "an empty folder")
+    if notebook is not None:
+        return _read_notebook_file(root / notebook, notebook)
+    modules = {}
+    for name in _package_files(files, package):
+        path = root / name
+        if path.is_file() and path.stat().st_size <= FILE_BYTES:
+            modules[PurePosixPath(name).name] = path.read_bytes()
+    return _modules_or_problem(modules, package)
+
+
+def _modules_or_problem(modules: dict[str, bytes], package: str) -> Contents:
+    """Contents of modules; a problem when there is no exercise module among them."""
+    if not any(MODULE.fullmatch(name) for name in modules):
+        return Contents(where=_where(package), problem=f"no exercise modules (qNN_<name>.py) in {_where(package)}")
+    return Contents(modules=modules, where=_where(package))
+
+
+def _git(repository: Path, *arguments: str, data: bytes | None = None) -> bytes:
+    """Output of a read-only git command in the student's repository (never a repository above it); OSError on failure."""
+    environment = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")}
+    environment.update(GIT_CEILING_DIRECTORIES=str(repository.parent), GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0",
+                       GIT_CONFIG_NOSYSTEM="1", LC_ALL="C")
+    command = ["git", "-c", "safe.directory=*", "-c", "core.fsmonitor=false", "-C", str(repository), *arguments]
+    try:
+        done = subprocess.run(command, input=data, capture_output=True, env=environment, timeout=GIT_TIMEOUT, check=False)
+    except FileNotFoundError:
+        raise OSError("git is not installed on the grading machine") from None
+    except subprocess.TimeoutExpired:
+        raise OSError(f"git {arguments[0]} took longer than {GIT_TIMEOUT} s") from None
+    if done.returncode != 0:
+        lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise OSError((lines[0] if lines else f"git {arguments[0]} failed").removeprefix("fatal: "))
+    return done.stdout
+
+
+def _read_repository(repository: Path) -> Contents:
+    """A repository entry: the modules found by locate in the tree of HEAD, read from git's objects."""
+    try:
+        commit = _git(repository, "rev-parse", "--verify", "-q", "HEAD^{commit}").decode().strip()
+    except OSError as error:
+        return Contents(problem=f"not a readable git repository, or no commit checked out ({error})")
+    try:
+        listing = _git(repository, "ls-tree", "-r", "-z", "-l", "--full-tree", commit)
+    except OSError as error:
+        return Contents(commit=commit, problem=f"the git repository cannot be read at {commit[:12]} ({error})")
+    blobs: dict[str, tuple[str, int]] = {}  # path -> (object, size)
+    for line in listing.split(b"\0"):
+        meta, _, name = line.partition(b"\t")
+        fields = meta.split()
+        if len(fields) != 4 or fields[1] != b"blob" or fields[0] == b"120000":  # files only: no submodules, no links
+            continue
+        path = name.decode("utf-8", "surrogateescape")
+        if path.endswith((".py", ".ipynb")) and not set(PurePosixPath(path).parts[:-1]) & SKIPPED:
+            blobs[path] = (fields[2].decode(), int(fields[3]))
+    package, notebook, problem = locate(sorted(blobs))
+    if problem:
+        return Contents(commit=commit, problem=f"{problem} at commit {commit[:12]}")
+    if notebook is not None:
+        if blobs[notebook][1] > NOTEBOOK_BYTES:
+            return Contents(commit=commit, where=notebook, problem=f"{notebook} is {blobs[notebook][1] >> 20} MiB: too large for a notebook of this assignment")
+        wanted = [notebook]
+    else:
+        wanted = [name for name in _package_files(sorted(blobs), package) if blobs[name][1] <= FILE_BYTES]
+    try:
+        found = _cat_blobs(repository, [blobs[name][0] for name in wanted])
+    except (OSError, ValueError) as error:
+        return Contents(commit=commit, problem=f"the git repository cannot be read at {commit[:12]} ({error})")
+    if notebook is not None:
+        return Contents(notebook=found[0], commit=commit, where=notebook)
+    contents = _modules_or_problem({PurePosixPath(name).name: data for name, data in zip(wanted, found)}, package)
+    contents.commit = commit
+    return contents
+
+
+def _cat_blobs(repository: Path, objects: list[str]) -> list[bytes]:
+    """The contents of the blobs, read in one `git cat-file --batch`."""
+    if not objects:
+        return []
+    output = _git(repository, "cat-file", "--batch", data="".join(f"{sha}\n" for sha in objects).encode())
+    found: list[bytes] = []
+    position = 0
+    for sha in objects:
+        end = output.index(b"\n", position)
+        header = output[position:end].split()
+        if len(header) != 3:
+            raise OSError(f"object {sha[:12]} is missing")
+        size = int(header[2])
+        found.append(output[end + 1:end + 1 + size])
+        position = end + 1 + size + 1
+    return found

@@ -1,0 +1,137 @@
+"""One student's grading: the entry's files into a package, the hidden suites on it in an open sandbox, the report.
+
+grade_entry is the unit of work of `grade DIR`, whether it runs in a local worker process or on a Dask worker.
+It builds an exercises-like package from the entry (the modules of a folder or of a repository's HEAD, or the
+answer cells of a notebook turned into modules as `grade --nbgrader` does), runs run_suites on every question,
+and returns `check --json`'s object for that package plus who, what and when. An entry that cannot be read
+gives every question 0 with "problem" saying why; a fault of the student's code costs only its question, as
+with `check`. The grader's own failure on an entry (a bug, a full disk) is reported the same way, with
+"grader_error": true, so that the next run grades it again.
+"""
+import datetime
+import functools
+import hashlib
+import importlib.metadata
+import shutil
+import sys
+import tempfile
+import traceback
+from pathlib import Path
+
+from ..course.manifest import Course
+from ..course.results import ERROR, QuestionResult, Report
+from ..sandbox.parent import Sandbox
+from .intake import Contents, Entry, fingerprint_of, read_entry
+
+PACKAGE_INIT = b'"""The exercise modules of one student."""\n'
+GRADING_CODE = ("course", "engine", "sandbox", "suites", "nbgrader", "classroom/intake.py", "classroom/work.py")  # under autograder/
+
+
+@functools.cache
+def _code_digest() -> str:
+    """Digest of the code that decides a grade: the engine, sandbox, suites, package building, and reference/."""
+    import reference
+
+    kit = Path(__file__).resolve().parent.parent
+    roots = [kit / part for part in GRADING_CODE] + [Path(reference.__file__).resolve().parent]
+    digest = hashlib.sha256()
+    for root in roots:
+        paths = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.suffix in (".py", ".yaml") and "__pycache__" not in p.parts)
+        for path in paths:
+            digest.update(path.relative_to(kit.parent).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def grader_version(course: Course) -> str:
+    """The kit's version and a digest of the grading code and of the course (points, limits, questions)."""
+    try:
+        version = importlib.metadata.version("attention-kit")
+    except importlib.metadata.PackageNotFoundError:
+        version = "0"
+    questions = repr([(q.number, q.slug, q.file, q.functions, q.points, q.requires, q.time_limit) for q in course.questions])
+    return f"{version}+{hashlib.sha256((_code_digest() + questions).encode()).hexdigest()[:12]}"
+
+
+def zero_report(course: Course, reason: str) -> dict:
+    """check --json's object for an entry that could not be graded: every question 0, with the reason."""
+    return Report([QuestionResult(q.number, q.title, q.points, ERROR, reason=reason) for q in course.questions]).to_dict()
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def build_package(course: Course, contents: Contents, folder: Path) -> tuple[Path | None, str]:
+    """Write contents as an exercises-like package in folder/exercises; (package, "") or (None, why it cannot be)."""
+    package = folder / "exercises"
+    if contents.notebook is not None:
+        from ..nbgrader.grade import extract_answers
+        from ..nbgrader.package import write_package
+
+        try:
+            import nbformat
+
+            notebook = nbformat.reads(contents.notebook.decode("utf-8"), as_version=4)
+            sources = extract_answers(course, notebook)
+        except Exception as error:  # noqa: BLE001 - any unreadable notebook is reported, never fatal
+            first = str(error).strip().splitlines()[0] if str(error).strip() else ""
+            return None, f"{contents.where} cannot be read as a notebook ({type(error).__name__}: {first[:200]})"
+        if not sources:
+            return None, f"{contents.where} has none of the assignment's answer cells (grade_id q01_answer, ...): is it this assignment's notebook?"
+        return write_package(course, sources, package), ""
+    package.mkdir(parents=True)
+    for name, data in contents.modules.items():
+        (package / name).write_bytes(data)
+    if "__init__.py" not in contents.modules:
+        (package / "__init__.py").write_bytes(PACKAGE_INIT)
+    return package, ""
+
+
+def classmates(entry: Entry, package: Path) -> tuple[Path, ...]:
+    """The class folder, which the student's code may not read (everyone else's work is there); () where it holds the kit,
+    Python, the temporary folder or the package graded, which the grading needs."""
+    import reference
+
+    folder = entry.path.parent.resolve()
+    needed = [package.resolve(), Path(__file__).resolve().parent.parent, Path(reference.__file__).resolve().parent,
+              Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(), Path(tempfile.gettempdir()).resolve()]
+    return () if any(folder == path or folder in path.parents for path in needed) else (folder,)
+
+
+def _about(course: Course, entry: Entry, contents: Contents) -> dict:
+    """What a report says besides the scores: who, which files, which grader, when."""
+    return ({"student": entry.student, "source": {"kind": entry.kind, "path": str(entry.path), "graded": contents.where}}
+            | fingerprint_of(contents) | {"grader_version": grader_version(course), "graded_at": _now()})
+
+
+def unreadable_report(course: Course, entry: Entry, contents: Contents, problem: str = "") -> dict:
+    """The report of an entry that cannot be graded: every question 0, "problem" saying why."""
+    problem = problem or contents.problem
+    return zero_report(course, problem) | _about(course, entry, contents) | {"problem": problem}
+
+
+def grade_entry(course: Course, entry: Entry, sandbox: Sandbox, scratch: Path) -> dict:
+    """The student's report: check --json's object plus student, source, commit or sha256, grader_version, graded_at.
+
+    An unreadable entry gives every question 0 with "problem": reason. Never raises for a student's fault.
+    scratch: a folder this call may fill and empty (created when missing).
+    """
+    contents = read_entry(entry)
+    if contents.problem:
+        return unreadable_report(course, entry, contents)
+    scratch = Path(scratch)
+    scratch.mkdir(parents=True, exist_ok=True)
+    folder = Path(tempfile.mkdtemp(prefix="entry-", dir=scratch))  # new for every entry: no module cache can mix two students
+    try:
+        package, problem = build_package(course, contents, folder)
+        if package is None:
+            return unreadable_report(course, entry, contents, problem)
+        from ..engine.run import run_suites
+
+        report = run_suites(course, sandbox, package, course.numbers, hidden=classmates(entry, package)).to_dict()
+    except Exception as error:  # noqa: BLE001 - the grader's own fault: reported for this entry, graded again next run
+        reason = f"the grader failed on this entry ({type(error).__name__}: {error}); run the command again"
+        return unreadable_report(course, entry, contents, reason) | {"grader_error": True, "traceback": traceback.format_exc()[-4000:]}
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return report | _about(course, entry, contents)

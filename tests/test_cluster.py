@@ -1,0 +1,244 @@
+"""Grading a class on a Dask cluster: a LocalCluster of two worker processes (one thread each) on loopback.
+
+The class: alice (every answer right), bob (the stubs), carol (a git repository: questions 1-5 done, with a bug in
+question 2), dave (the modules at the folder's top level: questions 1-4, with a bug in question 4) and erin (an empty
+folder). Each report that comes back through the cluster is the report run_suites gives for the same package in
+this process, every entry is reported exactly once even when a worker is killed in the middle of the run, a worker
+that cannot see the files gets a copy, and `batch.main` through the cluster writes the local run's grades.csv and
+reports. Most of the time is grading: alice (whose training question alone takes seconds) is graded twice, by
+run_suites and on the cluster; the others also by batch, locally and on the cluster.
+"""
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("distributed", reason="dask distributed is not installed: pip install -e '.[cluster]'")
+pytest.importorskip("autograder.classroom.work", reason="the class-grading core (classroom/work.py) is not there yet")
+from distributed import Client, KilledWorker, LocalCluster
+
+from autograder.classroom import cluster as kit_cluster
+from autograder.classroom.intake import Entry, discover, fingerprint
+from autograder.course.manifest import load_course
+from autograder.engine.run import run_suites
+from autograder.sandbox.parent import Sandbox
+
+KIT = Path(__file__).resolve().parent.parent
+REPORT_KEYS = ("score", "max_score", "questions")  # what run_suites gives; the rest (student, source, hashes, times) is grade_entry's
+
+
+def _package(folder: Path, done: range | tuple, edits: dict | None = None, init: bool = True) -> None:
+    """folder holding every question's module: the solution for the questions in done (with edits), the stub for the rest."""
+    folder.mkdir(parents=True)
+    if init:
+        shutil.copy(KIT / "exercises" / "__init__.py", folder / "__init__.py")
+    for solution in sorted((KIT / "solutions").glob("q[0-9][0-9]_*.py")):
+        text = (solution if int(solution.name[1:3]) in done else KIT / "exercises" / solution.name).read_text()
+        for old, new in (edits or {}).get(int(solution.name[1:3]), []):
+            assert old in text
+            text = text.replace(old, new)
+        (folder / solution.name).write_text(text)
+
+
+@pytest.fixture(scope="module")
+def klass(tmp_path_factory) -> tuple[Path, dict[str, Path]]:
+    """The class folder, and for each gradable student a package folder with the same modules (for run_suites)."""
+    root = tmp_path_factory.mktemp("cluster")
+    folder, packages = root / "class", {}
+    _package(folder / "alice" / "exercises", range(1, 11))
+    _package(folder / "bob" / "exercises", ())
+    _package(folder / "carol" / "exercises", range(1, 6), {2: [("/ math.sqrt(d)", "/ d")]})
+    git = ["git", "-C", str(folder / "carol"), "-c", "user.name=carol", "-c", "user.email=carol@example.org"]
+    subprocess.run(["git", "init", "-q", str(folder / "carol")], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "my answers"], check=True)
+    dave = {4: [("x.reshape(B, T, n_heads, D // n_heads).transpose(1, 2)", "x.reshape(B, n_heads, T, D // n_heads)")]}
+    _package(folder / "dave", range(1, 5), dave, init=False)
+    (folder / "erin").mkdir()
+    for student in ("alice", "bob", "carol"):
+        packages[student] = folder / student / "exercises"
+    _package(root / "packages" / "dave", range(1, 5), dave)
+    packages["dave"] = root / "packages" / "dave"
+    return folder, packages
+
+
+@pytest.fixture(scope="module")
+def course():
+    return load_course(KIT)
+
+
+@pytest.fixture(scope="module")
+def reference(klass, course) -> dict[str, dict]:
+    """run_suites' report of each gradable student's package, in this process."""
+    sandbox = Sandbox()
+    try:
+        import torch
+
+        torch.set_num_threads(1)
+        return {student: run_suites(course, sandbox, package, course.numbers).to_dict() for student, package in klass[1].items()}
+    finally:
+        sandbox.close()
+
+
+@pytest.fixture(scope="module")
+def local_cluster():
+    """Two worker processes of one thread; their sandboxes and imports start now, while this process grades the reference."""
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None) as cluster:
+        with Client(cluster.scheduler_address, set_as_default=False) as client:
+            client.register_plugin(kit_cluster.SandboxPlugin(), name=kit_cluster.PLUGIN)  # run_on_cluster keeps it (idempotent)
+        yield cluster
+
+
+def _gone(pid: int, seconds: float) -> bool:
+    """True once process pid has exited (or become a zombie) within seconds."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            if Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] == "Z":
+                return True
+        except FileNotFoundError:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_reports_equal_run_suites_and_none_is_lost_when_a_worker_dies(local_cluster, klass, course, reference):
+    entries = discover(klass[0])
+    assert [(entry.student, entry.kind) for entry in entries] == [
+        ("alice", "folder"), ("bob", "folder"), ("carol", "repository"), ("dave", "folder"), ("erin", "folder")]
+    with Client(local_cluster.scheduler_address, set_as_default=False) as spy:
+        pids = spy.run(os.getpid)
+        got: list[tuple[Entry, dict]] = []
+        killed = []
+
+        def on_result(entry: Entry, report: dict) -> None:
+            got.append((entry, report))
+            if not killed:  # the first result: kill a worker that is grading someone now
+                busy = []
+                for _ in range(100):  # four students are left: one is being graded, or is about to be
+                    busy = [worker for worker, keys in spy.processing().items() if keys]
+                    if busy:
+                        break
+                    time.sleep(0.05)
+                zygote = spy.run(kit_cluster.sandbox_pid, workers=busy[:1])[busy[0]]
+                os.kill(pids[busy[0]], signal.SIGKILL)
+                killed.append(zygote)
+
+        kit_cluster.run_on_cluster(course, entries, local_cluster.scheduler_address, on_result)
+        assert killed and _gone(killed[0], 30), "the killed worker's sandbox outlived it"
+        zygotes = spy.run(kit_cluster.sandbox_pid)
+
+    assert sorted(entry.student for entry, _ in got) == ["alice", "bob", "carol", "dave", "erin"]  # each exactly once
+    reports = {entry.student: report for entry, report in got}
+    for student, expected in reference.items():
+        assert {key: reports[student][key] for key in REPORT_KEYS} == expected, student
+    assert [reference[s]["score"] for s in ("alice", "bob")] == [100, 0]
+    assert 0 < reference["carol"]["score"] < 100 and 0 < reference["dave"]["score"] < 100
+    assert reports["erin"]["score"] == 0 and reports["erin"]["problem"]
+    assert len(reports["carol"]["commit"]) == 40
+    assert all(report["student"] == entry.student for entry, report in got)
+
+    # a second run on the same workers keeps their sandboxes (one torch import per worker for its whole life)
+    again = []
+    kit_cluster.run_on_cluster(course, entries[1:2], local_cluster.scheduler_address, lambda entry, report: again.append(report))
+    with Client(local_cluster.scheduler_address, set_as_default=False) as spy:
+        assert spy.run(kit_cluster.sandbox_pid) == zygotes
+    assert [report["score"] for report in again] == [0]
+
+
+def test_a_worker_that_cannot_see_the_files_gets_a_copy(klass, course, reference, local_cluster, monkeypatch):
+    carol = next(entry for entry in discover(klass[0]) if entry.student == "carol")
+    monkeypatch.setattr(kit_cluster, "fingerprint", lambda entry: {"sha256": "what the driver saw"})  # in this process only
+    got = []
+    kit_cluster.run_on_cluster(course, [carol], local_cluster.scheduler_address, lambda entry, report: got.append(report))
+    [report] = got
+    assert {key: report[key] for key in REPORT_KEYS} == reference["carol"]
+    assert len(report["commit"]) == 40  # the copy carries the repository
+    assert str(carol.path) in json.dumps(report["source"]) and "autograder-cluster-" not in json.dumps(report)
+
+
+def test_the_copy_of_an_entry_has_its_fingerprint_and_no_link_out(klass, tmp_path):
+    notebook = tmp_path / "frank.ipynb"
+    notebook.write_text('{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}')
+    entries = [entry for entry in discover(klass[0]) if entry.student in ("carol", "dave")] + [Entry("frank", notebook, "notebook")]
+    linked = tmp_path / "gina"
+    shutil.copytree(klass[0] / "dave", linked)
+    (linked / "q11_outside.py").symlink_to("/etc/hostname")
+    (linked / "data.bin").write_bytes(bytes(1 << 20))
+    (linked / ".venv" / "lib").mkdir(parents=True)
+    (linked / ".venv" / "lib" / "big.py").write_text("x = 1\n")
+    entries.append(Entry("gina", linked, "folder"))
+    for number, entry in enumerate(entries):
+        copy = kit_cluster._unpack(kit_cluster._pack(entry), tmp_path / f"copy{number}", entry)
+        assert copy.path.name == entry.path.name and copy.path != entry.path
+        if entry.student != "gina":
+            assert fingerprint(copy) == fingerprint(entry), entry.student
+    assert (copy.path / "q01_causal_mask.py").is_file()  # the copy of gina: what intake reads, and no link out
+    assert not any((copy.path / name).exists() for name in ("q11_outside.py", "data.bin", ".venv"))
+
+
+def test_workers_running_another_kit_stop_the_run_before_it_grades(local_cluster):
+    with Client(local_cluster.scheduler_address, set_as_default=False) as client, \
+            pytest.raises(kit_cluster.ClusterError, match="another version of the kit"):
+        kit_cluster._check_workers(client, load_course(KIT), "not-this-kit")
+
+
+def test_no_scheduler_is_one_clear_error():
+    import dask
+
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}), \
+            pytest.raises(kit_cluster.ClusterError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9"):
+        kit_cluster.run_on_cluster(load_course(KIT), [], "tcp://127.0.0.1:9", lambda entry, report: None)
+
+
+class _Done:
+    """A finished future's stand-in for _outcome."""
+
+    def __init__(self, status: str, error: BaseException | None = None) -> None:
+        self.status, self.error = status, error
+
+    def exception(self) -> BaseException | None:
+        return self.error
+
+
+@pytest.mark.parametrize("error, needle", [(KilledWorker("grade-x", None, 3), "worker died"),
+                                          (ValueError("boom"), "ValueError: boom")])
+def test_a_task_that_keeps_failing_is_a_grader_error_graded_again_next_run(course, error, needle):
+    entry = Entry("zoe", Path("/nowhere/zoe"), "folder")
+    report = kit_cluster._outcome(course, entry, _Done("error", error))
+    assert report["student"] == "zoe" and needle in report["problem"]
+    assert report["score"] == 0 and [q["number"] for q in report["questions"]] == course.numbers
+    assert all(q["score"] == 0 and q["status"] == "error" and needle in q["reason"] for q in report["questions"])
+    assert report["grader_error"] is True  # batch.is_current is then false: the next run grades it again
+
+
+@pytest.mark.parametrize("future, needle", [(_Done("cancelled"), "dropped"),
+                                            (_Done("error", kit_cluster.KitMismatch("other kit")), "another version")])
+def test_a_lost_task_or_another_kit_stops_the_run(course, future, needle):
+    with pytest.raises(kit_cluster.ClusterError, match=needle):
+        kit_cluster._outcome(course, Entry("zoe", Path("/nowhere/zoe"), "folder"), future)
+
+
+def test_batch_through_the_cluster_writes_the_local_grades_csv(klass, course, local_cluster, tmp_path):
+    batch = pytest.importorskip("autograder.classroom.batch", reason="classroom/batch.py is not there yet")
+    folder = tmp_path / "class"  # the class but alice, to save time
+    for student in ("bob", "carol", "dave", "erin"):
+        shutil.copytree(klass[0] / student, folder / student, symlinks=True)
+    outputs, reports = {}, {}
+    for name, scheduler in (("local", None), ("cluster", local_cluster.scheduler_address)):
+        out = tmp_path / name
+        args = argparse.Namespace(dir=folder, out=out, scheduler=scheduler, jobs=2, force=False, quiet=True)
+        assert batch.main(args, course) == 1  # erin's entry is unreadable
+        outputs[name] = (out / "grades.csv").read_text()
+        reports[name] = {path.name: json.loads(path.read_text()) for path in sorted(out.glob("*.json"))}
+        for report in reports[name].values():
+            report.pop("graded_at")
+    assert outputs["cluster"] == outputs["local"]
+    assert outputs["local"].count("\n") == 5  # the header and the four students
+    assert reports["cluster"] == reports["local"] and len(reports["local"]) == 4

@@ -1,0 +1,345 @@
+"""`grade DIR --out OUT`: a mixed class graded as `check` grades each student, written as it goes, resumed after a kill.
+
+The class holds folders (correct, partly wrong, stubs, a crash and a missing module, work wrapped in an extra folder),
+a git repository (graded at its commit: an uncommitted fix is not graded), a notebook of the nbgrader assignment, an
+unreadable notebook and an empty folder. Every row of grades.csv must equal the scores that `check --json`'s code path
+(engine.run.grade_many, which `check` calls) gives the same package, and every report its questions. The test course
+is the kit's course.yaml cut to questions 1-4, so that a class costs seconds, not minutes.
+
+The kill test starts the command with --jobs 1, kills it (SIGKILL) once some reports exist, starts it again, and
+shows the same grades.csv as an uninterrupted run, with no student graded twice (OUT/grading.log has one "graded"
+line per student, and the reports written before the kill are left as they were).
+"""
+import argparse
+import csv
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from functools import cache
+from pathlib import Path
+
+import pytest
+import yaml
+
+from autograder.classroom import batch
+from autograder.classroom.intake import Entry, discover, fingerprint, locate, read_entry
+from autograder.course.manifest import load_course
+from autograder.course.results import number
+
+ROOT = Path(__file__).resolve().parent.parent
+QUESTIONS = (1, 2, 3, 4)
+ENV = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""), "PYTHONWARNINGS": "ignore"}
+BUG = ('return scores.masked_fill(~mask, float("-inf"))', 'return scores.masked_fill(mask, float("-inf"))')
+UNREADABLE = {"fay": "cannot be read as a notebook", "hal": "an empty folder"}
+
+
+def git(repo: Path, *args: str) -> str:
+    """Stdout of a git command in repo (fails the test on error)."""
+    return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args], cwd=repo,
+                          capture_output=True, text=True, check=True).stdout.strip()
+
+
+@cache
+def command() -> list[str]:
+    """`python -m autograder grade` once the CLI has it; until then the module's own entry point, same arguments."""
+    shown = subprocess.run([sys.executable, "-m", "autograder", "grade", "--help"], cwd=ROOT, env=ENV, capture_output=True, text=True, check=False)
+    if "--out" in shown.stdout:
+        return [sys.executable, "-m", "autograder", "grade"]
+    return [sys.executable, "-m", "autograder.classroom.batch"]
+
+
+def run_grade(kit: Path, *args: object, timeout: float = 300) -> subprocess.CompletedProcess:
+    """Run the grade command from the test kit's folder (its course.yaml is the course)."""
+    return subprocess.run([*command(), *map(str, args)], cwd=kit, env=ENV, capture_output=True, text=True, timeout=timeout, check=False)
+
+
+def rows(out: Path) -> list[list[str]]:
+    """grades.csv as rows."""
+    with open(out / "grades.csv", newline="") as handle:
+        return list(csv.reader(handle))
+
+
+def events(out: Path, kind: str = "graded") -> list[dict]:
+    """The lines of OUT/grading.log of one kind."""
+    lines = (out / "grading.log").read_text().splitlines() if (out / "grading.log").exists() else []
+    return [event for event in map(json.loads, lines) if event["event"] == kind]
+
+
+def reports(out: Path) -> dict[str, dict]:
+    """student -> report, for the reports written so far."""
+    return {path.stem: json.loads(path.read_text()) for path in out.glob("*.json")}
+
+
+def package(folder: Path, modules: dict[str, str]) -> Path:
+    """An exercises-like package in folder with these modules."""
+    folder.mkdir(parents=True)
+    (folder / "__init__.py").write_text('"""Answers."""\n')
+    for name, text in modules.items():
+        (folder / name).write_text(text)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A kit folder whose course is questions 1-4 of the real one (with solutions/, for the notebook builder)."""
+    root = tmp_path_factory.mktemp("kit")
+    manifest = yaml.safe_load((ROOT / "course.yaml").read_text())
+    manifest["questions"] = [q for q in manifest["questions"] if q["number"] in QUESTIONS]
+    (root / "course.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False, allow_unicode=True))
+    shutil.copytree(ROOT / "solutions", root / "solutions", ignore=shutil.ignore_patterns("__pycache__"))
+    return root
+
+
+@pytest.fixture(scope="module")
+def klass(kit: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Path]]:
+    """(class folder, student -> the package `check` grades for them); the unreadable students have none."""
+    import nbformat
+
+    from autograder.nbgrader.course import build_notebook
+    from autograder.nbgrader.grade import extract_answers
+    from autograder.nbgrader.package import write_package
+
+    course = load_course(kit)
+    base = tmp_path_factory.mktemp("class")
+    folder, checked = base / "class", base / "check"
+    solutions = {p.name: p.read_text() for p in sorted((ROOT / "solutions").glob("q*.py"))}
+    stubs = {p.name: p.read_text() for p in sorted((ROOT / "exercises").glob("q*.py"))}
+    wrong = ROOT / "tests" / "corpus" / "wrong"
+    modules = {
+        "ann": ("exercises", solutions),
+        "ben": (".", solutions | {"q02_scaled_scores.py": (wrong / "q02_scale_by_d.py").read_text()}),
+        "cat": ("exercises", stubs),
+        "gus": ("exercises", {name: text for name, text in solutions.items() if name != "q04_heads.py"}
+                | {"q01_causal_mask.py": (ROOT / "tests" / "faults" / "segfault.py").read_text()}),
+        "ivy": ("ivy-attention-main/exercises", solutions | {"q02_scaled_scores.py": stubs["q02_scaled_scores.py"]}),
+    }
+    packages = {}
+    for student, (inside, files) in modules.items():
+        package(folder / student / inside, files)
+        packages[student] = package(checked / student / "exercises", files)
+    # dan: a clone of the release; the commit has a question-3 answer that calls F.scaled_dot_product_attention, the
+    # working tree an uncommitted fix and a deleted module: graded at the commit, so neither counts
+    committed = solutions | {"q03_attention.py": (wrong / "q03_calls_sdpa.py").read_text()}
+    repo = folder / "dan"
+    package(repo / "exercises", committed)
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "my answers")
+    (repo / "exercises" / "q03_attention.py").write_text(solutions["q03_attention.py"])
+    (repo / "exercises" / "q04_heads.py").unlink()
+    packages["dan"] = package(checked / "dan" / "exercises", committed)
+    # eve: the assignment's notebook, answered with the solutions and one bug in question 1
+    notebook = build_notebook(course)
+    for cell in notebook.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "q01_answer":
+            assert BUG[0] in cell.source
+            cell.source = cell.source.replace(*BUG)
+    nbformat.write(notebook, str(folder / "eve.ipynb"))
+    packages["eve"] = write_package(course, extract_answers(course, notebook), checked / "eve" / "exercises")
+    (folder / "fay.ipynb").write_text('{"cells": [')  # cut short: not JSON
+    (folder / "hal").mkdir()
+    return folder, packages
+
+
+@pytest.fixture(scope="module")
+def graded(kit: Path, klass: tuple[Path, dict[str, Path]], tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess]:
+    """One uninterrupted run over the class, two workers: (OUT, the finished process)."""
+    out = tmp_path_factory.mktemp("graded") / "out"
+    done = run_grade(kit, klass[0], "--out", out, "--jobs", 2)
+    return out, done
+
+
+def test_every_row_of_grades_csv_equals_check(kit, klass, graded):
+    from autograder.engine.run import grade_many
+
+    folder, packages = klass
+    out, done = graded
+    assert done.returncode == 1, done.stdout + done.stderr  # 1: some entries unreadable, the rest graded
+    course = load_course(kit)
+    students = sorted(packages)
+    expected = dict(zip(students, grade_many(course, [(packages[s], course.numbers) for s in students])))
+    table = rows(out)
+    assert table[0] == ["student", "q1", "q2", "q3", "q4", "total"]
+    assert [row[0] for row in table[1:]] == sorted(students + list(UNREADABLE))
+    written = reports(out)
+    for row in table[1:]:
+        student = row[0]
+        if student in UNREADABLE:
+            assert row[1:] == ["0"] * 5
+            assert UNREADABLE[student] in written[student]["problem"]
+            assert all(q["score"] == 0 for q in written[student]["questions"])
+            continue
+        report = expected[student]
+        assert row == [student, *(str(number(q.score)) for q in report.questions), str(number(report.score))], student
+        assert written[student]["questions"] == report.to_dict()["questions"], student
+        assert written[student]["score"] == report.to_dict()["score"]
+    by_student = {row[0]: row for row in table[1:]}
+    assert by_student["ann"][1:] == ["8", "8", "12", "8", "36"]
+    assert by_student["ben"][2] != "8" and by_student["cat"][-1] == "0"  # partly wrong; stubs
+    assert by_student["dan"][3] == "0" and by_student["dan"][4] == "8"  # the commit's question 3 and 4, not the working tree's
+    assert by_student["eve"][1] != "8" and by_student["eve"][2] == "8"
+    gus = {q["number"]: q for q in written["gus"]["questions"]}
+    assert gus[1]["status"] == "crashed" and gus[4]["status"] == "error" and "missing" in gus[4]["reason"]
+    assert written["dan"]["commit"] == git(folder / "dan", "rev-parse", "HEAD")
+    assert written["dan"]["source"]["kind"] == "repository" and written["eve"]["source"]["kind"] == "notebook"
+    assert written["ivy"]["source"]["graded"] == "ivy-attention-main/exercises/"
+    assert all(written[s]["grader_version"] == written["ann"]["grader_version"] and written[s]["graded_at"] for s in written)
+    assert "fay: scored 0" in done.stdout and "2 could not be graded" in done.stdout
+    assert len({event["worker"] for event in events(out) if event["worker"]}) <= 2  # two workers, each for the whole run
+
+
+def test_a_rerun_grades_only_what_is_missing_or_changed(kit, klass, graded, tmp_path):
+    folder, out = tmp_path / "class", tmp_path / "out"
+    shutil.copytree(klass[0], folder, symlinks=True)
+    shutil.copytree(graded[0], out)
+    before = len(events(out))
+    again = run_grade(kit, folder, "--out", out)
+    assert again.returncode == 1 and "0 graded now, 9 unchanged" in again.stdout, again.stdout + again.stderr
+    assert len(events(out)) == before and rows(out) == rows(graded[0])
+    shutil.copy(ROOT / "solutions" / "q02_scaled_scores.py", folder / "ben" / "q02_scaled_scores.py")  # ben fixes question 2
+    (folder / "zed").mkdir()
+    shutil.copytree(ROOT / "solutions", folder / "zed" / "exercises")  # a late student
+    again = run_grade(kit, folder, "--out", out, "--quiet")
+    assert again.returncode == 1, again.stdout + again.stderr
+    assert sorted(event["student"] for event in events(out)[before:]) == ["ben", "zed"]
+    table = {row[0]: row for row in rows(out)[1:]}
+    assert table["ben"][2] == "8" and table["zed"][1:] == ["8", "8", "12", "8", "36"]
+    only = tmp_path / "only"
+    only.mkdir()
+    shutil.copytree(folder / "hal", only / "hal")
+    shutil.copytree(folder / "cat", only / "cat")
+    forced = run_grade(kit, only, "--out", out, "--force")
+    assert forced.returncode == 1 and "2 graded now" in forced.stdout, forced.stdout + forced.stderr
+    assert [row[0] for row in rows(out)[1:]] == ["cat", "hal"]  # grades.csv lists the class folder's students
+
+
+def test_a_killed_run_resumes_without_grading_anyone_twice(kit, klass, graded, tmp_path):
+    out = tmp_path / "out"
+    process = subprocess.Popen([*command(), str(klass[0]), "--out", str(out), "--jobs", "1"], cwd=kit, env=ENV,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while len(reports(out) if out.exists() else {}) < 4 and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert process.poll() is None, "the run ended before it could be killed: " + process.stderr.read().decode()
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    process.stderr.close()
+    for left in Path(tempfile.gettempdir()).glob(f"autograder-class-{process.pid}-*"):  # the killed run's scratch folder
+        shutil.rmtree(left, ignore_errors=True)
+    before = {student: report["graded_at"] for student, report in reports(out).items()}
+    killed = events(out)
+    assert 4 <= len(before) < 9 and len(killed) <= len(before)
+    worker = next(event["worker"] for event in killed if event["worker"])
+    for _ in range(100):  # the worker dies with the driver (and its sandbox with it)
+        if not Path(f"/proc/{worker}").exists():
+            break
+        time.sleep(0.05)
+    assert not Path(f"/proc/{worker}").exists(), "the worker outlived the killed driver"
+    resumed = run_grade(kit, klass[0], "--out", out, "--jobs", "1")
+    assert resumed.returncode == 1, resumed.stdout + resumed.stderr
+    assert rows(out) == rows(graded[0])
+    after = reports(out)
+    assert {student: after[student]["graded_at"] for student in before} == before  # written once, never again
+    regraded = [event["student"] for event in events(out)[len(killed):]]
+    assert not set(regraded) & set(before)
+    counts = Counter(event["student"] for event in events(out))
+    assert max(counts.values()) == 1 and sorted(after) == [row[0] for row in rows(out)[1:]]
+
+
+# -- the class folder, without grading ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("files, found", [
+    (["exercises/__init__.py", "exercises/q01_causal_mask.py", "q01_causal_mask.py"], ("exercises", None, "")),
+    (["q01_causal_mask.py", "helpers.py", "notes/a.py"], (".", None, "")),
+    (["attention-main/exercises/q01_causal_mask.py", "attention-main/README.py"], ("attention-main/exercises", None, "")),
+    (["wrap/inner/q02_scaled_scores.py"], ("wrap/inner", None, "")),
+    (["work/attention.ipynb"], (None, "work/attention.ipynb", "")),
+    (["a.ipynb", "attention.ipynb"], (None, "attention.ipynb", "")),
+    (["one/q01_causal_mask.py", "two/q01_causal_mask.py"], (None, None, "no exercise modules")),
+    ([], (None, None, "no .py file")),
+])
+def test_where_the_modules_are_found(files, found):
+    package, notebook, problem = locate(files)
+    assert (package, notebook) == found[:2] and problem.startswith(found[2])
+
+
+def test_entries_fingerprints_and_unreadable_repositories(tmp_path):
+    (tmp_path / "ann" / "exercises").mkdir(parents=True)
+    (tmp_path / "ann" / "exercises" / "q01_causal_mask.py").write_text("x = 1\n")
+    (tmp_path / "bob.ipynb").write_text("{}")
+    (tmp_path / "notes.txt").write_text("not an entry")
+    (tmp_path / ".hidden").mkdir()
+    repo = tmp_path / "cy"
+    (repo / "exercises").mkdir(parents=True)
+    (repo / "exercises" / "q01_causal_mask.py").write_text("x = 1\n")
+    git(repo, "init", "-q")
+    assert "no commit" in read_entry(Entry("cy", repo, "repository")).problem
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "one")
+    entries = discover(tmp_path)
+    assert [(e.student, e.kind) for e in entries] == [("ann", "folder"), ("bob", "notebook"), ("cy", "repository")]
+    first = fingerprint(entries[2])
+    assert first["commit"] == git(repo, "rev-parse", "HEAD") and first["sha256"] == fingerprint(entries[0])["sha256"]
+    (repo / "exercises" / "q01_causal_mask.py").write_text("x = 2\n")  # not committed: not graded, same fingerprint
+    assert fingerprint(entries[2]) == first
+    git(repo, "commit", "-qam", "two")
+    assert fingerprint(entries[2])["commit"] != first["commit"] and fingerprint(entries[2])["sha256"] != first["sha256"]
+    shutil.rmtree(repo / ".git" / "objects")
+    assert "not a readable git repository" in read_entry(entries[2]).problem
+
+
+def test_usage_errors_and_a_class_with_nothing_gradable(tmp_path, capsys):
+    course = load_course(ROOT)
+
+    def main(folder: Path, out: Path) -> int:
+        return batch.main(argparse.Namespace(dir=folder, out=out, jobs=1, force=False, scheduler=None, quiet=True), course)
+
+    assert main(tmp_path / "nowhere", tmp_path / "out") == 2
+    (tmp_path / "empty").mkdir()
+    assert main(tmp_path / "empty", tmp_path / "out") == 2
+    klass = tmp_path / "klass"
+    (klass / "hal").mkdir(parents=True)
+    (klass / "ida" / "exercises").mkdir(parents=True)
+    (klass / "ida" / "exercises" / "notes.py").write_text("")
+    assert main(klass, tmp_path / "out") == 2  # nothing gradable: both listed, scored 0
+    assert "nothing in" in capsys.readouterr().err
+    assert [row[0] for row in rows(tmp_path / "out")[1:]] == ["hal", "ida"]
+    assert "no exercise modules" in reports(tmp_path / "out")["ida"]["problem"]
+    with open(tmp_path / "out" / batch.LOCK) as held:
+        import fcntl
+
+        fcntl.flock(held, fcntl.LOCK_EX)
+        assert main(klass, tmp_path / "out") == 2  # another run holds OUT
+    assert "another `grade` run" in capsys.readouterr().err
+
+
+def test_a_student_cannot_read_the_class_folder(tmp_path):
+    """The other students' work is in the class folder: a module that reads a classmate's file costs its question."""
+    import dataclasses
+
+    from autograder.classroom.work import grade_entry
+    from autograder.sandbox.parent import Sandbox
+
+    course = load_course(ROOT)
+    course = dataclasses.replace(course, questions=course.questions[:1])
+    folder = tmp_path / "class"
+    for student in ("ann", "kim"):
+        (folder / student).mkdir(parents=True)
+        shutil.copy(ROOT / "solutions" / "q01_causal_mask.py", folder / student)
+    theirs = folder / "ann" / "q01_causal_mask.py"
+    mine = folder / "kim" / "q01_causal_mask.py"
+    mine.write_text(f"ANSWERS = open({str(theirs)!r}).read()\n" + mine.read_text())
+    sandbox = Sandbox()
+    try:
+        report = grade_entry(course, Entry("kim", folder / "kim", "folder"), sandbox, tmp_path / "scratch")
+    finally:
+        sandbox.close()
+    question = report["questions"][0]
+    assert question["status"] == "error" and question["reason"].startswith(f"reads {theirs}"), question
