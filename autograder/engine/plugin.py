@@ -105,16 +105,20 @@ class KitPlugin:
         self.course, self.package, self.notes, self.first_failure_only = course, package.resolve(), notes, first_failure_only
         self.sandbox, self.hidden = sandbox, hidden
         self.runs: dict[int, QuestionRun] = {}
+        self.suites: dict[str, Question] = {}  # suite module name -> its question
         self.inputs: dict[tuple[str, str], int] = {}  # (suite module, test function) -> how many inputs it is run on
         self.static: dict[tuple[int, tuple[str, ...]], dict[str, tuple[str, str]]] = {}
 
     def question_of(self, module: object) -> Question:
         """The question whose suite is module (test_q03_attention.py -> q03_attention)."""
-        stem = Path(module.__file__).stem.removeprefix("test_")
-        for question in self.course.questions:
-            if question.module == stem:
-                return question
-        raise LookupError(f"{Path(module.__file__).name} matches no question's module in course.yaml")
+        found = self.suites.get(module.__name__)
+        if found is None:
+            stem = Path(module.__file__).stem.removeprefix("test_")
+            found = next((question for question in self.course.questions if question.module == stem), None)
+            if found is None:
+                raise LookupError(f"{Path(module.__file__).name} matches no question's module in course.yaml")
+            self.suites[module.__name__] = found
+        return found
 
     def run_of(self, question: Question) -> QuestionRun:
         """The QuestionRun of question, made on first use."""

@@ -5,15 +5,14 @@ per line on stdin and answers JSON lines on stdout: {"id", "pid"} when a child s
 "orphans"} when it ends (orphans: processes it left behind, which the zygote, a subreaper, killed).
 Each child runs the student's code with resource limits, in its own process group and temporary
 folder. It imports the student's module, then answers the grader's requests (calls of the student's
-functions) one at a time: each request and each answer is one torch.save'd frame on a pair of FIFOs in
+functions) one at a time: each request and each answer is one frame (sandbox/codec.py) on a pair of FIFOs in
 its folder. An audit hook (Guard) and, where the kernel has it, Landlock keep the student's code away
 from the grader's files, from every folder but its own for writing, from other processes and from its
-own limits. The grader, in another process, reads the answers with torch.load(weights_only=True) and
+own limits. The grader, in another process, decodes the answers (never unpickling anything) and
 decides the score.
 """
 import importlib.abc
 import importlib.util
-import io
 import json
 import os
 import resource
@@ -27,7 +26,18 @@ import torch
 # Bound here, in the zygote, before any student code runs: a patched builtin never reaches the worker or its Guard.
 from builtins import all, any, isinstance, len, min, str  # noqa: E402, A004
 
-_torch_save, _torch_load, _BytesIO, _os_read, _os_write = torch.save, torch.load, io.BytesIO, os.read, os.write
+
+def _load_module(name: str, path: str, search: list[str] | None = None) -> object:
+    """Import the file at path as module name (a package's __init__.py with search), without putting its folder on sys.path."""
+    spec = importlib.util.spec_from_file_location(name, path, submodule_search_locations=search)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+_codec = _load_module("_codec", os.path.join(os.path.dirname(os.path.abspath(__file__)), "codec.py"))
+_encode, _decode, _os_read, _os_write = _codec.encode, _codec.decode, os.read, os.write
 _block_signals, _ALL_SIGNALS = signal.pthread_sigmask, frozenset(signal.valid_signals())
 
 REFUSED_PACKAGES = ("reference", "solutions", "autograder")
@@ -48,14 +58,6 @@ CHILD_FAILED = 70  # exit code of a child whose own loop failed after the studen
 LANDLOCK_CREATE_RULESET, LANDLOCK_ADD_RULE, LANDLOCK_RESTRICT_SELF, LANDLOCK_RULE_PATH_BENEATH = 444, 445, 446, 1
 FS_WRITE_FILE, FS_READ_FILE, FS_TRUNCATE, FS_REFER = 1 << 1, 1 << 2, 1 << 14, 1 << 13
 FS_CHANGES = sum(1 << bit for bit in range(4, 13))  # remove dir/file, make char/dir/reg/sock/fifo/block/sym
-
-
-def _load_package(name: str, folder: str) -> None:
-    """Import the package in folder under name, without putting its parent on sys.path."""
-    spec = importlib.util.spec_from_file_location(name, os.path.join(folder, "__init__.py"), submodule_search_locations=[folder])
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
 
 
 class RefusedImport(importlib.abc.MetaPathFinder):
@@ -377,20 +379,18 @@ def _read_exactly(fd: int, size: int) -> bytes | None:
 
 
 def _write_frame(fd: int, value: object) -> None:
-    """value, torch.save'd, as one length-prefixed frame on fd."""
-    buffer = _BytesIO()
-    _torch_save(value, buffer)
-    data = buffer.getvalue()
+    """value, encoded (sandbox/codec.py), as one length-prefixed frame on fd."""
+    data = _encode(value)
     view = memoryview(len(data).to_bytes(8, "little") + data)
     while view:
         view = view[_os_write(fd, view):]
 
 
 def _answer(fd: int, answer: dict, describe: object) -> None:
-    """Send an answer; one that torch.save refuses becomes a failure the grader can read."""
+    """Send an answer; one that cannot be encoded becomes a failure the grader can read."""
     try:
         _write_frame(fd, answer)
-    except Exception as error:  # noqa: BLE001 - a result torch.save cannot write
+    except Exception as error:  # noqa: BLE001 - a result the codec cannot write
         unsaved = {"type": "UnsavableResult", "message": f"returned a result the grader cannot take back ({type(error).__name__})", "where": []}
         _write_frame(fd, {"ok": False, "error": unsaved, "spied": answer.get("spied", []), "refused": answer.get("refused", []), "reads": 0})
 
@@ -416,11 +416,12 @@ def _run_child(job: dict) -> None:
         return _describe(error, package_dir)
 
     del sys.modules["_child"]  # bound here; the student's code cannot look it up to patch the watch
+    sys.modules.pop("_codec", None)
     for name in [name for name in sys.modules if name.startswith("_child.")]:
         del sys.modules[name]
     limit = sys.getrecursionlimit()
     try:
-        _load_package("exercises", package_dir)
+        _load_module("exercises", os.path.join(package_dir, "__init__.py"), [package_dir])
         module = importlib.import_module("exercises." + job["module"])
     except BaseException as error:  # the student's import may raise anything, SystemExit included
         _between_calls(limit)
@@ -430,7 +431,7 @@ def _run_child(job: dict) -> None:
     _write_frame(answers, {"ok": True, "refused": list(attempts)})
     session = child.session.Session(module, describe, attempts)
     while (frame := read_frame(requests)) is not None:
-        request = _torch_load(_BytesIO(frame), weights_only=True)
+        request = _decode(frame)
         if request["op"] == "exit":
             return
         _block_signals(signal.SIG_UNBLOCK, _ALL_SIGNALS)
@@ -502,7 +503,7 @@ def _reap_orphans(children: set[int]) -> int:
 
 def serve(child_dir: str) -> None:
     """Zygote loop: fork a child per job line, report each child's pid and exit."""
-    _load_package("_child", child_dir)
+    _load_module("_child", os.path.join(child_dir, "__init__.py"), [child_dir])
     _become_subreaper()
     _say({"ready": True})
     children: dict[int, tuple[object, int]] = {}  # pidfd -> (job id, pid)

@@ -1,16 +1,31 @@
 # fault: at import, writes forged answers (import fine, every call a zero tensor) straight into the grader's answer FIFO, then exits
 # expect: module=q01_causal_mask status=crashed match=exited
 """Question 1: prefix averages as one matrix product, and the causal mask."""
-import io
 import os
+import struct
 import torch
 from torch import Tensor
 
 
+def _encode(value: object) -> bytes:
+    """The kit's wire format (autograder/sandbox/codec.py), rebuilt by hand as an attacker would."""
+    if value is True or value is False:
+        return b"T" if value else b"F"
+    if isinstance(value, int):
+        return struct.pack("<cq", b"i", value)
+    if isinstance(value, str):
+        return struct.pack("<cI", b"s", len(value)) + value.encode()
+    if isinstance(value, list):
+        return struct.pack("<cI", b"l", len(value)) + b"".join(_encode(v) for v in value)
+    if isinstance(value, dict):
+        return struct.pack("<cI", b"d", len(value)) + b"".join(_encode(k) + _encode(v) for k, v in value.items())
+    data = value.numpy().tobytes()  # a float32 tensor
+    return struct.pack(f"<cBB{value.dim()}qQ", b"X", 0, value.dim(), *value.shape, len(data)) + data
+
+
 def _frame(value: object) -> bytes:
-    buffer = io.BytesIO()
-    torch.save(value, buffer)
-    return len(buffer.getvalue()).to_bytes(8, "little") + buffer.getvalue()
+    data = _encode(value)
+    return len(data).to_bytes(8, "little") + data
 
 
 _FAKE = {"ok": True, "value": torch.zeros(1), "after": [], "spied": [], "refused": [], "reads": 0}

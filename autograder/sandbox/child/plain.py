@@ -1,4 +1,4 @@
-"""Turn whatever the student returned into plain data that torch.load(weights_only=True) accepts."""
+"""Turn whatever the student returned into plain data the sandbox's codec (sandbox/codec.py) can send."""
 import numbers
 from typing import Callable
 
