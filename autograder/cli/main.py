@@ -32,6 +32,10 @@ def _parser() -> argparse.ArgumentParser:
     commands.add_parser("list", help="questions, points and current status")
     commands.add_parser("hint", help="the hints of question N").add_argument("number", metavar="N")
     commands.add_parser("selftest", help="the self-test questions of N").add_argument("number", metavar="N")
+    plot = commands.add_parser("plot", help="draw question N's weights or timings as PNG files and print their paths")
+    plot.add_argument("number", metavar="N")
+    plot.add_argument("--solutions", action="store_true", help="draw solutions/ instead of exercises/")
+    plot.add_argument("--out", type=Path, default=None, metavar="DIR", help="where the PNG files go (default: plots/)")
     course = commands.add_parser("nbgrader", help="write an nbgrader course folder for this kit")
     course.add_argument("course_dir", type=Path)
     course.add_argument("--assignment", default="attention")
@@ -63,16 +67,22 @@ def _numbers(course: Course, texts: list[str]) -> list[int]:
     return numbers or course.numbers
 
 
+def _package(course: Course, solutions: bool) -> Path:
+    """The folder graded: solutions/ or exercises/ of the kit; UsageError when it is not there."""
+    folder = "solutions" if solutions else "exercises"
+    package = course.root / folder
+    if not (package / "__init__.py").exists():
+        raise UsageError(f"no {folder}/ package in {course.root}: run the command from the kit's folder")
+    return package
+
+
 def _check(course: Course, args: argparse.Namespace) -> int:
     from .progress import remember
     from .report import render
     from ..engine.run import grade
 
     folder = "solutions" if args.solutions else "exercises"
-    package = course.root / folder
-    if not (package / "__init__.py").exists():
-        raise UsageError(f"no {folder}/ package in {course.root}: run the command from the kit's folder")
-    report = grade(course, package, _numbers(course, args.numbers), notes=not args.json)  # JSON: only what is graded
+    report = grade(course, _package(course, args.solutions), _numbers(course, args.numbers), notes=not args.json)  # JSON: only what is graded
     if not args.solutions:
         remember(course, report)
     if args.json:
@@ -128,6 +138,14 @@ def main(argv: list[str] | None = None) -> int:
             return _hint(course, args.number)
         if args.command == "selftest":
             return _selftest(course, args.number)
+        if args.command == "plot":
+            from ..plots import PICTURES
+
+            if args.number not in [str(n) for n in PICTURES]:
+                raise UsageError(f"question {args.number!r} has no picture: questions {', '.join(map(str, PICTURES))} have one")
+            from ..plots.make import main as plot
+
+            return plot(args, course, _package(course, args.solutions))
         if args.command == "nbgrader":
             from ..nbgrader.course import write_course
 

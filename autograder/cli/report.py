@@ -3,7 +3,8 @@ import shutil
 import textwrap
 
 from ..course.manifest import Course, decode_answer
-from ..course.results import PASSED, Report
+from ..course.results import FAILED, PASSED, Report
+from ..plots import PICTURES
 
 
 def wrap(text: str, indent: str = "  ", width: int | None = None) -> str:
@@ -31,6 +32,8 @@ def render(report: Report, course: Course, label: str, selftests: bool = True) -
         score = f"{question.score:g} / {question.max_score:g}"
         lines.append(f"  {question.number:>2}  {question.title:<{title_width}}  {score:>11}  {question.status}")
         lines += [wrap(f"note: {note}", "      ", width) for note in question.notes]
+        if question.number in PICTURES and question.status in (PASSED, FAILED):
+            lines.append(wrap(f"picture: `python -m autograder plot {question.number}` draws {PICTURES[question.number]}", "      ", width))
         if question.status == PASSED:
             continue
         if question.reason:

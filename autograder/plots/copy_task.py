@@ -1,0 +1,30 @@
+"""Question 10: the heads of the student's trained copy-task model on one sample sequence, the previous position outlined."""
+import numpy as np
+
+from ..engine.proxy import Student
+from ..suites.test_q10_train import HEADS, TRAIN_KWARGS, T, _trained_model, tokens
+from .grid import Heatmaps
+from .values import pair, table
+
+SAMPLE_SEED = 1010
+
+
+def previous_share(weights: np.ndarray) -> np.ndarray:
+    """(H,) each head's mean weight on the previous position, from weights (H, T, T)."""
+    return np.diagonal(weights, offset=-1, axis1=-2, axis2=-1).mean(axis=-1)
+
+
+def trained_heads(student: Student, label: str) -> Heatmaps:
+    """train_copy_task with the suite's settings, then each head's weights (T, T) on a seeded sample of T tokens."""
+    model, _ = _trained_model(student, TRAIN_KWARGS)
+    model.eval()
+    sample = tokens(1, T, SAMPLE_SEED)  # (1, T)
+    with student.no_grad():
+        _, weights = pair(model(sample, return_weights=True), "the trained model's forward(x, return_weights=True)", "(logits, weights)")
+    found = table(weights, (1, HEADS, T, T), f"the trained model's weights for x of shape {(1, T)}")[0]  # (H, T, T)
+    shares = previous_share(found)
+    title = (f"The heads of train_copy_task({', '.join(f'{k}={v}' for k, v in TRAIN_KWARGS.items())}) of {label}\n"
+             f"on {T} sample tokens; outlined: each position's previous one")
+    return Heatmaps("q10_trained_heads.png", title, found[None], ["trained model"],
+                    [f"head {h}: {share:.2f} on the previous" for h, share in enumerate(shares)], ("query i", "key j"),
+                    diagonal=-1)

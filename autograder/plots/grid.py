@@ -1,0 +1,60 @@
+"""Weight tables drawn as heatmaps in a grid: rows (heads, with or without tanh) by columns (yours, the reference's)."""
+from dataclasses import dataclass
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.image import AxesImage
+from matplotlib.patches import Rectangle
+
+ANNOTATED_CELLS = 64  # tables with at most this many cells show their values in the cells
+
+
+@dataclass(frozen=True)
+class Heatmaps:
+    """The tables to draw: panels[r, c] is the (Y, X) table in row r, column c of the grid."""
+
+    name: str  # the PNG file's name
+    title: str
+    panels: np.ndarray  # (rows, cols, Y, X)
+    row_labels: list[str]
+    col_labels: list[str]
+    axis_labels: tuple[str, str]  # (rows of a table, columns of a table): ("query i", "key j")
+    diagonal: int | None = None  # offset of a diagonal to outline (-1: each position's previous one)
+
+    def figure(self) -> Figure:
+        """The grid as a matplotlib Figure (Agg canvas, no display): one heatmap per panel and one shared colour bar."""
+        rows, cols = self.panels.shape[:2]
+        figure = Figure(figsize=(1.2 + 2.8 * cols, 0.9 + 2.5 * rows), layout="constrained")
+        FigureCanvasAgg(figure)
+        finite = self.panels[np.isfinite(self.panels)]
+        low, high = min(0.0, finite.min(initial=0.0)), max(1.0, finite.max(initial=1.0))
+        axes = figure.subplots(rows, cols, squeeze=False)
+        for r in range(rows):
+            for c in range(cols):
+                image = self._panel(axes[r, c], self.panels[r, c], low, high)
+                axes[r, c].set_title(self.col_labels[c] if r == 0 else "", fontsize=9)
+                axes[r, c].set_ylabel(f"{self.row_labels[r]}\n{self.axis_labels[0]}" if c == 0 else "", fontsize=9)
+                axes[r, c].set_xlabel(self.axis_labels[1] if r == rows - 1 else "", fontsize=9)
+        figure.colorbar(image, ax=axes, shrink=0.8, label="weight")
+        figure.suptitle(self.title, fontsize=10)
+        return figure
+
+    def _panel(self, ax: Axes, table: np.ndarray, low: float, high: float) -> AxesImage:
+        """Draw one (Y, X) table on ax, its values written in when it is small, the chosen diagonal outlined."""
+        image = ax.imshow(table, vmin=low, vmax=high, cmap="viridis")
+        height, width = table.shape
+        ax.set_xticks(range(width))
+        ax.set_yticks(range(height))
+        ax.tick_params(labelsize=7)
+        if table.size <= ANNOTATED_CELLS:
+            for (i, j), value in np.ndenumerate(table):
+                shade = (value - low) / (high - low) if np.isfinite(value) else 0.0
+                ax.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=6, color="black" if shade > 0.6 else "white")
+        if self.diagonal is not None:
+            for i in range(height):
+                j = i + self.diagonal
+                if 0 <= j < width:
+                    ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="red", linewidth=0.8))
+        return image
