@@ -35,7 +35,8 @@ def autograder(cwd: Path, *args: str) -> subprocess.CompletedProcess:
 def branch_files(repo: Path, branch: str) -> dict[str, str]:
     """Path -> text of every file committed on branch."""
     paths = git(repo, "ls-tree", "-r", "--name-only", branch).splitlines()
-    return {path: subprocess.run(["git", "show", f"{branch}:{path}"], cwd=repo, capture_output=True, text=True, check=True).stdout
+    return {path: subprocess.run(["git", "show", f"{branch}:{path}"], cwd=repo, capture_output=True, text=True, errors="replace",
+                                 check=True).stdout
             for path in paths}
 
 
@@ -85,7 +86,7 @@ def test_main_holds_the_student_files_only(release: tuple[Path, Path]) -> None:
     assert {p for p in files if p.startswith("exercises/")} == {f"exercises/{p.name}" for p in (ROOT / "solutions").glob("*.py")}
     for folder in ("autograder", "reference"):
         shipped = {p.relative_to(ROOT).as_posix() for p in (ROOT / folder).rglob("*")
-                   if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"}
+                   if p.is_file() and "__pycache__" not in p.parts and p.suffix not in (".pyc", ".po")}
         assert {p for p in files if p.startswith(folder + "/")} == shipped
     assert {f"autograder/suites/{p.name}" for p in (ROOT / "autograder" / "suites").glob("test_q*.py")} <= set(files)
     for name in (ROOT / "solutions").glob("*.py"):

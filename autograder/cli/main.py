@@ -8,6 +8,7 @@ import traceback
 from pathlib import Path
 
 from ..course.manifest import Course, ManifestError, decode_answer, find_root, load_course
+from ..i18n import LANGUAGES, _, set_language
 from .report import wrap
 
 USAGE_ERROR, NOT_ALL_PASSED, INTERRUPTED = 2, 1, 130  # 1 also when the grader itself fails
@@ -19,49 +20,68 @@ class UsageError(Exception):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:
-        raise UsageError(f"{message} (try `python -m autograder --help`)")
+        raise UsageError(_("{message} (try `python -m autograder --help`)").format(message=message))
+
+
+def _language_option(parser: argparse.ArgumentParser, default: object) -> None:
+    """Add --lang to parser: the main parser keeps default, each sub-command leaves the main parser's value alone."""
+    parser.add_argument("--lang", choices=LANGUAGES, default=default,
+                        help=_("language of the texts and messages (default: the locale's, else en)"))
+
+
+def _chosen_language(argv: list[str] | None) -> str | None:
+    """The --lang given anywhere on the command line, read before the parser's texts are written in it."""
+    early = _Parser(add_help=False)
+    _language_option(early, None)
+    return early.parse_known_args(argv)[0].lang
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="python -m autograder", description="Grade the attention exercises.")
+    parser = _Parser(prog="python -m autograder", description=_("Grade the attention exercises."))
+    _language_option(parser, None)
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    check = commands.add_parser("check", help="grade questions N (all when none are given)")
+
+    def command(name: str, summary: str) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=summary)
+        _language_option(sub, argparse.SUPPRESS)
+        return sub
+
+    check = command("check", _("grade questions N (all when none are given)"))
     check.add_argument("numbers", nargs="*", metavar="N")
-    check.add_argument("--json", action="store_true", help="print the report as one JSON object")
-    check.add_argument("--solutions", action="store_true", help="grade solutions/ instead of exercises/")
-    commands.add_parser("list", help="questions, points and current status")
-    commands.add_parser("hint", help="the hints of question N").add_argument("number", metavar="N")
-    commands.add_parser("selftest", help="the self-test questions of N").add_argument("number", metavar="N")
-    plot = commands.add_parser("plot", help="draw question N's weights or timings as PNG files and print their paths")
+    check.add_argument("--json", action="store_true", help=_("print the report as one JSON object"))
+    check.add_argument("--solutions", action="store_true", help=_("grade solutions/ instead of exercises/"))
+    command("list", _("questions, points and current status"))
+    command("hint", _("the hints of question N")).add_argument("number", metavar="N")
+    command("selftest", _("the self-test questions of N")).add_argument("number", metavar="N")
+    plot = command("plot", _("draw question N's weights or timings as PNG files and print their paths"))
     plot.add_argument("number", metavar="N")
-    plot.add_argument("--solutions", action="store_true", help="draw solutions/ instead of exercises/")
-    plot.add_argument("--out", type=Path, default=None, metavar="DIR", help="where the PNG files go (default: plots/)")
-    course = commands.add_parser("nbgrader", help="write an nbgrader course folder for this kit")
+    plot.add_argument("--solutions", action="store_true", help=_("draw solutions/ instead of exercises/"))
+    plot.add_argument("--out", type=Path, default=None, metavar="DIR", help=_("where the PNG files go (default: plots/)"))
+    course = command("nbgrader", _("write an nbgrader course folder for this kit"))
     course.add_argument("course_dir", type=Path)
     course.add_argument("--assignment", default="attention")
-    batch = commands.add_parser("grade", help="grade a class: a folder of students (DIR --out OUT), or nbgrader's submissions")
-    batch.add_argument("dir", nargs="?", type=Path, metavar="DIR", help="one folder, git repository or notebook per student")
-    batch.add_argument("--out", type=Path, metavar="OUT", help="where the reports and grades.csv go (with DIR)")
-    batch.add_argument("--jobs", type=int, default=None, metavar="N", help="grading processes (default: the number of cores)")
-    batch.add_argument("--force", action="store_true", help="regrade students whose files have not changed")
-    batch.add_argument("--scheduler", default=None, metavar="ADDRESS", help="grade on a Dask cluster (tcp://host:8786)")
-    batch.add_argument("--quiet", action="store_true", help="no progress bar")
+    batch = command("grade", _("grade a class: a folder of students (DIR --out OUT), or nbgrader's submissions"))
+    batch.add_argument("dir", nargs="?", type=Path, metavar="DIR", help=_("one folder, git repository or notebook per student"))
+    batch.add_argument("--out", type=Path, metavar="OUT", help=_("where the reports and grades.csv go (with DIR)"))
+    batch.add_argument("--jobs", type=int, default=None, metavar="N", help=_("grading processes (default: the number of cores)"))
+    batch.add_argument("--force", action="store_true", help=_("regrade students whose files have not changed"))
+    batch.add_argument("--scheduler", default=None, metavar="ADDRESS", help=_("grade on a Dask cluster (tcp://host:8786)"))
+    batch.add_argument("--quiet", action="store_true", help=_("no progress bar"))
     batch.add_argument("--nbgrader", dest="course_dir", type=Path, default=None, metavar="COURSE_DIR")
     batch.add_argument("--assignment", default="attention")
     batch.add_argument("--student", default=None)
-    gradescope = commands.add_parser("gradescope", help="write an autograder zip for Gradescope")
-    gradescope.add_argument("out_zip", type=Path, metavar="OUT.zip")
-    commands.add_parser("release", help="write a learner repository (main: stubs, solutions branch)").add_argument("out_dir", type=Path)
-    commands.add_parser("dev-check", help="maintainer's guard: manifest, stubs, solutions, suites")
+    command("gradescope", _("write an autograder zip for Gradescope")).add_argument("out_zip", type=Path, metavar="OUT.zip")
+    command("release", _("write a learner repository (main: stubs, solutions branch)")).add_argument("out_dir", type=Path)
+    command("dev-check", _("maintainer's guard: manifest, stubs, solutions, suites"))
     return parser
 
 
 def _numbers(course: Course, texts: list[str]) -> list[int]:
-    valid = f"valid numbers are {course.numbers[0]}-{course.numbers[-1]}"
     numbers = []
     for text in texts:
         if not text.isdigit() or int(text) not in course.numbers:
-            raise UsageError(f"there is no question {text!r}: {valid}")
+            raise UsageError(_("there is no question {text}: valid numbers are {first}-{last}").format(
+                text=repr(text), first=course.numbers[0], last=course.numbers[-1]))
         if int(text) not in numbers:
             numbers.append(int(text))
     return numbers or course.numbers
@@ -72,7 +92,7 @@ def _package(course: Course, solutions: bool) -> Path:
     folder = "solutions" if solutions else "exercises"
     package = course.root / folder
     if not (package / "__init__.py").exists():
-        raise UsageError(f"no {folder}/ package in {course.root}: run the command from the kit's folder")
+        raise UsageError(_("no {folder}/ package in {root}: run the command from the kit's folder").format(folder=folder, root=course.root))
     return package
 
 
@@ -96,7 +116,8 @@ def _list(course: Course) -> int:
     from .progress import status_of
 
     width = max(len(q.title) for q in course.questions)
-    print(f"{course.title}\n\n  {'#':>2}  {'Question':<{width}}  {'Points':>6}  Status")
+    question, points, status = _("Question"), _("Points"), _("Status")
+    print(f"{course.title}\n\n  {'#':>2}  {question:<{width}}  {points:>6}  {status}")
     for question in course.questions:
         print(f"  {question.number:>2}  {question.title:<{width}}  {question.points:>6g}  {status_of(course, question)}")
     return 0
@@ -104,7 +125,7 @@ def _list(course: Course) -> int:
 
 def _hint(course: Course, number: str) -> int:
     question = course.question(_numbers(course, [number])[0])
-    print(f"Hints for question {question.number}, {question.title}:")
+    print(_("Hints for question {number}, {title}:").format(number=question.number, title=question.title))
     for index, hint in enumerate(question.hints, start=1):
         print(wrap(f"{index}. {hint}"))
     return 0
@@ -113,21 +134,23 @@ def _hint(course: Course, number: str) -> int:
 def _selftest(course: Course, number: str) -> int:
     question = course.question(_numbers(course, [number])[0])
     interactive = sys.stdin.isatty()
-    print(f"Self-test for question {question.number}, {question.title}. Answer in your head or type it, then compare.")
+    print(_("Self-test for question {number}, {title}. Answer in your head or type it, then compare.").format(
+        number=question.number, title=question.title))
     for index, item in enumerate(question.selftest, start=1):
         print("\n" + wrap(f"Q{index}. {item.question}", ""))
         if interactive:
             try:
-                input("Your answer (Enter when ready): ")
+                input(_("Your answer (Enter when ready): "))
             except EOFError:
                 pass
-        print(wrap(f"Model answer: {decode_answer(item.answer)}", ""))
+        print(wrap(_("Model answer: {answer}").format(answer=decode_answer(item.answer)), ""))
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of `python -m autograder`; returns the exit status."""
     try:
+        set_language(_chosen_language(argv))
         args = _parser().parse_args(argv)
         course = load_course(find_root(Path.cwd()))
         if args.command == "check":
@@ -152,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
             return write_course(course, args.course_dir, args.assignment)
         if args.command == "grade":
             if (args.dir is None) == (args.course_dir is None) or (args.dir is not None and args.out is None):
-                raise UsageError("give either DIR --out OUT (a folder of students) or --nbgrader COURSE_DIR")
+                raise UsageError(_("give either DIR --out OUT (a folder of students) or --nbgrader COURSE_DIR"))
             if args.dir is not None:
                 from ..classroom.batch import main as grade_folder
 
@@ -175,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"autograder: {error}", file=sys.stderr)
         return USAGE_ERROR
     except KeyboardInterrupt:
-        print("autograder: interrupted", file=sys.stderr)
+        print(_("autograder: interrupted"), file=sys.stderr)
         return INTERRUPTED
     except BrokenPipeError:  # the reader (say `| head`) stopped early: nothing more to say
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -183,5 +206,6 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as error:  # noqa: BLE001 - a fault of the grader itself: one line, details in a file
         log = Path(tempfile.gettempdir()) / "autograder-error.txt"
         log.write_text(traceback.format_exc())
-        print(f"autograder: internal error ({type(error).__name__}: {error}); details in {log}; please report it", file=sys.stderr)
+        print(_("autograder: internal error ({error}); details in {log}; please report it").format(
+            error=f"{type(error).__name__}: {error}", log=log), file=sys.stderr)
         return NOT_ALL_PASSED

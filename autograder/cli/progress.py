@@ -6,6 +6,7 @@ from pathlib import Path
 
 from ..course.manifest import Course, Question
 from ..course.results import Report
+from ..i18n import _
 
 MEMORY = Path(".autograder") / "last-check.json"  # under the kit's folder, ignored by git
 
@@ -39,18 +40,21 @@ def status_of(course: Course, question: Question) -> str:
     """`not started`, the last check's score while the file is unchanged, `changed since ...`, or a file problem."""
     path = course.root / question.file
     if not path.exists():
-        return "missing file"
+        return _("missing file")
     try:
         tree = ast.parse(path.read_text(encoding="utf-8"))
     except SyntaxError as error:
-        return f"cannot be parsed (line {error.lineno})"
+        return _("cannot be parsed (line {line})").format(line=error.lineno)
     functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]
     if functions and all(_is_stub(f.body) for f in functions):
-        return "not started"
+        return _("not started")
     try:
         last = json.loads((course.root / MEMORY).read_text()).get(str(question.number))
     except (OSError, ValueError):
         last = None
     if last and last["file"] == _fingerprint(path):
-        return f"{last['score']:g} / {last['max']:g} {last['status']} at the last check"
-    return f"changed since the last check: run `check {question.number}`" if last else f"in progress: run `check {question.number}`"
+        return _("{score} / {max} {status} at the last check").format(score=f"{last['score']:g}", max=f"{last['max']:g}",
+                                                                        status=_(last["status"]))
+    if last:
+        return _("changed since the last check: run `check {number}`").format(number=question.number)
+    return _("in progress: run `check {number}`").format(number=question.number)

@@ -4,6 +4,7 @@ import textwrap
 
 from ..course.manifest import Course, decode_answer
 from ..course.results import FAILED, PASSED, Report
+from ..i18n import _, ngettext
 from ..plots import PICTURES
 
 
@@ -15,7 +16,7 @@ def wrap(text: str, indent: str = "  ", width: int | None = None) -> str:
 
 def selftest_text(course: Course, number: int, width: int) -> str:
     """A question's self-test questions, each followed by its model answer."""
-    lines = [f"  Self-test for question {number} (you earned the answers):"]
+    lines = ["  " + _("Self-test for question {number} (you earned the answers):").format(number=number)]
     for index, item in enumerate(course.question(number).selftest, start=1):
         lines.append(wrap(f"Q{index}. {item.question}", "    ", width))
         lines.append(wrap(f"A{index}. {decode_answer(item.answer)}", "    ", width))
@@ -26,14 +27,16 @@ def render(report: Report, course: Course, label: str, selftests: bool = True) -
     """Per-question table, a line or two per failed check, then self-tests of questions at full marks."""
     width = min(shutil.get_terminal_size((100, 20)).columns, 110)
     title_width = max(len(q.title) for q in report.questions) if report.questions else 10
-    lines = [f"{course.title}: grading {label}", ""]
-    lines.append(f"  {'#':>2}  {'Question':<{title_width}}  {'Score':>11}  Status")
+    lines = [_("{title}: grading {label}").format(title=course.title, label=label), ""]
+    question_heading, score_heading, status_heading = _("Question"), _("Score"), _("Status")
+    lines.append(f"  {'#':>2}  {question_heading:<{title_width}}  {score_heading:>11}  {status_heading}")
     for question in report.questions:
         score = f"{question.score:g} / {question.max_score:g}"
-        lines.append(f"  {question.number:>2}  {question.title:<{title_width}}  {score:>11}  {question.status}")
-        lines += [wrap(f"note: {note}", "      ", width) for note in question.notes]
+        lines.append(f"  {question.number:>2}  {question.title:<{title_width}}  {score:>11}  {_(question.status)}")
+        lines += [wrap(_("note: {note}").format(note=note), "      ", width) for note in question.notes]
         if question.number in PICTURES and question.status in (PASSED, FAILED):
-            lines.append(wrap(f"picture: `python -m autograder plot {question.number}` draws {PICTURES[question.number]}", "      ", width))
+            lines.append(wrap(_("picture: `python -m autograder plot {number}` draws {what}").format(
+                number=question.number, what=_(PICTURES[question.number])), "      ", width))
         if question.status == PASSED:
             continue
         if question.reason:
@@ -45,12 +48,13 @@ def render(report: Report, course: Course, label: str, selftests: bool = True) -
             requires = course.question(question.number).requires
             if requires:
                 numbers = [str(n) for n in requires]
-                lines.append(wrap(f"(question {question.number} runs your code from question(s) {', '.join(numbers)}: "
-                                  f"`check {' '.join(numbers)}` first)", "      ", width))
+                lines.append(wrap(_("(question {number} runs your code from question(s) {listed}: `check {numbers}` first)").format(
+                    number=question.number, listed=", ".join(numbers), numbers=" ".join(numbers)), "      ", width))
         if question.output.strip():
             shown = question.output.strip().splitlines()
-            lines.append(f"      your code printed {len(shown)} line(s); the first: {shown[0][:80]}")
-    lines += ["", f"  Total: {report.score:g} / {report.max_score:g}"]
+            lines.append("      " + ngettext("your code printed {count} line; the first: {line}",
+                                             "your code printed {count} lines; the first: {line}", len(shown)).format(count=len(shown), line=shown[0][:80]))
+    lines += ["", "  " + _("Total: {score} / {max}").format(score=f"{report.score:g}", max=f"{report.max_score:g}")]
     if selftests:
         for question in report.questions:
             if question.status == PASSED and course.question(question.number).selftest:

@@ -1,9 +1,12 @@
 """Load course.yaml once into typed dataclasses, with errors that name the key and the line."""
 import base64
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
+
+from ..i18n import course_text
 
 ENCODED = "base64:"  # prefix of a self-test answer stored encoded in a student release
 
@@ -75,6 +78,30 @@ def decode_answer(text: str) -> str:
     return text
 
 
+def encode_answer(text: str) -> str:
+    """A self-test answer stored as `base64:<...>`, as a student release keeps it."""
+    return ENCODED + base64.b64encode(text.encode("utf-8")).decode("ascii")
+
+
+def course_texts(course: Course) -> list[tuple[str, str]]:
+    """Every text a translator translates, with where it comes from: (text, "question 3, hint 2")."""
+    texts = [(course.title, "course title"), (course.description, "course description")]
+    for question in course.questions:
+        where = f"question {question.number}"
+        texts.append((question.title, f"{where}, title"))
+        texts += [(hint, f"{where}, hint {index}") for index, hint in enumerate(question.hints, start=1)]
+        for index, item in enumerate(question.selftest, start=1):
+            texts += [(item.question, f"{where}, self-test question {index}"),
+                      (decode_answer(item.answer), f"{where}, self-test answer {index}")]
+    return [(text, where) for text, where in texts if text]
+
+
+def _answer(stored: str, translate: Callable[[str], str]) -> str:
+    """A self-test answer translated, stored as it came: plain, or encoded when it was encoded."""
+    translated = translate(decode_answer(stored))
+    return encode_answer(translated) if stored.startswith(ENCODED) else translated
+
+
 class _Node:
     """A YAML node with its path in the manifest, for error messages."""
 
@@ -121,23 +148,24 @@ def _require(fields: dict[str, _Node], key: str, where: _Node) -> _Node:
     return fields[key]
 
 
-def _question(node: _Node, root: Path) -> Question:
+def _question(node: _Node, translate: Callable[[str], str]) -> Question:
     fields = node.mapping()
     get = lambda key: _require(fields, key, node)  # noqa: E731
     selftest = tuple(
-        SelfTest(str(_require(e, "question", item).scalar(str)).strip(), str(_require(e, "answer", item).scalar(str)).strip())
+        SelfTest(translate(str(_require(e, "question", item).scalar(str)).strip()),
+                 _answer(str(_require(e, "answer", item).scalar(str)).strip(), translate))
         for item in (get("selftest").items() if "selftest" in fields else [])
         for e in [item.mapping()]
     )
     question = Question(
         number=int(get("number").scalar(int)),
         slug=str(get("slug").scalar(str)),
-        title=str(get("title").scalar(str)),
+        title=translate(str(get("title").scalar(str))),
         file=str(get("file").scalar(str)),
         functions=tuple(str(f.scalar(str)) for f in get("functions").items()),
         points=float(get("points").scalar(float)),
         requires=tuple(int(r.scalar(int)) for r in get("requires").items()) if "requires" in fields else (),
-        hints=get("hint").texts() if "hint" in fields else (),
+        hints=tuple(translate(hint) for hint in get("hint").texts()) if "hint" in fields else (),
         selftest=selftest,
         time_limit=float(fields["time_limit"].scalar(float)) if "time_limit" in fields else 20.0,
     )
@@ -147,8 +175,11 @@ def _question(node: _Node, root: Path) -> Question:
     return question
 
 
-def load_course(root: Path) -> Course:
-    """Parse and check root/course.yaml; raise ManifestError naming the key and line on any problem."""
+def load_course(root: Path, translate: Callable[[str], str] = course_text) -> Course:
+    """Parse and check root/course.yaml, its texts passed through translate (the current language's by default).
+
+    Raise ManifestError naming the key and line on any problem.
+    """
     path = root / "course.yaml"
     try:
         document = yaml.compose(path.read_text(encoding="utf-8"))
@@ -164,7 +195,7 @@ def load_course(root: Path) -> Course:
     if "format_version" in top and top["format_version"].scalar(int) != 1:
         raise top["format_version"].fail("must be 1: this grader reads format 1")
     questions_node = _require(top, "questions", _Node(document, "course"))
-    questions = tuple(_question(item, root) for item in questions_node.items())
+    questions = tuple(_question(item, translate) for item in questions_node.items())
     seen: set[int] = set()
     for item, question in zip(questions_node.items(), questions):
         if question.number in seen:
@@ -174,8 +205,8 @@ def load_course(root: Path) -> Course:
             raise item.fail(f"requires {unknown}, which must be earlier questions")
         seen.add(question.number)
     return Course(
-        title=str(_require(top, "title", _Node(document, "course")).scalar(str)),
-        description=str(top["description"].scalar(str)).strip() if "description" in top else "",
+        title=translate(str(_require(top, "title", _Node(document, "course")).scalar(str))),
+        description=translate(str(top["description"].scalar(str)).strip()) if "description" in top else "",
         questions=questions,
         root=root,
     )

@@ -1,7 +1,11 @@
 """The result model: one check, one question, one report, each with to_dict() for --json."""
 from dataclasses import dataclass, field
 
-PASSED, FAILED, NOT_ATTEMPTED, ERROR, TIMEOUT, CRASHED = "passed", "failed", "not attempted", "error", "timeout", "crashed"
+from ..i18n import N_
+
+# the contract's statuses, English in --json; the report shows them through _()
+PASSED, FAILED, NOT_ATTEMPTED, ERROR, TIMEOUT, CRASHED = (N_("passed"), N_("failed"), N_("not attempted"), N_("error"),
+                                                          N_("timeout"), N_("crashed"))
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,4 @@
 """Write the learner repository: branch `main` with the stubs, branch `solutions` one commit on top with the answers."""
-import base64
 import os
 import subprocess
 import sys
@@ -9,14 +8,14 @@ from string import Template
 
 import yaml
 
-from ..course.manifest import ENCODED, Course, ManifestError, decode_answer, load_course
+from ..course.manifest import ENCODED, Course, ManifestError, decode_answer, encode_answer, load_course
 from .classroom import classroom_files
 from .stubs import BEGIN, END, StubError, expected_stubs
 
 SHIPPED_DIRS = ("autograder", "reference")  # copied whole, caches and hidden files left out
 SHIPPED_FILES = (".gitignore", "pyproject.toml")  # copied as they are
 SKIPPED_PARTS = {"__pycache__"}
-SKIPPED_SUFFIXES = {".pyc", ".pyo"}
+SKIPPED_SUFFIXES = {".pyc", ".pyo", ".po"}  # a .po catalogue holds the self-test answers in clear: its .mo ships
 IDENTITY = "Attention kit release", "release@attention-kit.invalid"
 DATE = "@1767225600 +0000"  # 2026-01-01 00:00 UTC: fixed, so two releases of one commit are identical
 MESSAGES = {
@@ -44,7 +43,7 @@ def encode_answers(text: str) -> str:
         for item in question.get("selftest") or []:
             answer = str(item["answer"]).strip()
             if not answer.startswith(ENCODED):
-                item["answer"] = ENCODED + base64.b64encode(answer.encode("utf-8")).decode("ascii")
+                item["answer"] = encode_answer(answer)
     return yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=100)
 
 

@@ -1,0 +1,197 @@
+"""French: --lang and the locale choose the language, the catalogues cover every marked message and course text."""
+import ast
+import base64
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from babel.messages.catalog import Catalog
+
+from autograder.cli.main import USAGE_ERROR, _parser, main
+from autograder.course.manifest import ENCODED, Course, course_texts, decode_answer, load_course
+from autograder.course.results import PASSED, CaseResult, QuestionResult, Report
+from autograder.i18n import COURSE, MESSAGES, _, language_from_environment, ngettext, set_language
+from autograder.maintainer.catalog import (PACKAGE, TRANSLATED, catalogue_path, compiled, course_template, message_template,
+                                           read_catalogue, untranslated)
+from autograder.maintainer.release import encode_answers
+
+ROOT = Path(__file__).resolve().parent.parent
+MARKERS = {"_", "N_", "ngettext"}
+LOCALE = {"LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"}
+
+
+@pytest.fixture(autouse=True)
+def _language_from_the_locale_afterwards():
+    """Each test may switch the language; the next one starts from the locale's again."""
+    yield
+    set_language(None)
+
+
+def _start(*args: str, lang: str | None) -> subprocess.Popen:
+    """`python -m autograder args` in the kit's folder, with LANG=lang and no other locale variable."""
+    env = {key: value for key, value in os.environ.items() if key not in LOCALE} | ({"LANG": lang} if lang else {})
+    return subprocess.Popen([sys.executable, "-m", "autograder", *args], cwd=ROOT, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+
+
+def _finish(process: subprocess.Popen) -> str:
+    """The stdout of a finished run that exited 0."""
+    out, err = process.communicate(timeout=300)
+    assert process.returncode == 0, err
+    return out
+
+
+def test_check_3_reads_as_french_with_lang_or_with_a_french_locale() -> None:
+    runs = [_start("check", "3", "--solutions", "--lang", "fr", lang="C.UTF-8"),  # started together: they mostly wait
+            _start("check", "3", "--solutions", lang="fr_FR.UTF-8")]
+    for table in [_finish(run) for run in runs]:
+        assert "Attention causale à une tête" in table and "correction de solutions/" in table
+        assert "Note" in table and "État" in table and "réussie" in table and "Total\u00a0: 12 / 12" in table
+        assert "Autoévaluation pour la question 3" in table
+        assert "Quels rôles jouent la requête, la clé et la valeur" in table and "rétropropagation" in table
+        assert "Single-head" not in table and "Self-test" not in table and "passed" not in table
+
+
+def test_json_keeps_the_contract_keys_and_statuses_in_english(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    def grade(course: Course, package: Path, numbers: list[int], notes: bool) -> Report:  # the engine, without its sandbox
+        check = CaseResult("causal attention matches F.scaled_dot_product_attention", True)
+        return Report([QuestionResult(n, course.question(n).title, course.question(n).points, PASSED, [check]) for n in numbers])
+
+    monkeypatch.setattr("autograder.engine.run.grade", grade)
+    assert main(["check", "3", "--solutions", "--json", "--lang", "fr"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    question = report["questions"][0]
+    assert set(report) == {"score", "max_score", "questions"} and question["title"] == "Attention causale à une tête"
+    assert question["status"] == "passed" and question["tests"] == [{"name": "causal attention matches F.scaled_dot_product_attention",
+                                                                      "passed": True, "message": ""}]
+
+
+@pytest.mark.parametrize("args, lang", [(["list", "--lang", "en"], "fr_FR.UTF-8"), (["--lang", "en", "list"], "fr_FR.UTF-8"),
+                                        (["list"], "C.UTF-8"), (["list"], None)])
+def test_english_with_lang_en_or_without_a_french_locale(args: list[str], lang: str | None) -> None:
+    out = _finish(_start(*args, lang=lang))
+    assert "Single-head causal attention" in out and "Status" in out and "not started" in out
+    assert "Attention causale" not in out and "État" not in out
+
+
+def test_hint_and_selftest_follow_lang(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["hint", "7", "--lang", "fr"]) == 0 and main(["selftest", "7", "--lang", "fr"]) == 0
+    out = capsys.readouterr().out
+    assert "Indices pour la question 7, À quoi sert tanh\u00a0:" in out
+    assert "Autoévaluation pour la question 7" in out and "Réponse modèle\u00a0: Le score linéaire se décompose" in out
+    assert main(["hint", "7", "--lang", "en"]) == 0
+    assert "Hints for question 7, What tanh is for:" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv", [["check", "1"], ["list"], ["hint", "1"], ["selftest", "1"], ["nbgrader", "out"], ["grade", "d", "--out", "o"],
+                                  ["gradescope", "k.zip"], ["release", "out"], ["dev-check"]])
+def test_every_sub_command_takes_lang_before_or_after_it(argv: list[str]) -> None:
+    assert _parser().parse_args([*argv, "--lang", "fr"]).lang == "fr"
+    assert _parser().parse_args(["--lang", "fr", *argv]).lang == "fr"
+    assert _parser().parse_args(argv).lang is None
+
+
+def test_an_unknown_language_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["list", "--lang", "de"]) == USAGE_ERROR
+    assert "invalid choice: 'de'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("environ, expected", [
+    ({}, "en"), ({"LANG": "fr_FR.UTF-8"}, "fr"), ({"LANG": "fr_CA"}, "fr"), ({"LANG": "C.UTF-8"}, "en"),
+    ({"LANG": "de_DE.UTF-8"}, "en"), ({"LC_ALL": "fr_FR.UTF-8", "LANG": "en_US.UTF-8"}, "fr"),
+    ({"LC_MESSAGES": "en_GB.UTF-8", "LANG": "fr_FR.UTF-8"}, "en"), ({"LANGUAGE": "de:fr", "LANG": "en_US"}, "fr"),
+    ({"LANGUAGE": "", "LANG": "fr_BE@euro"}, "fr"), ({"LANGUAGE": "en:fr", "LANG": "fr_FR"}, "en")])
+def test_the_locale_picks_the_language_as_gettext_reads_it(environ: dict[str, str], expected: str) -> None:
+    assert language_from_environment(environ) == expected
+
+
+def test_course_texts_are_translated_when_loaded_and_encoded_answers_stay_encoded(tmp_path: Path) -> None:
+    english = load_course(ROOT, translate=str)
+    (tmp_path / "course.yaml").write_text(encode_answers((ROOT / "course.yaml").read_text(encoding="utf-8")), encoding="utf-8")
+    set_language("fr")
+    plain, released = load_course(ROOT), load_course(tmp_path)
+    question = plain.question(3)
+    assert plain.title == "L'attention, construite à la main" and question.title == "Attention causale à une tête"
+    assert question.hints[1].startswith("Le softmax porte sur les clés") and "requête" in question.selftest[0].question
+    stored = released.question(3).selftest[0].answer
+    assert stored.startswith(ENCODED) and decode_answer(stored) == question.selftest[0].answer
+    assert decode_answer(stored).startswith("La requête dit ce que cherche une position")
+    assert not {text for text, _where in course_texts(english)} & {text for text, _where in course_texts(released)}
+    set_language("en")
+    assert load_course(ROOT) == english
+
+
+def test_every_marked_message_and_every_course_text_has_a_french_form() -> None:
+    for language in TRANSLATED:
+        assert untranslated(message_template(), read_catalogue(catalogue_path(language, MESSAGES))) == []
+        assert untranslated(course_template(ROOT), read_catalogue(catalogue_path(language, COURSE))) == []
+
+
+def _literal_marks(path: Path) -> tuple[set[str], list[str]]:
+    """The string literals passed to _/N_/ngettext in path (f-strings included), and the calls no extractor can read."""
+    found, unreadable = set(), []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in MARKERS and node.args:
+            first = node.args[0]
+            if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                found.add(first.value)
+            elif not isinstance(first, (ast.Name, ast.Attribute, ast.Subscript)):  # a marked constant is fine; f"..." is not
+                unreadable.append(f"{path.name}:{node.lineno}")
+    return found, unreadable
+
+
+def test_the_extractor_sees_every_marked_literal_and_none_is_built_at_run_time() -> None:
+    extracted = {message.id if isinstance(message.id, str) else message.id[0] for message in message_template() if message.id}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        found, unreadable = _literal_marks(path)
+        assert found <= extracted, f"{path.name}: {sorted(found - extracted)} (marked inside an f-string?)"
+        assert not unreadable, f"_() of a built string at {unreadable}: write _('... {{x}} ...').format(x=...)"
+
+
+def test_the_completeness_check_catches_a_planted_untranslated_message(tmp_path: Path) -> None:
+    (tmp_path / "planted.py").write_text('from autograder.i18n import _\n\nprint(_("a planted message nobody translated"))\n')
+    french = read_catalogue(catalogue_path("fr", MESSAGES))
+    assert untranslated(message_template(tmp_path), french) == ["a planted message nobody translated"]
+    _found, unreadable = _literal_marks(tmp_path / "planted.py")
+    (tmp_path / "built.py").write_text('from autograder.i18n import _\nx = 1\nprint(_(f"built {x}"))\n')
+    assert not unreadable and _literal_marks(tmp_path / "built.py")[1] == ["built.py:3"]
+    template, catalogue = Catalog(), Catalog(locale="fr")
+    for message in ("kept", "empty", "fuzzy", "absent"):
+        template.add(message)
+    catalogue.add("kept", "gardé")
+    catalogue.add("empty", "")
+    catalogue.add("fuzzy", "flou", flags=["fuzzy"])
+    template.add(("one line", "{n} lines"))
+    catalogue.add(("one line", "{n} lines"), ("une ligne", ""))
+    assert untranslated(template, catalogue) == ["empty", "fuzzy", "absent", "one line"]
+
+
+@pytest.mark.parametrize("domain", [MESSAGES, COURSE])
+def test_the_committed_mo_files_are_compiled_from_the_po_files(domain: str) -> None:
+    for language in TRANSLATED:
+        mo = catalogue_path(language, domain, ".mo")
+        assert mo.read_bytes() == compiled(read_catalogue(catalogue_path(language, domain))), \
+            f"{mo} is stale: run python -m autograder.maintainer.catalog"
+
+
+def test_french_messages_and_plurals() -> None:
+    set_language("fr")
+    assert _("passed") == "réussie" and _("a message with no entry") == "a message with no entry"
+    one, two = ("your code printed {count} line; the first: {line}", "your code printed {count} lines; the first: {line}")
+    assert ngettext(one, two, 1).startswith("votre code a affiché {count} ligne\u00a0;")
+    assert ngettext(one, two, 2).startswith("votre code a affiché {count} lignes\u00a0;")
+    set_language("en")
+    assert _("passed") == "passed" and ngettext(one, two, 2) == two
+
+
+def test_a_release_ships_the_compiled_catalogues_but_not_the_sources_that_show_the_answers() -> None:
+    from autograder.maintainer.release import main_files
+
+    files = main_files(load_course(ROOT))
+    assert {f"autograder/locale/fr/LC_MESSAGES/{domain}.mo" for domain in (MESSAGES, COURSE)} <= set(files)
+    assert not [path for path in files if path.endswith(".po")]
+    answer = base64.b64encode(load_course(ROOT, translate=str).question(3).selftest[0].answer.encode()).decode()
+    assert ENCODED + answer in files["course.yaml"].decode()
