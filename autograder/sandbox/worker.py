@@ -11,6 +11,7 @@ from the grader's files, from every folder but its own for writing, from other p
 own limits. The grader, in another process, decodes the answers (never unpickling anything) and
 decides the score.
 """
+import gc
 import importlib.abc
 import importlib.util
 import json
@@ -505,6 +506,7 @@ def serve(child_dir: str) -> None:
     """Zygote loop: fork a child per job line, report each child's pid and exit."""
     _load_module("_child", os.path.join(child_dir, "__init__.py"), [child_dir])
     _become_subreaper()
+    gc.freeze()  # the objects the zygote made stay out of every collection: a child's collector never touches (copies) their pages
     _say({"ready": True})
     children: dict[int, tuple[object, int]] = {}  # pidfd -> (job id, pid)
     stdin, pending, open_input = sys.stdin.fileno(), b"", True
