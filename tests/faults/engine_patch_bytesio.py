@@ -1,5 +1,5 @@
-# fault: prefix_average replaces io.BytesIO (the sandbox's answer buffer) by one whose getvalue gives junk; answers right
-# expect: module=q01_causal_mask status=error|crashed match=
+# fault: prefix_average replaces io.BytesIO by one whose getvalue gives junk; the sandbox's codec never uses BytesIO, so this is harmless and the right answers keep full marks
+# expect: module=q01_causal_mask status=passed match=
 """Question 1: prefix averages as one matrix product, and the causal mask."""
 import io
 

@@ -1,5 +1,5 @@
-# fault: split_heads returns a tuple of 40000 one-element tensors: plain data, built and saved within the time limit, loaded by the grader outside it
-# expect: module=q04_heads status=error|failed|timeout match=cannot read
+# fault: split_heads returns a tuple of 40000 one-element tensors: plain data the codec reads in a fraction of a second (its decoding is charged to the question), so the check fails as for any wrong type
+# expect: module=q04_heads status=failed match=came back as a tuple
 """Question 4: splitting the model width into heads and putting it back together."""
 import torch
 from torch import Tensor

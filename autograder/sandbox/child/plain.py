@@ -7,6 +7,7 @@ import torch
 _SCALARS = (bool, int, float, str, type(None))
 # Bound at import, in the zygote, before any student code runs: patched builtins do not reach this module.
 _type, _isinstance, _all, _int, _float = type, isinstance, all, int, float
+_clone, _detach, _contiguous = torch.Tensor.clone, torch.Tensor.detach, torch.Tensor.contiguous
 
 
 def describe_type(kind: type) -> str:
@@ -30,7 +31,7 @@ def plain(value: object, keep: Callable[[object], int], depth: int = 0) -> objec
     if kind is torch.Tensor or kind is torch.nn.Parameter:
         if value.device.type != "cpu" or value.layout != torch.strided:
             return {"__unsupported__": f"a {value.layout} tensor on {value.device}"}
-        return torch.Tensor.clone(torch.Tensor.detach(value)).contiguous()
+        return _contiguous(_clone(_detach(value)))
     if kind in _SCALARS or kind is torch.dtype:
         return value
     if not _isinstance(value, torch.Tensor):
