@@ -8,6 +8,7 @@ import traceback
 from pathlib import Path
 
 from ..course.manifest import Course, ManifestError, decode_answer, find_root, load_course
+from ..course.results import PASSED, Report
 from .report import wrap
 
 USAGE_ERROR, NOT_ALL_PASSED, INTERRUPTED = 2, 1, 130  # 1 also when the grader itself fails
@@ -32,6 +33,8 @@ def _parser() -> argparse.ArgumentParser:
     commands.add_parser("list", help="questions, points and current status")
     commands.add_parser("hint", help="the hints of question N").add_argument("number", metavar="N")
     commands.add_parser("selftest", help="the self-test questions of N").add_argument("number", metavar="N")
+    watch = commands.add_parser("watch", help="re-grade the current question at every save, question after question")
+    watch.add_argument("number", nargs="?", metavar="N", help="the question to start at (default: the first not at full marks)")
     course = commands.add_parser("nbgrader", help="write an nbgrader course folder for this kit")
     course.add_argument("course_dir", type=Path)
     course.add_argument("--assignment", default="attention")
@@ -63,23 +66,40 @@ def _numbers(course: Course, texts: list[str]) -> list[int]:
     return numbers or course.numbers
 
 
+def _package(course: Course, folder: str) -> Path:
+    """course.root/folder, which must be a package (exercises/ or solutions/)."""
+    package = course.root / folder
+    if not (package / "__init__.py").exists():
+        raise UsageError(f"no {folder}/ package in {course.root}: run the command from the kit's folder")
+    return package
+
+
 def _check(course: Course, args: argparse.Namespace) -> int:
-    from .progress import remember
+    from .progress import last_statuses, remember
     from .report import render
     from ..engine.run import grade
 
     folder = "solutions" if args.solutions else "exercises"
-    package = course.root / folder
-    if not (package / "__init__.py").exists():
-        raise UsageError(f"no {folder}/ package in {course.root}: run the command from the kit's folder")
-    report = grade(course, package, _numbers(course, args.numbers), notes=not args.json)  # JSON: only what is graded
+    package = _package(course, folder)
+    numbers = _numbers(course, args.numbers)
+    previous = {} if args.solutions else last_statuses(course)
+    report = grade(course, package, numbers, notes=not args.json)  # JSON: only what is graded
     if not args.solutions:
         remember(course, report)
     if args.json:
         print(json.dumps(report.to_dict()))
     else:
-        print(render(report, course, f"{folder}/"))
+        print(render(report, course, f"{folder}/", _answers_to_show(report, numbers if args.numbers else [], previous, args.solutions)))
     return 0 if report.all_passed else NOT_ALL_PASSED
+
+
+def _answers_to_show(report: Report, named: list[int], previous: dict[int, str], solutions: bool) -> list[int]:
+    """Questions at full marks whose self-test answers `check` prints: those named, and those just at full marks.
+
+    previous: each question's status at the check before this one; solutions/ has none, so only the named ones show.
+    """
+    return [q.number for q in report.questions
+            if q.status == PASSED and (q.number in named or (not solutions and previous.get(q.number) != PASSED))]
 
 
 def _list(course: Course) -> int:
@@ -101,17 +121,24 @@ def _hint(course: Course, number: str) -> int:
 
 
 def _selftest(course: Course, number: str) -> int:
+    from .progress import last_statuses
+
     question = course.question(_numbers(course, [number])[0])
-    interactive = sys.stdin.isatty()
-    print(f"Self-test for question {question.number}, {question.title}. Answer in your head or type it, then compare.")
+    unlocked = last_statuses(course).get(question.number) == PASSED  # the last check of exercises/ was at full marks
+    if unlocked:
+        print(f"Self-test for question {question.number}, {question.title}. Answer in your head or type it, then compare.")
+    else:
+        print(wrap(f"Self-test for question {question.number}, {question.title}. Think about these questions as you work; "
+                   f"their model answers open once `python -m autograder check {question.number}` gives full marks.", ""))
     for index, item in enumerate(question.selftest, start=1):
         print("\n" + wrap(f"Q{index}. {item.question}", ""))
-        if interactive:
+        if unlocked and sys.stdin.isatty():
             try:
                 input("Your answer (Enter when ready): ")
             except EOFError:
                 pass
-        print(wrap(f"Model answer: {decode_answer(item.answer)}", ""))
+        if unlocked:
+            print(wrap(f"Model answer: {decode_answer(item.answer)}", ""))
     return 0
 
 
@@ -128,6 +155,10 @@ def main(argv: list[str] | None = None) -> int:
             return _hint(course, args.number)
         if args.command == "selftest":
             return _selftest(course, args.number)
+        if args.command == "watch":
+            from .watch import watch
+
+            return watch(course, _package(course, "exercises"), _numbers(course, [args.number])[0] if args.number else None)
         if args.command == "nbgrader":
             from ..nbgrader.course import write_course
 
