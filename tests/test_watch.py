@@ -14,7 +14,7 @@ from autograder.cli.watch import imported, stamp, wait_for_save
 from autograder.course.manifest import load_course
 
 ROOT = Path(__file__).resolve().parent.parent
-WAIT_SECONDS = 90  # the most one step may take on a loaded machine (a step takes a few seconds)
+WAIT_SECONDS = 60  # the most one step may take on a loaded machine (a step takes a few seconds here)
 
 
 @pytest.fixture()
