@@ -95,6 +95,9 @@ def test_a_save_that_keeps_the_size_is_seen_and_names_the_file(tmp_path: Path):
     watched.write_text("x = 1\n")
     other.write_text("y = 1\n")
     before = stamp([watched, other])
-    timer = threading.Timer(0.05, lambda: watched.write_text("x = 2\n"))
-    timer.start()
-    assert wait_for_save(before, interval=0.01) == [watched]
+    changed: list[list[Path]] = []
+    poller = threading.Thread(target=lambda: changed.append(wait_for_save(before, interval=0.01)), daemon=True)
+    poller.start()
+    watched.write_text("x = 2\n")
+    poller.join(timeout=5)
+    assert changed == [[watched]]
