@@ -82,24 +82,24 @@ def _check(course: Course, args: argparse.Namespace) -> int:
     folder = "solutions" if args.solutions else "exercises"
     package = _package(course, folder)
     numbers = _numbers(course, args.numbers)
-    previous = {} if args.solutions else last_statuses(course)
+    previous = None if args.solutions else last_statuses(course)  # solutions/ has no history: only named questions
     report = grade(course, package, numbers, notes=not args.json)  # JSON: only what is graded
     if not args.solutions:
         remember(course, report)
     if args.json:
         print(json.dumps(report.to_dict()))
     else:
-        print(render(report, course, f"{folder}/", _answers_to_show(report, numbers if args.numbers else [], previous, args.solutions)))
+        print(render(report, course, f"{folder}/", _answers_to_show(report, numbers if args.numbers else [], previous)))
     return 0 if report.all_passed else NOT_ALL_PASSED
 
 
-def _answers_to_show(report: Report, named: list[int], previous: dict[int, str], solutions: bool) -> list[int]:
+def _answers_to_show(report: Report, named: list[int], previous: dict[int, str] | None) -> list[int]:
     """Questions at full marks whose self-test answers `check` prints: those named, and those just at full marks.
 
-    previous: each question's status at the check before this one; solutions/ has none, so only the named ones show.
+    previous: each question's status at the check before this one (None: no history, only the named ones show).
     """
     return [q.number for q in report.questions
-            if q.status == PASSED and (q.number in named or (not solutions and previous.get(q.number) != PASSED))]
+            if q.status == PASSED and (q.number in named or (previous is not None and previous.get(q.number) != PASSED))]
 
 
 def _list(course: Course) -> int:
