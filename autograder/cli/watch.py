@@ -178,7 +178,7 @@ def watch(course: Course, package: Path, start: int | None = None) -> int:
     try:
         first = start or _next_question(course, None)
         if first is None:
-            print("Every question is at full marks already: `python -m autograder watch N` follows question N.")
+            print("Every question is at full marks already: nothing left to watch.")
             return 0
         with interrupt.held_back():
             sandbox = Sandbox()  # first: its import of torch overlaps the grader's
