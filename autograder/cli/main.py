@@ -8,6 +8,7 @@ import traceback
 from pathlib import Path
 
 from ..course.manifest import Course, ManifestError, decode_answer, find_root, load_course
+from ..course.results import PASSED, Report
 from ..i18n import LANGUAGES, _, set_language
 from .report import wrap
 
@@ -57,6 +58,8 @@ def _parser() -> argparse.ArgumentParser:
     plot.add_argument("number", metavar="N")
     plot.add_argument("--solutions", action="store_true", help=_("draw solutions/ instead of exercises/"))
     plot.add_argument("--out", type=Path, default=None, metavar="DIR", help=_("where the PNG files go (default: plots/)"))
+    watch = command("watch", _("re-grade the current question at every save, question after question"))
+    watch.add_argument("number", nargs="?", metavar="N", help=_("the question to start at (default: the first not at full marks)"))
     course = command("nbgrader", _("write an nbgrader course folder for this kit"))
     course.add_argument("course_dir", type=Path)
     course.add_argument("--assignment", default="attention")
@@ -87,9 +90,8 @@ def _numbers(course: Course, texts: list[str]) -> list[int]:
     return numbers or course.numbers
 
 
-def _package(course: Course, solutions: bool) -> Path:
-    """The folder graded: solutions/ or exercises/ of the kit; UsageError when it is not there."""
-    folder = "solutions" if solutions else "exercises"
+def _package(course: Course, folder: str) -> Path:
+    """course.root/folder, which must be a package (exercises/ or solutions/)."""
     package = course.root / folder
     if not (package / "__init__.py").exists():
         raise UsageError(_("no {folder}/ package in {root}: run the command from the kit's folder").format(folder=folder, root=course.root))
@@ -97,19 +99,31 @@ def _package(course: Course, solutions: bool) -> Path:
 
 
 def _check(course: Course, args: argparse.Namespace) -> int:
-    from .progress import remember
+    from .progress import last_statuses, remember
     from .report import render
     from ..engine.run import grade
 
     folder = "solutions" if args.solutions else "exercises"
-    report = grade(course, _package(course, args.solutions), _numbers(course, args.numbers), notes=not args.json)  # JSON: only what is graded
+    package = _package(course, folder)
+    numbers = _numbers(course, args.numbers)
+    previous = None if args.solutions else last_statuses(course)  # solutions/ has no history: only named questions
+    report = grade(course, package, numbers, notes=not args.json)  # JSON: only what is graded
     if not args.solutions:
         remember(course, report)
     if args.json:
         print(json.dumps(report.to_dict()))
     else:
-        print(render(report, course, f"{folder}/"))
+        print(render(report, course, f"{folder}/", _answers_to_show(report, numbers if args.numbers else [], previous)))
     return 0 if report.all_passed else NOT_ALL_PASSED
+
+
+def _answers_to_show(report: Report, named: list[int], previous: dict[int, str] | None) -> list[int]:
+    """Questions at full marks whose self-test answers `check` prints: those named, and those just at full marks.
+
+    previous: each question's status at the check before this one (None: no history, only the named ones show).
+    """
+    return [q.number for q in report.questions
+            if q.status == PASSED and (q.number in named or (previous is not None and previous.get(q.number) != PASSED))]
 
 
 def _list(course: Course) -> int:
@@ -132,18 +146,25 @@ def _hint(course: Course, number: str) -> int:
 
 
 def _selftest(course: Course, number: str) -> int:
+    from .progress import last_statuses
+
     question = course.question(_numbers(course, [number])[0])
-    interactive = sys.stdin.isatty()
-    print(_("Self-test for question {number}, {title}. Answer in your head or type it, then compare.").format(
-        number=question.number, title=question.title))
+    unlocked = last_statuses(course).get(question.number) == PASSED  # the last check of exercises/ was at full marks
+    if unlocked:
+        print(_("Self-test for question {number}, {title}. Answer in your head or type it, then compare.").format(
+            number=question.number, title=question.title))
+    else:
+        print(wrap(_("Self-test for question {number}, {title}. Think about these questions as you work; their model answers "
+                     "open once `python -m autograder check {number}` gives full marks.").format(number=question.number, title=question.title), ""))
     for index, item in enumerate(question.selftest, start=1):
         print("\n" + wrap(f"Q{index}. {item.question}", ""))
-        if interactive:
+        if unlocked and sys.stdin.isatty():
             try:
                 input(_("Your answer (Enter when ready): "))
             except EOFError:
                 pass
-        print(wrap(_("Model answer: {answer}").format(answer=decode_answer(item.answer)), ""))
+        if unlocked:
+            print(wrap(_("Model answer: {answer}").format(answer=decode_answer(item.answer)), ""))
     return 0
 
 
@@ -168,7 +189,11 @@ def main(argv: list[str] | None = None) -> int:
                 raise UsageError(f"question {args.number!r} has no picture: questions {', '.join(map(str, PICTURES))} have one")
             from ..plots.make import main as plot
 
-            return plot(args, course, _package(course, args.solutions))
+            return plot(args, course, _package(course, "solutions" if args.solutions else "exercises"))
+        if args.command == "watch":
+            from .watch import watch
+
+            return watch(course, _package(course, "exercises"), _numbers(course, [args.number])[0] if args.number else None)
         if args.command == "nbgrader":
             from ..nbgrader.course import write_course
 

@@ -5,7 +5,7 @@ import json
 from pathlib import Path
 
 from ..course.manifest import Course, Question
-from ..course.results import Report
+from ..course.results import PASSED, Report
 from ..i18n import _
 
 MEMORY = Path(".autograder") / "last-check.json"  # under the kit's folder, ignored by git
@@ -22,18 +22,38 @@ def _fingerprint(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else ""
 
 
+def _memory(course: Course) -> dict:
+    """The stored last checks by question number (as text); empty when missing, unreadable or damaged."""
+    try:
+        memory = json.loads((course.root / MEMORY).read_text())
+    except (OSError, ValueError):
+        return {}
+    return {key: entry for key, entry in memory.items() if isinstance(entry, dict)} if isinstance(memory, dict) else {}
+
+
 def remember(course: Course, report: Report) -> None:
     """Store each graded question's score with a fingerprint of its file, for `list`."""
     memory_file = course.root / MEMORY
+    memory = _memory(course)
     try:
-        memory = json.loads(memory_file.read_text()) if memory_file.exists() else {}
         for result in report.questions:
             path = course.root / course.question(result.number).file
             memory[str(result.number)] = {"score": result.score, "max": result.max_score, "status": result.status, "file": _fingerprint(path)}
         memory_file.parent.mkdir(exist_ok=True)
         memory_file.write_text(json.dumps(memory, indent=1))
     except (OSError, ValueError):
-        pass  # a read-only or damaged memory only costs `list` its last scores
+        pass  # a read-only memory only costs `list` its last scores, and `check` its choice of self-tests to show
+
+
+def last_statuses(course: Course) -> dict[int, str]:
+    """The status of each question at its last check of exercises/ (questions never checked are left out)."""
+    return {int(key): entry.get("status", "") for key, entry in _memory(course).items() if key.isdigit()}
+
+
+def at_full_marks(course: Course, question: Question) -> bool:
+    """True when the question was at full marks at its last check and its file has not changed since."""
+    last = _memory(course).get(str(question.number), {})
+    return last.get("status") == PASSED and last.get("file") == _fingerprint(course.root / question.file)
 
 
 def status_of(course: Course, question: Question) -> str:
@@ -48,10 +68,7 @@ def status_of(course: Course, question: Question) -> str:
     functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]
     if functions and all(_is_stub(f.body) for f in functions):
         return _("not started")
-    try:
-        last = json.loads((course.root / MEMORY).read_text()).get(str(question.number))
-    except (OSError, ValueError):
-        last = None
+    last = _memory(course).get(str(question.number))
     if last and last["file"] == _fingerprint(path):
         return _("{score} / {max} {status} at the last check").format(score=f"{last['score']:g}", max=f"{last['max']:g}",
                                                                         status=_(last["status"]))

@@ -1,6 +1,7 @@
 """Render a Report as the table a student reads in the terminal."""
 import shutil
 import textwrap
+from collections.abc import Collection
 
 from ..course.manifest import Course, decode_answer
 from ..course.results import FAILED, PASSED, Report
@@ -23,8 +24,21 @@ def selftest_text(course: Course, number: int, width: int) -> str:
     return "\n".join(lines)
 
 
-def render(report: Report, course: Course, label: str, selftests: bool = True) -> str:
-    """Per-question table, a line or two per failed check, then self-tests of questions at full marks."""
+def _unlocked(numbers: list[int]) -> str:
+    """One sentence naming the questions whose self-tests are open, and the command that opens them."""
+    if len(numbers) == 1:
+        return _("Self-test of question {number} unlocked: `python -m autograder selftest {number}` opens it.").format(number=numbers[0])
+    listed = _("{some} and {last}").format(some=", ".join(str(n) for n in numbers[:-1]), last=numbers[-1])
+    return _("Self-tests unlocked (`python -m autograder selftest N` opens one): questions {listed}.").format(listed=listed)  # the command first: never wrapped
+
+
+def render(report: Report, course: Course, label: str, answers: Collection[int] | None = None) -> str:
+    """Per-question table, a line or two per failed check, then the self-tests of questions at full marks.
+
+    answers: the questions at full marks whose self-test questions and answers are printed in full; the others at full
+    marks get one line saying their self-tests are unlocked. None prints them all (a report read where the student
+    cannot run `selftest N`, such as Gradescope's).
+    """
     width = min(shutil.get_terminal_size((100, 20)).columns, 110)
     title_width = max(len(q.title) for q in report.questions) if report.questions else 10
     lines = [_("{title}: grading {label}").format(title=course.title, label=label), ""]
@@ -55,8 +69,10 @@ def render(report: Report, course: Course, label: str, selftests: bool = True) -
             lines.append("      " + ngettext("your code printed {count} line; the first: {line}",
                                              "your code printed {count} lines; the first: {line}", len(shown)).format(count=len(shown), line=shown[0][:80]))
     lines += ["", "  " + _("Total: {score} / {max}").format(score=f"{report.score:g}", max=f"{report.max_score:g}")]
-    if selftests:
-        for question in report.questions:
-            if question.status == PASSED and course.question(question.number).selftest:
-                lines += ["", selftest_text(course, question.number, width)]
+    earned = [q.number for q in report.questions if q.status == PASSED and course.question(q.number).selftest]
+    opened = [n for n in earned if answers is None or n in answers]
+    for number in opened:
+        lines += ["", selftest_text(course, number, width)]
+    if len(opened) < len(earned):
+        lines += ["", wrap(_unlocked([n for n in earned if n not in opened]), "  ", width)]
     return "\n".join(lines)
