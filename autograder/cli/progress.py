@@ -35,6 +35,19 @@ def remember(course: Course, report: Report) -> None:
         pass  # a read-only or damaged memory only costs `list` its last scores
 
 
+def _remembered(course: Course, question: Question) -> dict | None:
+    try:
+        return json.loads((course.root / MEMORY).read_text()).get(str(question.number))
+    except (OSError, ValueError):
+        return None
+
+
+def last_status(course: Course, question: Question) -> str | None:
+    """The question's status at the last check while its file is unchanged since; None when that is unknown."""
+    last = _remembered(course, question)
+    return last["status"] if last and last["file"] == _fingerprint(course.root / question.file) else None
+
+
 def status_of(course: Course, question: Question) -> str:
     """`not started`, the last check's score while the file is unchanged, `changed since ...`, or a file problem."""
     path = course.root / question.file
@@ -47,10 +60,7 @@ def status_of(course: Course, question: Question) -> str:
     functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]
     if functions and all(_is_stub(f.body) for f in functions):
         return "not started"
-    try:
-        last = json.loads((course.root / MEMORY).read_text()).get(str(question.number))
-    except (OSError, ValueError):
-        last = None
+    last = _remembered(course, question)
     if last and last["file"] == _fingerprint(path):
         return f"{last['score']:g} / {last['max']:g} {last['status']} at the last check"
     return f"changed since the last check: run `check {question.number}`" if last else f"in progress: run `check {question.number}`"
