@@ -26,6 +26,7 @@ MARKERS = (
     "drawn(make_one, choices, order): set by engine.inputs.draw on each input it made, so that a failure can be shrunk",
 )
 SIDE_BY_SIDE = 16  # the most entries per tensor for which a failure shows the student's result next to the expected one
+SHRINK_SHARE = 0.5  # shrinking stops once the question's child has used this share of its time limit
 
 
 @dataclass
@@ -209,11 +210,12 @@ class KitPlugin:
         run = self.run_of(question)
         if run.child is None:
             return
-        stopped = run.child.stopped  # before shrinking: a stop while shrinking never changes the score
-        for failing in run.failing if not stopped and not run.status else ():
+        shrinking = run.failing if not run.status and not run.child.ended() else []
+        for failing in shrinking:
             self.shrink(run, failing)
         ending = run.child.close()
         run.output = ending.output
+        stopped = None if shrinking else run.child.stopped  # alive when its checks ended: a stop while shrinking changes no score
         if stopped and not run.status:
             run.status, run.reason = stopped.status, stopped.reason
         if ending.orphans:
@@ -232,7 +234,7 @@ class KitPlugin:
         last: list[BaseException] = []
 
         def still_fails(values: dict[str, object]) -> bool:
-            if run.child.stopped or len(values) != len(names):
+            if run.child.stopped or run.child.spent > SHRINK_SHARE * run.child.time_limit or len(values) != len(names):
                 return False
             run.student.forbid(failing.labels)
             try:
