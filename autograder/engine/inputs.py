@@ -118,17 +118,17 @@ def shrink(make_one: MakeOne, choices: tuple[Choice, ...], still_fails: Callable
     may count), then bisected; floats are tried at 0. Passes repeat while one of them made progress.
     """
     best_values, best = remake(make_one, [value for _, value in choices])
-    found, left = None, tries
+    shrunk, left = False, tries
 
     def attempt(values: list[int | float]) -> bool:
-        nonlocal best_values, best, found, left
+        nonlocal best_values, best, shrunk, left
         candidate, made = remake(make_one, values)
         if left <= 0 or (order(candidate), [v for _, v in made]) >= (order(best_values), [v for _, v in best]):
             return False
         left -= 1
         if not still_fails(candidate):
             return False
-        best_values, best, found = candidate, made, candidate
+        best_values, best, shrunk = candidate, made, True
         return True
 
     progress = True
@@ -151,7 +151,7 @@ def shrink(make_one: MakeOne, choices: tuple[Choice, ...], still_fails: Callable
                         else:
                             low = middle
             index += 1
-    return found
+    return best_values if shrunk else None
 
 
 def without_input(message: str) -> str:
