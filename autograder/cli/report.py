@@ -4,7 +4,6 @@ import textwrap
 
 from ..course.manifest import Course, decode_answer
 from ..course.results import PASSED, CaseResult, QuestionResult, Report
-from ..engine.inputs import without_input
 from .progress import last_status
 
 
@@ -25,6 +24,8 @@ def selftest_text(course: Course, number: int, width: int) -> str:
 
 def failed_lines(tests: list[CaseResult], width: int) -> list[str]:
     """A line per failed check; an error met by several checks (the same exception, a forbidden call) said once, with them."""
+    from ..engine.inputs import without_input  # here, not at the top: `list` and `hint` import this module without torch
+
     groups: dict[str, list[CaseResult]] = {}
     for test in tests:
         if not test.passed:
