@@ -50,7 +50,7 @@ def test_table_shows_failures_then_selftests_of_full_marks(kit: Path):
     done = run(kit, "check", "1", "2")
     assert done.returncode == 1
     assert "8 / 8  passed" in done.stdout and "failed" in done.stdout
-    assert "x scaled_scores divides q k^T by sqrt(d) -- the output: 2 of 2 positions differ" in " ".join(done.stdout.split())
+    assert "x scaled_scores divides q k^T by sqrt(d) -- the output: 1 of 1 positions differ" in " ".join(done.stdout.split())
     assert "Self-test for question 1" in done.stdout and "Self-test for question 2" not in done.stdout
     assert "Traceback" not in done.stdout + done.stderr
 
@@ -118,10 +118,12 @@ def test_real_timings_are_shown_in_the_table_but_never_graded():
     assert "notes" not in question and question["score"] == question["max_score"]
 
 
-def test_a_failed_question_points_to_the_answers_it_runs(kit: Path):
-    for name in ("q01_causal_mask.py", "q02_scaled_scores.py"):
-        shutil.copy(kit / "solutions" / name, kit / "exercises")
+def test_a_failed_question_points_to_the_failed_answers_it_runs(kit: Path):
+    shutil.copy(kit / "solutions" / "q01_causal_mask.py", kit / "exercises")
+    source = (kit / "solutions" / "q02_scaled_scores.py").read_text().replace("/ math.sqrt(d)", "/ d")
+    (kit / "exercises" / "q02_scaled_scores.py").write_text(source)
     source = (kit / "solutions" / "q03_attention.py").read_text().replace("dim=-1)  # (..., Tq, Tk), each row", "dim=-2)  # (..., Tq, Tk), each row")
     (kit / "exercises" / "q03_attention.py").write_text(source)
+    assert run(kit, "check", "2").returncode == 1  # remembered: question 2 is not at full marks
     done = run(kit, "check", "3")
-    assert done.returncode == 1 and "runs your code from question(s) 1, 2: `check 1 2` first" in " ".join(done.stdout.split())
+    assert done.returncode == 1 and "runs your code from question(s) 2: `check 2` first" in " ".join(done.stdout.split())

@@ -50,10 +50,15 @@ def last_statuses(course: Course) -> dict[int, str]:
     return {int(key): entry.get("status", "") for key, entry in _memory(course).items() if key.isdigit()}
 
 
+def last_status(course: Course, question: Question) -> str | None:
+    """The question's status at the last check while its file is unchanged since; None when that is unknown."""
+    last = _memory(course).get(str(question.number))
+    return last.get("status") if last and last.get("file") == _fingerprint(course.root / question.file) else None
+
+
 def at_full_marks(course: Course, question: Question) -> bool:
     """True when the question was at full marks at its last check and its file has not changed since."""
-    last = _memory(course).get(str(question.number), {})
-    return last.get("status") == PASSED and last.get("file") == _fingerprint(course.root / question.file)
+    return last_status(course, question) == PASSED
 
 
 def status_of(course: Course, question: Question) -> str:

@@ -4,9 +4,10 @@ import textwrap
 from collections.abc import Collection
 
 from ..course.manifest import Course, decode_answer
-from ..course.results import FAILED, PASSED, Report
+from ..course.results import FAILED, PASSED, CaseResult, QuestionResult, Report
 from ..i18n import _, ngettext
 from ..plots import PICTURES
+from .progress import last_status
 
 
 def wrap(text: str, indent: str = "  ", width: int | None = None) -> str:
@@ -22,6 +23,37 @@ def selftest_text(course: Course, number: int, width: int) -> str:
         lines.append(wrap(f"Q{index}. {item.question}", "    ", width))
         lines.append(wrap(f"A{index}. {decode_answer(item.answer)}", "    ", width))
     return "\n".join(lines)
+
+
+def failed_lines(tests: list[CaseResult], width: int) -> list[str]:
+    """A line per failed check; an error met by several checks (the same exception, a forbidden call) said once, with them."""
+    from ..engine.inputs import without_input  # here, not at the top: `list` and `hint` import this module without torch
+
+    groups: dict[str, list[CaseResult]] = {}
+    for test in tests:
+        if not test.passed:
+            groups.setdefault(without_input(test.message), []).append(test)
+    lines = []
+    for error, same in groups.items():
+        if len(same) == 1 or all(test.message == error for test in same):  # one line: the checks named, then the message
+            lines.append(wrap(f"x {'; '.join(test.name for test in same)} -- {same[0].message}", "      ", width))
+            continue
+        lines.append(wrap(_("x {count} checks -- {error}, on these inputs:").format(count=len(same), error=error), "      ", width))
+        lines += [wrap(f"- {test.name}{test.message[len(error):]}", "          ", width) for test in same]
+    return lines
+
+
+def earlier_implicated(question: QuestionResult, report: Report, course: Course) -> list[int]:
+    """The required questions whose code may explain the failures: named in a failure, or known not to be at full marks."""
+    failures = [question.reason] + [test.message for test in question.tests if not test.passed]
+    known = {result.number: result.status for result in report.questions}
+    implicated = []
+    for number in course.question(question.number).requires:
+        name = course.question(number).file.split("/")[-1]
+        status = known.get(number) or last_status(course, course.question(number))
+        if any(name in failure for failure in failures) or status not in (None, PASSED):
+            implicated.append(number)
+    return implicated
 
 
 def _unlocked(numbers: list[int]) -> str:
@@ -56,12 +88,9 @@ def render(report: Report, course: Course, label: str, answers: Collection[int] 
         if question.reason:
             lines.append(wrap(question.reason, "        ", width))
         if question.status in ("passed", "failed"):
-            for test in question.tests:
-                if not test.passed:
-                    lines.append(wrap(f"x {test.name} -- {test.message}", "      ", width))
-            requires = course.question(question.number).requires
-            if requires:
-                numbers = [str(n) for n in requires]
+            lines += failed_lines(question.tests, width)
+            numbers = [str(n) for n in earlier_implicated(question, report, course)]
+            if numbers:
                 lines.append(wrap(_("(question {number} runs your code from question(s) {listed}: `check {numbers}` first)").format(
                     number=question.number, listed=", ".join(numbers), numbers=" ".join(numbers)), "      ", width))
         if question.output.strip():

@@ -91,16 +91,17 @@ def number_mismatch(got: object, expected: float, what: str, rel: float = 1e-9, 
     return None
 
 
-def _fail(problem: str | None) -> None:
+def _fail(problem: str | None, compared: tuple | None = None) -> None:
     __tracebackhide__ = True  # pytest shows the test's line, not the helper's
     if problem:
-        raise CheckFailure(problem)
+        raise CheckFailure(problem, compared=compared)
 
 
 def assert_same(got: object, expected: object, names: str | tuple[str, ...] = "the output") -> None:
     """got equals expected (a tensor, or a tuple of tensors named in order) within the dtype's tolerance."""
     __tracebackhide__ = True
-    _fail(output_mismatch(got, expected, (names,) if isinstance(names, str) else names))
+    names = (names,) if isinstance(names, str) else names
+    _fail(output_mismatch(got, expected, names), (got, expected, names))
 
 
 def assert_number(got: object, expected: float, what: str, rel: float = 1e-9, abs_: float = 0.0) -> None:

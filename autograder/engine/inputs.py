@@ -1,6 +1,11 @@
-"""Seeded inputs for the suites, as pytest parameters that name themselves in a failure message."""
+"""Seeded inputs for the suites, as pytest parameters that name themselves in a failure message and can be shrunk.
+
+draw() keeps the choices each input was made from (hypothesis-style: every value below n that make_one's
+random.Random drew, every float); shrink() makes the input again from lowered choices, one at a time, and
+keeps the smallest that still fails, so that a failure names a small input rather than the first one drawn.
+"""
 import random
-from typing import Callable
+from typing import Callable, Sequence
 
 import pytest
 import torch
@@ -39,12 +44,127 @@ def case(**values: object) -> "pytest.param":
     return pytest.param(*values.values(), id=describe_all(values))
 
 
-def draw(seed: int, count: int, make_one: Callable[[random.Random], dict[str, object]],
-         order: Callable[[dict[str, object]], object] = size) -> list:
-    """count inputs made by make_one from a seeded random.Random, smallest first, as pytest parameters."""
-    rng = random.Random(seed)
-    drawn = sorted((make_one(rng) for _ in range(count)), key=order)
-    return [case(**values) for values in drawn]
+INPUT_NOTE = "smallest failing input"  # how a failure names its input: ` [smallest failing input: ...]`
+MakeOne = Callable[[random.Random], dict[str, object]]
+Choice = tuple[int, int | float]  # (n, a value below n) for a drawn integer, (0, a float in [0, 1)) for random()
+SHRINK_TRIES = 40  # re-runs of a check's body at most, when its failure is shrunk
+SMALL_RANGE = 64  # choices from wider ranges (seeds) are left as drawn: lowering them makes no input smaller
+COUNTS_UP_TO = 3  # a choice this small may count the ones after it (batch dimensions): lowering it first drops them
+
+
+class Choices(random.Random):
+    """A random.Random that keeps each choice it makes, or replays given values (clamped to range, 0 past the end)."""
+
+    def __init__(self, seed: int = 0, replay: Sequence[int | float] | None = None) -> None:
+        """seed: as random.Random's; replay: values to give back in order instead of drawing."""
+        super().__init__(seed)
+        self.made: list[Choice] = []
+        self.replay = None if replay is None else list(replay)
+
+    def _next(self) -> int | float:
+        return self.replay[len(self.made)] if len(self.made) < len(self.replay) else 0
+
+    def _randbelow(self, n: int) -> int:
+        if self.replay is None:
+            value = super()._randbelow(n)
+        else:
+            value = self._next()
+            value = min(value, n - 1) if isinstance(value, int) else 0
+        self.made.append((n, value))
+        return value
+
+    def random(self) -> float:
+        """The next float in [0, 1), drawn or replayed."""
+        if self.replay is None:
+            value = super().random()
+        else:
+            value = self._next()
+            value = value if isinstance(value, float) else 0.0
+        self.made.append((0, value))
+        return value
+
+
+def remake(make_one: MakeOne, values: Sequence[int | float]) -> tuple[dict[str, object], tuple[Choice, ...]]:
+    """The input make_one builds from the given choice values, and the choices it actually took."""
+    rng = Choices(replay=values)
+    return make_one(rng), tuple(rng.made)
+
+
+def draw(seed: int, count: int, make_one: MakeOne, order: Callable[[dict[str, object]], object] = size) -> list:
+    """count inputs made by make_one from a seeded random.Random, smallest first, as pytest parameters.
+
+    Each parameter carries a `drawn(make_one, choices, order)` mark, from which a failing input is shrunk.
+    """
+    rng, drawn = Choices(seed), []
+    for _ in range(count):
+        start = len(rng.made)
+        values = make_one(rng)
+        drawn.append((values, tuple(rng.made[start:])))
+    drawn.sort(key=lambda pair: order(pair[0]))
+    return [pytest.param(*values.values(), id=describe_all(values), marks=pytest.mark.drawn.with_args(make_one, choices, order))
+            for values, choices in drawn]
+
+
+def _lowered(values: list[int | float], index: int, value: int | float, dropped: int = 0) -> list[int | float]:
+    return values[:index] + [value] + values[index + 1 + dropped:]
+
+
+def shrink(make_one: MakeOne, choices: tuple[Choice, ...], still_fails: Callable[[dict[str, object]], bool],
+           order: Callable[[dict[str, object]], object] = size, tries: int = SHRINK_TRIES) -> dict[str, object] | None:
+    """The smallest input found that still fails, made from choices lowered one at a time; None when none smaller fails.
+
+    A candidate is tried (still_fails, at most `tries` times) only when it is smaller than the best so far:
+    by order, then by its choices. Each choice is tried at its lowest value (first without the choices it
+    may count), then bisected; floats are tried at 0. Passes repeat while one of them made progress.
+    """
+    best_values, best = remake(make_one, [value for _, value in choices])
+    shrunk, left = False, tries
+
+    def attempt(values: list[int | float]) -> bool:
+        nonlocal best_values, best, shrunk, left
+        candidate, made = remake(make_one, values)
+        if left <= 0 or (order(candidate), [v for _, v in made]) >= (order(best_values), [v for _, v in best]):
+            return False
+        left -= 1
+        if not still_fails(candidate):
+            return False
+        best_values, best, shrunk = candidate, made, True
+        return True
+
+    progress = True
+    while progress and left > 0:
+        progress, index = False, 0
+        while index < len(best) and left > 0:
+            n, value = best[index]
+            values = [v for _, v in best]
+            if n == 0 and value:
+                progress |= attempt(_lowered(values, index, 0.0))
+            elif 0 < n <= SMALL_RANGE and value:
+                if (value <= COUNTS_UP_TO and attempt(_lowered(values, index, 0, value))) or attempt(_lowered(values, index, 0)):
+                    progress = True
+                else:
+                    low, high = 0, value  # low passes, high fails
+                    while high - low > 1 and left > 0:
+                        middle = (low + high) // 2
+                        if attempt(_lowered([v for _, v in best], index, middle)):
+                            high, progress = middle, True
+                        else:
+                            low = middle
+            index += 1
+    return best_values if shrunk else None
+
+
+def without_input(message: str) -> str:
+    """A failure's message without the input it names (and what follows it): the same error met on different inputs."""
+    return message.split(f" [{INPUT_NOTE}: ", 1)[0]
+
+
+def entries(tensor: torch.Tensor) -> str:
+    """`[[1, 0], [0.5, 0.5]]`: a small tensor's entries to 3 significant digits, nested as its shape."""
+    if tensor.dim() == 0:
+        value = tensor.item()
+        return str(value) if isinstance(value, (bool, int)) else f"{value:.3g}"
+    return "[" + ", ".join(entries(row) for row in tensor) + "]"
 
 
 def batch_shape(rng: random.Random, most: int = 2) -> list[int]:
@@ -62,4 +182,4 @@ def seed(rng: random.Random) -> int:
     return rng.randrange(10**6)
 
 
-__all__ = ["batch_shape", "case", "describe", "describe_all", "draw", "dtype", "randn", "seed", "size"]
+__all__ = ["INPUT_NOTE", "Choices", "batch_shape", "case", "describe", "describe_all", "draw", "dtype", "entries", "randn", "remake", "seed", "shrink", "size", "without_input"]

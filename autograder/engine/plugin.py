@@ -4,23 +4,29 @@ Registered by autograder/suites/conftest.py for a plain `pytest autograder/suite
 or passed to pytest.main by engine/run.py for `python -m autograder check`. Either way it records
 every test's outcome and turns them into one QuestionResult per question (course/results.py).
 """
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+import torch
 
 from ..course.manifest import Course, Question
 from ..course.results import ERROR, FAILED, NOT_ATTEMPTED, PASSED, CaseResult, QuestionResult
 from ..sandbox.parent import Child, ChildStopped, Sandbox
-from .inputs import describe_all
-from .proxy import CheckFailure, Student, StudentError, explain, one_line, refusal
+from .asserts import tensor_mismatch
+from .inputs import INPUT_NOTE, describe_all, entries, shrink
+from .proxy import CheckFailure, Refused, Student, StudentError, explain, one_line, refusal
 from .static import forbidden_uses
 
 MARKERS = (
     "points(n): the points of this check; a question's points (course.yaml) are shared in proportion",
     "forbid(*labels): PyTorch work the student's code may not do in this check (F.scaled_dot_product_attention, ...)",
     "ungraded: a note shown to the student (real timings), never part of the score",
+    "drawn(make_one, choices, order): set by engine.inputs.draw on each input it made, so that a failure can be shrunk",
 )
+SIDE_BY_SIDE = 16  # the most entries per tensor for which a failure shows the student's result next to the expected one
+SHRINK_SHARE = 0.5  # shrinking stops once the question's child has used this share of its time limit
 
 
 @dataclass
@@ -35,6 +41,17 @@ class Check:
 
 
 @dataclass
+class Failing:
+    """A drawn check's first failure, kept until the question's other checks have run, then shrunk."""
+
+    item: pytest.Item
+    check: Check
+    error: BaseException
+    arguments: dict[str, object]  # the test function's arguments (fixtures and the failing input)
+    labels: tuple[str, ...]  # its forbid labels
+
+
+@dataclass
 class QuestionRun:
     """What the plugin knows of one question: its child, its checks, how it ended."""
 
@@ -46,6 +63,7 @@ class QuestionRun:
     reason: str = ""
     output: str = ""
     notes: list[str] = field(default_factory=list)
+    failing: list[Failing] = field(default_factory=list)
 
 
 def check_name(item: pytest.Item) -> str:
@@ -54,17 +72,44 @@ def check_name(item: pytest.Item) -> str:
     return doc.splitlines()[0] if doc else item.originalname.removeprefix("test_").replace("_", " ")
 
 
-def _failing_input(item: pytest.Item, error: BaseException, inputs: int) -> str:
-    """` [smallest failing input: ...]` from hypothesis's shrunk example or the parameters, when a check has several."""
+def forbid_labels(item: pytest.Item) -> tuple[str, ...]:
+    """The labels of every forbid marker on item: the work its check forbids."""
+    return tuple(label for marker in item.iter_markers("forbid") for label in marker.args)
+
+
+def _failing_input(item: pytest.Item, error: BaseException, inputs: int, shrunk: dict[str, object] | None = None) -> str:
+    """` [smallest failing input: ...]` from hypothesis's shrunk example, the shrunk input or the parameters, when a check has several."""
     notes = [n for n in getattr(error, "__notes__", []) if n.startswith(("Falsifying example", "Failing test case"))]
     if notes:
         lines = [line.strip().rstrip(",") for line in notes[0].splitlines()[1:-1]]
         shown = [line for line in lines if line and not line.startswith("student=")]
-        return f" [smallest failing input: {', '.join(shown)}]" if shown else ""
+        return f" [{INPUT_NOTE}: {', '.join(shown)}]" if shown else ""
     callspec = getattr(item, "callspec", None)
     if callspec is None or inputs < 2:
         return ""
-    return f" [smallest failing input: {describe_all(callspec.params)}]"
+    return f" [{INPUT_NOTE}: {describe_all(shrunk if shrunk is not None else callspec.params)}]"
+
+
+def _side_by_side(error: BaseException) -> str:
+    """`; your weights [[1, 0], [0.5, 0.5]] vs expected [[1, 0], [0.4, 0.6]]` for each small part assert_same found wrong."""
+    compared = getattr(error, "compared", None)
+    if compared is None:
+        return ""
+    got, expected, names = compared
+    parts = [(got, expected, names[0])] if len(names) == 1 else list(zip(got, expected, names)) if isinstance(got, (tuple, list)) else []
+    shown = []
+    for part, reference, name in parts:
+        if type(part) is torch.Tensor and 0 < part.numel() <= SIDE_BY_SIDE and 0 < reference.numel() <= SIDE_BY_SIDE \
+                and tensor_mismatch(part, reference, name) is not None:
+            yours = f"your {name.removeprefix('the ')}" if name.startswith("the ") else f"yours ({name})"
+            shown.append(f"; {yours} {entries(part)} vs expected {entries(reference)}")
+    return "".join(shown)
+
+
+def _signature(error: BaseException) -> str:
+    """What kind of failure error is, numbers and bracketed values left out: a shrunk input must fail the same way."""
+    message = getattr(error, "message", None) or str(error)
+    return type(error).__name__ + re.sub(r"\d+(\.\d+)?(e[-+]?\d+)?", "#", re.sub(r"\([^()]*\)|\[[^\[\]]*\]", "#", message))
 
 
 def _is_group(error: BaseException) -> bool:
@@ -77,22 +122,36 @@ def _leaves(group: BaseException) -> list[BaseException]:
     return [leaf for e in group.exceptions for leaf in (_leaves(e) if _is_group(e) else [e])]
 
 
-def failure(item: pytest.Item, error: BaseException, inputs: int) -> tuple[str, str]:
-    """(message, kind) of a failed test: the kit's own line, an assert's message, or what went wrong reading the value."""
+def _about_input(error: BaseException) -> bool:
+    """False for failures that every input would meet: forbidden or refused work, a missing or unwritten function, a stop."""
+    if isinstance(error, Refused) or (isinstance(error, StudentError) and error.type in ("MissingFunction", "NotImplementedError")):
+        return False
+    return not isinstance(error, CheckFailure) or error.kind == "failed"
+
+
+def failure(item: pytest.Item, error: BaseException, inputs: int, shrunk: dict[str, object] | None = None) -> tuple[str, str]:
+    """(message, kind) of a failed test: the kit's own line, an assert's message, or what went wrong reading the value.
+
+    A failure about the input names it (shrunk: the smallest input found to fail) and, when it names one,
+    shows a small result next to the expected one.
+    """
     if _is_group(error):  # hypothesis, when the same input failed two ways (a child that stopped)
         found = [e for e in _leaves(error) if isinstance(e, CheckFailure)] or list(_leaves(error))
         error = found[0]
+    about_input = _about_input(error)
     if isinstance(error, CheckFailure):
         message, kind = error.message, error.kind
-        about_input = kind == "failed" and not (isinstance(error, StudentError) and error.type in ("MissingFunction", "NotImplementedError"))
     elif isinstance(error, AssertionError):
         text = str(error).strip()
         if not text or text.startswith("assert "):  # a bare assert: pytest's text would show the expected value
             text = "the result differs from what this check expects"
-        message, kind, about_input = text.splitlines()[0], "failed", True
+        message, kind = text.splitlines()[0], "failed"
     else:
-        message, kind, about_input = f"returned something the grader cannot read as an answer ({type(error).__name__})", "failed", True
-    return one_line(message + _failing_input(item, error, inputs) if about_input else message, 600), kind
+        message, kind = f"returned something the grader cannot read as an answer ({type(error).__name__})", "failed"
+    if about_input:
+        named = _failing_input(item, error, inputs, shrunk)
+        message += named + (_side_by_side(error) if named else "")  # inputs the message names are public: show the values
+    return one_line(message, 800), kind
 
 
 class KitPlugin:
@@ -155,14 +214,45 @@ class KitPlugin:
         run = self.run_of(question)
         if run.child is None:
             return
+        shrinking = run.failing if not run.status and not run.child.ended() else []
+        for failing in shrinking:
+            self.shrink(run, failing)
         ending = run.child.close()
         run.output = ending.output
-        if run.child.stopped and not run.status:
-            run.status, run.reason = run.child.stopped.status, run.child.stopped.reason
+        stopped = None if shrinking else run.child.stopped  # alive when its checks ended: a stop while shrinking changes no score
+        if stopped and not run.status:
+            run.status, run.reason = stopped.status, stopped.reason
         if ending.orphans:
             run.status = ERROR
             run.reason = f"started {ending.orphans} process(es) still running when it ended (the grader killed them): an answer may not start processes"
         run.child = None
+
+    def shrink(self, run: QuestionRun, failing: Failing) -> None:
+        """Name the smallest input found that fails a drawn check the same way: its body re-run on shrunk inputs, in the child.
+
+        Only the message changes: the check has failed already, and re-runs come after the question's other checks.
+        """
+        item, wanted = failing.item, _signature(failing.error)
+        make_one, choices, order = item.get_closest_marker("drawn").args
+        names = list(item.callspec.params)
+        last: list[BaseException] = []
+
+        def still_fails(values: dict[str, object]) -> bool:
+            if run.child.stopped or run.child.spent > SHRINK_SHARE * run.child.time_limit or len(values) != len(names):
+                return False
+            run.student.forbid(failing.labels)
+            try:
+                item.obj(**{**failing.arguments, **dict(zip(names, values.values()))})
+            except Exception as error:  # noqa: BLE001 - any failure of the check's body, compared by its kind
+                if _signature(error) == wanted:
+                    last.append(error)
+                    return True
+            return False
+
+        shrunk = shrink(make_one, choices, still_fails, order)
+        if shrunk is not None:
+            inputs = self.inputs.get((item.module.__name__, item.originalname), 1)
+            failing.check.message, failing.check.kind = failure(item, last[-1], inputs, shrunk)
 
     def static_uses(self, question: Question, labels: tuple[str, ...]) -> dict[str, tuple[str, str]]:
         """forbidden_uses of the question's source for labels, read and parsed once per question and labels."""
@@ -199,7 +289,7 @@ class KitPlugin:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(self, item: pytest.Item) -> object:
         """Tell the proxy which work is forbidden; after a pass, read the source for forbidden calls too."""
-        labels = tuple(label for marker in item.iter_markers("forbid") for label in marker.args)
+        labels = forbid_labels(item)
         student = item.funcargs.get("student")
         if isinstance(student, Student):
             student.forbid(labels)
@@ -209,7 +299,7 @@ class KitPlugin:
             uses = self.static_uses(question, labels)
             if uses:
                 label, where = next(iter(uses.values()))
-                raise CheckFailure(f"{where}, which question {question.number} asks you to do without: write it by hand")
+                raise Refused(f"{where}, which question {question.number} asks you to do without: write it by hand")
         return result
 
     @pytest.hookimpl(wrapper=True)
@@ -225,6 +315,10 @@ class KitPlugin:
             error = call.excinfo.value if call.excinfo else AssertionError("failed")
             check.passed = False
             check.message, check.kind = failure(item, error, self.inputs.get((item.module.__name__, item.originalname), 1))
+            if self.first_failure_only and call.when == "call" and item.get_closest_marker("drawn") and _about_input(error) \
+                    and isinstance(item.funcargs.get("student"), Student):
+                arguments = {name: item.funcargs[name] for name in item._fixtureinfo.argnames}
+                run.failing.append(Failing(item, check, error, arguments, forbid_labels(item)))
         return report
 
     # -- results ----------------------------------------------------------------------------------

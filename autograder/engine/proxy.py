@@ -23,9 +23,14 @@ CLOCK_SPEEDS = (1.0e9, 2.0e9)  # units of work per virtual second, drawn for eac
 class CheckFailure(AssertionError):
     """A failed check with the one line the student reads; kind says how the question's status is affected."""
 
-    def __init__(self, message: str, kind: str = "failed") -> None:
+    def __init__(self, message: str, kind: str = "failed", compared: tuple | None = None) -> None:
+        """compared: (got, expected, names) when assert_same failed, for the report's side-by-side view."""
         super().__init__(message)
-        self.message, self.kind = message, kind  # kind: "failed", "not attempted" or "stopped"
+        self.message, self.kind, self.compared = message, kind, compared  # kind: "failed", "not attempted" or "stopped"
+
+
+class Refused(CheckFailure):
+    """Work an answer may not do (a forbidden call, a refused action): a fault of the code, whatever the input."""
 
 
 class StudentError(CheckFailure):
@@ -209,10 +214,10 @@ class Student:
             raise CheckFailure(stopped.reason, "stopped") from None
         self.last = CallRecord(answer.get("reads", 0), list(answer.get("spied", [])))
         if answer.get("refused"):
-            raise CheckFailure(refusal(answer["refused"][0]))
+            raise Refused(refusal(answer["refused"][0]))
         banned = [label for label in answer.get("spied", []) if label in self._forbid]
         if banned:
-            raise CheckFailure(f"calls {banned[0]}, which question {self._question.number} asks you to do without: write it by hand")
+            raise Refused(f"calls {banned[0]}, which question {self._question.number} asks you to do without: write it by hand")
         if not answer["ok"]:
             error = answer["error"]
             raise StudentError(explain(error, self._question), error["type"], not_attempted(error, self._question))

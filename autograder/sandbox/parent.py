@@ -269,17 +269,21 @@ class Child:
                     raise self._died()
                 self.buffer += chunk
 
-    def close(self) -> Ending:
-        """Tell the child to stop, wait briefly for the zygote's report, and return what it left behind.
-
-        A child that ended before being told to (it exited while its answers were still being read) has crashed.
-        """
+    def ended(self) -> bool:
+        """True when the child was stopped or has exited on its own (the zygote's latest news read first)."""
         if not self.stopped:
             try:
                 self.sandbox.pump(0)
             except ChildStopped as stopped:
                 self.stopped = stopped
-        if not self.stopped and self._exit_code() is not None:
+        return self.stopped is not None or self._exit_code() is not None
+
+    def close(self) -> Ending:
+        """Tell the child to stop, wait briefly for the zygote's report, and return what it left behind.
+
+        A child that ended before being told to (it exited while its answers were still being read) has crashed.
+        """
+        if self.ended() and not self.stopped:
             self._died()
         if not self.stopped:
             try:
