@@ -45,9 +45,7 @@ def _raw_scores(s: Tensor, H: Tensor, W: Tensor, U: Tensor, v: Tensor, b: Tensor
 BANK = Bank(6, {"additive_scores": additive.additive_scores, "additive_attention": additive.additive_attention}, (
     Mistake("bias_outside_tanh", "the bias b is added after the tanh; it belongs inside, with W s and U h_j", 2,
             _both(lambda s, H, W, U, v, b: (torch.tanh(W @ s + H @ U.T) + b) @ v)),
-    Mistake("no_tanh", "the tanh is missing: the score is v . tanh(W s + U h_j + b)", 2, _both(additive.linear_scores)),
-    Mistake("s_times_W", "s @ W multiplies s on the wrong side of W, which is (d_a, d_s): compute W @ s", 1,
-            _both(lambda s, H, W, U, v, b: torch.tanh(s @ W + H @ U.T + b) @ v)),
+    Mistake("no_tanh", "the tanh is missing from the score", 2, _both(additive.linear_scores)),
     Mistake("v_inside_tanh", "v is applied inside the tanh; take the tanh first, then the dot product with v", 2,
             _both(lambda s, H, W, U, v, b: torch.tanh((W @ s + H @ U.T + b) @ v))),
     Mistake("context_mean", "the context is a mean of the weighted rows, divided by T; the weights already sum to 1", 3,

@@ -35,7 +35,7 @@ BANK = Bank(7, {"linear_scores": additive.linear_scores, "weights_across_states"
     Mistake("linear_keeps_tanh", "the linear score still applies the tanh", 1, {"linear_scores": additive.additive_scores}),
     Mistake("first_state_only", "every row is scored with the first decoder state; row i uses state i", 1,
             {"weights_across_states": _across(_rows, first_only=True)}),
-    Mistake("ignores_use_tanh", "the tanh is applied even when use_tanh is False", 1,
+    Mistake("ignores_use_tanh", "the weights go through a tanh even when use_tanh is False (is it left in the linear score?)", 1,
             {"weights_across_states": _across(_rows, always_tanh=True)}),
     Mistake("softmax_over_states", "the columns sum to 1, not the rows: the softmax runs over the S states instead of the "
             "T source positions", 2, {"weights_across_states": _across(lambda scores: torch.softmax(scores, dim=0))}),

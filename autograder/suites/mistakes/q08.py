@@ -17,7 +17,7 @@ def _grad(formula: Callable[[Tensor, Tensor, Tensor, Tensor, Tensor], Tensor]) -
 
 
 BANK = Bank(8, {"read_grad": additive.read_grad}, (
-    Mistake("grad_wrong_sign", "the gradient has the wrong sign: it is a_j (h_j - c) . g", 1,
+    Mistake("grad_wrong_sign", "the gradient has the wrong sign: check which of h_j and c comes first", 1,
             _grad(lambda a, c, H, g, e: a * ((c - H) @ g))),
     Mistake("grad_missing_a", "the factor a_j is missing", 2, _grad(lambda a, c, H, g, e: (H - c) @ g)),
     Mistake("grad_missing_c", "the context c is not subtracted from h_j", 1, _grad(lambda a, c, H, g, e: a * (H @ g))),
