@@ -67,7 +67,7 @@ def _returned(number: int, function: str, args: tuple, value: object) -> object:
     return value
 
 
-Q, K, V = (torch.randn(2, 4, 3, generator=torch.Generator().manual_seed(seed)) for seed in (1, 2, 3))
+Q, K, V = (torch.randn(2, 4, width, generator=torch.Generator().manual_seed(seed)) for seed, width in ((1, 3), (2, 3), (3, 5)))
 
 
 def test_match_names_the_mistake_and_its_hint() -> None:
@@ -79,7 +79,8 @@ def test_match_names_the_mistake_and_its_hint() -> None:
 
 
 def test_no_name_for_a_right_answer_another_value_or_an_unknown_result() -> None:
-    """A right answer, a result no variant gives, or a value that is not the latest call's result is never named."""
+    """A right answer (which the variant for a (1, T, T) mask also gives on batched inputs), a result no variant gives, or a
+    value that is not the latest call's result is never named."""
     assert known_mistake(_returned(3, "attention", (Q, K, V), dot_product.attention(Q, K, V))) == ""
     out, weights = dot_product.attention(Q, K, V)
     assert known_mistake(_returned(3, "attention", (Q, K, V), (out + 1, weights))) == ""
