@@ -40,7 +40,7 @@ from autograder.sandbox.parent import Sandbox
 ROOT = Path(__file__).resolve().parent.parent
 GUIDE = ROOT / "docs" / "authoring.md"
 COPIED = ("autograder", "reference", "solutions", "exercises", "course.yaml", "pyproject.toml",
-          "tests/test_corpus.py", "tests/test_code_standards.py")  # the kit, and the two kit tests the guide runs
+          "tests/conftest.py", "tests/test_corpus.py", "tests/test_mistakes.py", "tests/test_code_standards.py")  # the kit, and the kit tests the guide runs
 BLOCK = re.compile(r"^<!-- test: (?P<action>[^>]*?) -->\n```(?P<lang>\w*)\n(?P<body>.*?)^```$", re.MULTILINE | re.DOTALL)
 SOLUTION = "solutions/q11_softmax_temperature.py"
 STUB = "exercises/q11_softmax_temperature.py"
@@ -216,9 +216,9 @@ def test_plain_pytest_options_select_and_report(walk: Walk) -> None:
 
 
 def test_the_corpus_judges_the_new_files(walk: Walk) -> None:
-    done = walk.result("python -m pytest tests/test_corpus.py tests/test_code_standards.py -k q11 -p no:cacheprovider")
+    done = walk.result("python -m pytest tests/test_corpus.py tests/test_mistakes.py tests/test_code_standards.py -k q11 -p no:cacheprovider")
     wrong, right = len(blocks("write tests/corpus/wrong/")), len(blocks("write tests/corpus/right/"))
-    assert done.returncode == 0 and f"{2 * (wrong + right) + 3} passed" in done.stdout, done.stdout + done.stderr
+    assert done.returncode == 0 and f"{3 * (wrong + right) + 4} passed" in done.stdout, done.stdout + done.stderr
 
 
 @pytest.fixture(scope="module")

@@ -81,12 +81,6 @@ class Graded:
         return self.results[key(path)]
 
 
-@pytest.fixture(scope="module")
-def graded(tmp_path_factory: pytest.TempPathFactory) -> Graded:
-    """Corpus results, graded on demand, each question's files in one sandbox."""
-    return Graded(tmp_path_factory.mktemp("corpus"))
-
-
 def test_corpus_size() -> None:
     """At least 45 wrong files, 3 per question (4 for questions 1, 3, 4, 5), and at least 16 right ones."""
     wrong = Counter(question_of(p) for p in WRONG)

@@ -6,6 +6,7 @@ import math
 
 import torch
 
+from .mistakes import known
 from .proxy import CheckFailure, Handle, Unsupported
 
 TOLERANCES = {torch.float32: (1.3e-6, 1e-5), torch.float64: (1e-7, 1e-7)}  # (rtol, atol): assert_close's defaults
@@ -22,6 +23,11 @@ def kind(value: object) -> str:
     return "a tuple" if isinstance(value, tuple) else f"a {type(value).__name__}"
 
 
+def first_position(where: torch.Tensor) -> list[int]:
+    """The index of the first True entry of a bool tensor that has one: [0, 2]."""
+    return torch.nonzero(where)[0].tolist()
+
+
 def tensor_mismatch(got: object, expected: torch.Tensor, what: str = "the output") -> str | None:
     """None when got matches expected within the dtype's tolerance; otherwise one line saying how it differs."""
     if type(got) is not torch.Tensor:
@@ -36,25 +42,49 @@ def tensor_mismatch(got: object, expected: torch.Tensor, what: str = "the output
         rtol, atol = TOLERANCES[expected.dtype]
         unexpected = ~torch.isfinite(got) & torch.isfinite(expected)
         if unexpected.any():
-            position = tuple(torch.nonzero(unexpected)[0].tolist())
-            return f"{what}: {got[position].item()} at position {list(position)}, where a finite number is expected"
+            position = first_position(unexpected)
+            return f"{what}: {got[tuple(position)].item()} at position {position}, where a finite number is expected"
         wrong = ~torch.isclose(got, expected, rtol=rtol, atol=atol, equal_nan=True)
     else:
         wrong = got != expected
     if not wrong.any():
         return None
-    position = tuple(torch.nonzero(wrong)[0].tolist())
+    position = first_position(wrong)
     count = int(wrong.sum())
     if expected.dtype in TOLERANCES:
         error = (got[wrong].double() - expected[wrong].double()).abs().max().item()
         size = "infinitely" if math.isinf(error) or math.isnan(error) else f"up to {error:.3g}"
-        return f"{what}: {count} of {got.numel()} positions differ from the expected values, first at {list(position)}, off by {size} (tolerance about {atol:g})"
-    return f"{what}: {count} of {got.numel()} positions differ, first at {list(position)}"
+        return (f"{what}: {count} of {got.numel()} positions differ from the expected values, first at {position}, off by {size} "
+                f"(tolerance about {atol:g}){row_sums(got, expected)}")
+    return f"{what}: {count} of {got.numel()} positions differ, first at {position}"
 
 
-def past_changed(first: torch.Tensor, second: torch.Tensor, start: int, dim: int) -> bool:
-    """True when two outputs differ (beyond rounding) at a position before start along dim: the future leaked in."""
-    return first.shape != second.shape or not torch.allclose(first.narrow(dim, 0, start), second.narrow(dim, 0, start), atol=1e-5)
+def row_sums(got: torch.Tensor, expected: torch.Tensor) -> str:
+    """`; its rows sum to 0.3 to 1.9, not 1` when expected is weights (each row, along the last axis, sums to 1) and got's
+    rows do not; else the empty string."""
+    if expected.dim() == 0 or expected.numel() == 0:
+        return ""
+    wanted, sums = expected.double().sum(dim=-1), got.double().sum(dim=-1)
+    if not torch.allclose(wanted, torch.ones_like(wanted), atol=1e-4) or not torch.isfinite(sums).all():
+        return ""
+    if torch.allclose(sums, torch.ones_like(sums), atol=1e-4):
+        return ""
+    low, high = sums.min().item(), sums.max().item()
+    measured = f"{low:.3g}" if f"{low:.3g}" == f"{high:.3g}" else f"{low:.3g} to {high:.3g}"
+    return f"; {'its rows sum' if expected.dim() > 1 else 'it sums'} to {measured}, not 1"
+
+
+def past_change(first: torch.Tensor, second: torch.Tensor, start: int, dim: int) -> str | None:
+    """None when two outputs agree (beyond rounding) before position start along dim; else what changed there, such as
+    `position 1 changed by up to 0.31`: the future leaked in."""
+    if first.shape != second.shape:
+        return f"the two outputs have shapes {tuple(first.shape)} and {tuple(second.shape)}"
+    before, after = first.narrow(dim, 0, start), second.narrow(dim, 0, start)
+    moved = ~torch.isclose(before, after, atol=1e-5, equal_nan=True)  # the same test as torch.allclose
+    if not moved.any():
+        return None
+    position = int(moved.movedim(dim, 0).flatten(1).any(dim=1).nonzero()[0])
+    return f"position {position} changed by up to {(before - after).abs()[moved].max().item():.3g}"
 
 
 def output_mismatch(got: object, expected: object, names: tuple[str, ...]) -> str | None:
@@ -91,6 +121,24 @@ def number_mismatch(got: object, expected: float, what: str, rel: float = 1e-9, 
     return None
 
 
+def same(got: object, value: object, rel: float | None = None, abs_: float = 0.0) -> bool:
+    """True when got equals value: tensors (or tuples of them) within the dtype's tolerance, numbers within rel or abs_."""
+    if isinstance(value, (tuple, list)):
+        return isinstance(got, (tuple, list)) and len(got) == len(value) and all(same(g, v, rel, abs_) for g, v in zip(got, value))
+    if type(value) is torch.Tensor:
+        return tensor_mismatch(got, value) is None
+    if type(value) in (int, float):
+        return type(got) in (int, float) and number_mismatch(got, value, "", 1e-9 if rel is None else rel, abs_) is None
+    return False
+
+
+def known_mistake(got: object, rel: float | None = None, abs_: float = 0.0) -> str:
+    """`; this matches a known mistake: ...` when got, the latest call's result, is what a mistake of the bank returns
+    on the same input (numbers compared within rel or abs_); else the empty string."""
+    sentence = known(got, lambda a, b: same(a, b, rel, abs_))
+    return f"; {sentence}" if sentence else ""
+
+
 def _fail(problem: str | None, compared: tuple | None = None) -> None:
     __tracebackhide__ = True  # pytest shows the test's line, not the helper's
     if problem:
@@ -101,16 +149,20 @@ def assert_same(got: object, expected: object, names: str | tuple[str, ...] = "t
     """got equals expected (a tensor, or a tuple of tensors named in order) within the dtype's tolerance."""
     __tracebackhide__ = True
     names = (names,) if isinstance(names, str) else names
-    _fail(output_mismatch(got, expected, names), (got, expected, names))
+    problem = output_mismatch(got, expected, names)
+    _fail(problem and problem + known_mistake(got), (got, expected, names))
 
 
 def assert_number(got: object, expected: float, what: str, rel: float = 1e-9, abs_: float = 0.0) -> None:
     """got is a number within rel (relative) or abs_ of expected."""
     __tracebackhide__ = True
-    _fail(number_mismatch(got, expected, what, rel, abs_))
+    problem = number_mismatch(got, expected, what, rel, abs_)
+    _fail(problem and problem + known_mistake(got, rel, abs_))
 
 
 def assert_future_blind(first: torch.Tensor, second: torch.Tensor, start: int, dim: int, what: str) -> None:
-    """Two outputs agree before position start along dim (the inputs differed only from start on)."""
+    """Two outputs agree before position start along dim (the inputs differed only from start on); what: the failure,
+    to which the change measured is added."""
     __tracebackhide__ = True
-    _fail(what if past_changed(first, second, start, dim) else None)
+    change = past_change(first, second, start, dim)
+    _fail(change and f"{what} ({change})")

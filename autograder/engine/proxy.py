@@ -55,6 +55,25 @@ class Generator:
     seed: int
 
 
+@dataclass(frozen=True)
+class Call:
+    """One call of the student's code by the grader: its target (a name, or a handle number), arguments and result."""
+
+    student: "Student"
+    target: object
+    args: tuple
+    kwargs: dict
+    value: object
+
+
+_latest: list[Call] = []  # the grader's most recent call of student code, for the known-mistakes bank
+
+
+def latest_call() -> Call | None:
+    """The grader's most recent call of student code that returned, if any."""
+    return _latest[-1] if _latest else None
+
+
 @dataclass
 class CallRecord:
     """What the last call did besides returning: clock reads, forbidden work seen."""
@@ -136,6 +155,8 @@ class Student:
         self._clock: float | bool = False
         self._grad: bool | None = None
         self.last = CallRecord()
+        self.made: dict[int, Call] = {}  # handle number -> the call that first returned it (a constructor)
+        self.loaded: dict[int, dict[str, torch.Tensor]] = {}  # handle number -> the weights load_weights put in
 
     def __getattr__(self, name: str) -> "Handle":
         """The student's function or class `name` (it is looked up in the child when called)."""
@@ -240,7 +261,12 @@ class Student:
         for index, (original, after) in enumerate(zip(before, answer.get("after", [])), start=1):
             if type(after) is torch.Tensor and after.shape == original.shape and not _unchanged(after, original):
                 raise CheckFailure(f"tensor argument {index} was modified in place; leave inputs untouched and return a new tensor")
-        return self._decode(answer["value"])
+        value = self._decode(answer["value"])
+        call = Call(self, target, args, kwargs, value)
+        if isinstance(value, Handle) and value._number is not None:
+            self.made.setdefault(value._number, call)
+        _latest[:] = [call]
+        return value
 
 
 class Handle:
@@ -290,3 +316,4 @@ def structure(handle: Handle) -> Structure:
 def load_weights(handle: Handle, state: dict[str, torch.Tensor]) -> None:
     """Copy each tensor of state into the parameter or buffer of that name of the nn.Module behind handle."""
     handle._student._value({"op": "load", "target": handle._target, "state": state})
+    handle._student.loaded[handle._target] = state

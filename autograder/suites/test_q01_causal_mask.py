@@ -4,7 +4,7 @@ import random
 import pytest
 import torch
 
-from autograder.engine.asserts import assert_same, kind
+from autograder.engine.asserts import assert_same, first_position, kind
 from autograder.engine.inputs import batch_shape, case, draw, dtype, randn, seed
 from autograder.engine.proxy import Student
 from reference import masking
@@ -51,5 +51,9 @@ def test_mask_scores(student: Student, scores: torch.Tensor, mask: torch.Tensor)
     if got.shape != expected.shape or got.dtype != expected.dtype:
         assert_same(got, expected)
     visible = mask.expand_as(scores)
-    assert torch.equal(got[visible], scores[visible]), "a position where the mask is True does not keep its score (check which side of the mask you fill)"
-    assert bool((got[~visible] <= -1e9).all()), "a position where the mask is False is not -inf (fill where the mask is False, with float('-inf'))"
+    changed = visible & (got != scores)
+    assert not changed.any(), (f"at {first_position(changed)}, where the mask is True, the score became "
+                               f"{got[tuple(first_position(changed))].item():g}: keep it there (check which side of the mask you fill)")
+    shown = ~visible & ~(got <= -1e9)
+    assert not shown.any(), (f"at {first_position(shown)}, where the mask is False, the value is {got[tuple(first_position(shown))].item():g}, "
+                             f"not -inf (fill where the mask is False, with float('-inf'))")

@@ -73,6 +73,7 @@ def test_dot_product_std_seed_and_n(student: Student) -> None:
     values = [as_number(value) for value in got]
     assert all(value is not None for value in values), "dot_product_std should return a number (a Python float)"
     first, other_seed, again, fewer = values
-    assert first == again, "two calls with the same seed give different results: draw from a torch.Generator seeded with `seed`"
-    assert first != other_seed, "seeds 0 and 1 give the same figure: the result must come from random draws made with `seed`"
-    assert first != fewer, "n=5000 and n=100 give the same figure: draw n pairs of vectors"
+    assert first == again, \
+        f"two calls with the same seed give different results ({first:.6g}, then {again:.6g}): draw from a torch.Generator seeded with `seed`"
+    assert first != other_seed, f"seeds 0 and 1 give the same figure ({first:.6g}): the result must come from random draws made with `seed`"
+    assert first != fewer, f"n=5000 and n=100 give the same figure ({first:.6g}): draw n pairs of vectors"

@@ -2,7 +2,7 @@
 import pytest
 import torch
 
-from autograder.engine.asserts import assert_same, kind, past_changed
+from autograder.engine.asserts import assert_same, kind, past_change
 from autograder.engine.inputs import case, randn
 from autograder.engine.proxy import Handle, Student, StudentError, load_weights, structure
 from reference import dot_product
@@ -86,10 +86,9 @@ def test_future_blind(student: Student, d_model: int, n_heads: int, x: torch.Ten
     first, second, again = model(x), model(changed), model(x)
     if type(first) is not torch.Tensor or type(second) is not torch.Tensor or first.shape != second.shape:
         raise AssertionError(f"forward(x) returned {kind(first)}; expected a (B, T, D) torch.Tensor")
-    assert not past_changed(first, again, length, dim=1), \
-        "two forwards of the same x gave different outputs: is dropout, or other randomness, left in the module?"
-    assert not past_changed(first, second, start, dim=1), \
-        f"changing x at positions {start} and later changed the output at an earlier position: is the mask applied?"
+    rerun, leak = past_change(first, again, length, dim=1), past_change(first, second, start, dim=1)
+    assert not rerun, f"two forwards of the same x gave different outputs ({rerun}): is dropout, or other randomness, left in the module?"
+    assert not leak, f"changing x at positions {start} and later changed the output at an earlier position ({leak}): is the mask applied?"
 
 
 @pytest.mark.points(1)

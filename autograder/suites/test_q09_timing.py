@@ -4,7 +4,7 @@ from typing import Callable
 import pytest
 import torch
 
-from autograder.engine.asserts import kind, number_mismatch
+from autograder.engine.asserts import kind, known_mistake, number_mismatch
 from autograder.engine.inputs import case
 from autograder.engine.proxy import Student
 from autograder.sandbox.child.clock import BURST_SIZE
@@ -45,14 +45,15 @@ def test_time_attention(student: Student, T: int, d: int, repeats: int) -> None:
 @pytest.mark.parametrize("Ts, seconds", FITS)
 def test_fit_exponent(student: Student, Ts: list[int], seconds: list[float]) -> None:
     """fit_exponent is a least-squares slope in log-log space"""
-    problem = number_mismatch(student.fit_exponent(Ts, seconds), cost.fit_exponent(Ts, seconds), "the exponent", rel=1e-6)
-    assert not problem, problem + " (fit a least-squares line to every point in log-log space, not a two-point slope)"
+    got = student.fit_exponent(Ts, seconds)
+    problem = number_mismatch(got, cost.fit_exponent(Ts, seconds), "the exponent", rel=1e-6)
+    assert not problem, problem + (known_mistake(got, rel=1e-6) or " (fit a least-squares line to every point in log-log space)")
 
 
 def _exact_int(got: object, expected: int, factors: str) -> None:
     """got is the int expected, else a failure that names the factors to check but does not give the count away."""
     assert type(got) is int, f"returned {kind(got)}; expected an int"
-    assert got == expected, f"returned {got}, which is not the right count (check each factor: {factors})"
+    assert got == expected, f"returned {got}, which is not the right count{known_mistake(got) or f' (check each factor: {factors})'}"
 
 
 @pytest.mark.points(1.5)

@@ -5,7 +5,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from autograder.engine.asserts import kind, past_changed
+from autograder.engine.asserts import first_position, kind, past_change
 from autograder.engine.inputs import case
 from autograder.engine.proxy import CheckFailure, Generator, Handle, Student, StudentError, structure
 
@@ -36,6 +36,13 @@ TRAIN_KWARGS = {"epochs": 3, "steps_per_epoch": 100, "batch_size": 64, "lr": 3e-
 TRAIN_INPUTS = [case(**SHORT_KWARGS, held_out=EVAL_TOKENS), case(**TRAIN_KWARGS, held_out=tokens(256, T, 1003))]
 
 
+def _relation(x: torch.Tensor, y: torch.Tensor) -> str:
+    """What y is instead of the shifted x, when it is the unshifted or the wrongly shifted one: ` (y[:, t] is x[:, t], ...)`."""
+    if torch.equal(y[:, 1:], x[:, 1:]):
+        return " (y[:, t] is x[:, t], the token itself)"
+    return " (y[:, t] is x[:, t + 1], the next token)" if torch.equal(y[:, :-1], x[:, 1:]) else ""
+
+
 def _pairs(outs: list) -> None:
     """Every output is a tuple (x, y) of tensors."""
     for out in outs:
@@ -55,8 +62,12 @@ def test_copy_batch_shift(student: Student) -> None:
             assert tensor.shape == (B, length) and tensor.dtype == torch.int64, \
                 f"{name} is {tensor.dtype} {tuple(tensor.shape)}; expected torch.int64 {(B, length)}"
         assert not (x.min() < 0 or x.max() >= vocab), f"x has tokens outside 0..{vocab - 1}"
-        assert bool((y[:, 0] == -100).all()), "y[:, 0] should be -100 (no earlier token to copy, ignored by the loss)"
-        assert torch.equal(y[:, 1:], x[:, :-1]), "y[:, t] should be x[:, t - 1], the token one step earlier"
+        seen = _relation(x, y)
+        assert bool((y[:, 0] == -100).all()), \
+            f"y[:, 0] holds {y[:, 0][y[:, 0] != -100][0].item()}{seen}; it should be -100 (no earlier token to copy, ignored by the loss)"
+        wrong = y[:, 1:] != x[:, :-1]
+        row, column = first_position(wrong) if wrong.any() else (0, 0)
+        assert not wrong.any(), f"y[{row}, {column + 1}] is not x[{row}, {column}]{seen}: y[:, t] should be x[:, t - 1], the token one step earlier"
 
 
 @pytest.mark.points(1)
@@ -69,8 +80,9 @@ def test_copy_batch_generator(student: Student) -> None:
     assert torch.equal(first, again), "two generators with the same seed gave different batches: draw with generator=generator"
     assert not torch.equal(first, other), "generators with different seeds gave the same batch: draw with generator=generator"
     counts = torch.bincount(large.flatten(), minlength=5).double() / large.numel() if large.dtype == torch.int64 and large.min() >= 0 else None
+    measured = f" (measured: {', '.join(f'{c:.2f}' for c in counts.tolist())})" if counts is not None else ""
     assert counts is not None and len(counts) == 5 and bool(((counts > 0.15) & (counts < 0.25)).all()), \
-        "with vocab=5 each token should appear about 1/5 of the time: draw tokens uniformly"
+        f"with vocab=5 each token should appear about 1/5 of the time{measured}: draw tokens uniformly"
 
 
 @pytest.mark.points(3)
@@ -105,8 +117,8 @@ def test_tiny_attention_lm(student: Student, x: torch.Tensor, return_weights: bo
         alt = model(resampled(x, future_from, 1002), return_weights=True)
         assert isinstance(alt, (tuple, list)) and type(alt[0]) is torch.Tensor and alt[0].shape == out[0].shape, \
             f"forward(x, return_weights=True) returned {kind(alt)}; expected (logits, weights)"
-        assert not past_changed(out[0], alt[0], future_from, dim=1), \
-            f"changing the tokens from position {future_from} on changed earlier logits: the model sees the future"
+        change = past_change(out[0], alt[0], future_from, dim=1)
+        assert not change, f"changing the tokens from position {future_from} on changed earlier logits ({change}): the model sees the future"
 
 
 def _trained_model(student: Student, kwargs: dict) -> tuple[Handle, object]:

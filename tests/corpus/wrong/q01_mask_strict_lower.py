@@ -1,4 +1,5 @@
 """Bug: causal_mask uses tril(diagonal=-1), so a query may not see its own key (j < i instead of j <= i)."""
+# mistake: q01.mask_strict_lower
 import torch
 from torch import Tensor
 

@@ -1,4 +1,5 @@
 """Bug: prefix_average takes cumsum over dim 0 instead of the time axis -2, so batched inputs average over the batch."""
+# mistake: q01.prefix_cumsum_dim0
 import torch
 from torch import Tensor
 

@@ -1,4 +1,5 @@
 """Bug: prefix_average divides the running sum by i (arange starting at 0) instead of i + 1."""
+# mistake: q01.prefix_off_by_one
 import torch
 from torch import Tensor
 

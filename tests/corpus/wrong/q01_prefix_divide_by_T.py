@@ -1,4 +1,5 @@
 """Bug: prefix_average divides every prefix sum by T instead of by i + 1."""
+# mistake: q01.prefix_divide_by_T
 import torch
 from torch import Tensor
 

@@ -1,4 +1,5 @@
 """Bug: prefix_average divides the lower-triangular ones by arange(1, T + 1) without unsqueeze, scaling columns instead of rows."""
+# mistake: q01.prefix_divide_by_column
 import torch
 from torch import Tensor
 

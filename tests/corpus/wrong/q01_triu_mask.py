@@ -1,4 +1,5 @@
 """Bug: causal_mask keeps the upper triangle (triu), so each query sees the future instead of the past."""
+# mistake: q01.mask_triu
 import torch
 from torch import Tensor
 

@@ -1,4 +1,5 @@
 """Bug: toy_weights multiplies the softmax output by scale instead of scaling the scores first."""
+# mistake: q02.toy_scale_after_softmax
 import math
 
 import torch

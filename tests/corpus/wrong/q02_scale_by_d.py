@@ -1,4 +1,5 @@
 """Bug: scaled_scores divides by d instead of sqrt(d)."""
+# mistake: q02.scale_by_d
 import math
 
 import torch

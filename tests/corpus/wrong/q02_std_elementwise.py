@@ -1,4 +1,5 @@
 """Bug: dot_product_std takes the std of the elementwise products a_i * b_i, not of the summed dot products."""
+# mistake: q02.std_elementwise
 import math
 
 import torch

@@ -1,4 +1,5 @@
 """Bug: dot_product_std returns the variance of the dot products instead of their standard deviation."""
+# mistake: q02.std_returns_variance
 import math
 
 import torch

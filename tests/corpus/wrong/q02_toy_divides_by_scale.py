@@ -1,4 +1,5 @@
 """Bug: toy_weights divides the scores by scale (a temperature) instead of multiplying them by it."""
+# mistake: q02.toy_divides_by_scale
 import math
 
 import torch

@@ -1,4 +1,5 @@
 """Bug: single_head passes the keys and values in the wrong order (x W_v as keys, x W_k as values)."""
+# mistake: q03.k_v_swapped
 import torch
 from torch import Tensor
 

@@ -1,4 +1,5 @@
 """Bug: attention zeroes the future weights after the softmax, so the rows no longer sum to 1."""
+# mistake: q03.mask_after_softmax
 import torch
 from torch import Tensor
 

@@ -1,4 +1,5 @@
 """Bug: attention builds its causal mask with tril(diagonal=1), so each query also sees the next key."""
+# mistake: q03.mask_diagonal_plus1
 import torch
 from torch import Tensor
 

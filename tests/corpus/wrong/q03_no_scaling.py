@@ -1,4 +1,5 @@
 """Bug: attention uses the raw dot products q k^T, without dividing by sqrt(d)."""
+# mistake: q03.no_scaling
 import torch
 from torch import Tensor
 

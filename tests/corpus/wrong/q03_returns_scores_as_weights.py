@@ -1,4 +1,5 @@
 """Bug: attention returns the masked scores before the softmax as its weights (the output itself is right)."""
+# mistake: q03.returns_scores_as_weights
 import torch
 from torch import Tensor
 

@@ -1,4 +1,5 @@
 """Bug: attention computes its own scores and divides them by d instead of sqrt(d)."""
+# mistake: q03.scale_by_d
 import torch
 from torch import Tensor
 

@@ -1,4 +1,5 @@
 """Bug: attention divides the scores by sqrt of the value width dv instead of the query/key width d."""
+# mistake: q03.scale_by_dv
 import torch
 from torch import Tensor
 

@@ -1,4 +1,5 @@
 """Bug: single_head returns attention's whole (output, weights) tuple instead of the output alone."""
+# mistake: q03.single_head_returns_tuple
 import torch
 from torch import Tensor
 

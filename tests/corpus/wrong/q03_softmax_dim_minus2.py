@@ -1,4 +1,5 @@
 """Bug: attention takes the softmax over the queries (dim=-2) instead of over the keys."""
+# mistake: q03.softmax_query_axis
 import torch
 from torch import Tensor
 

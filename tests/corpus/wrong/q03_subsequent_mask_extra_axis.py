@@ -1,4 +1,5 @@
 """Bug: Annotated-Transformer subsequent_mask keeps its leading (1, T, T) axis, so unbatched (T, d) inputs come back with an extra batch axis."""
+# mistake: q03.mask_extra_axis
 import math
 
 import torch

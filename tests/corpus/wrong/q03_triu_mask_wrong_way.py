@@ -1,4 +1,5 @@
 """Bug: attention takes nanoGPT's masked_fill(mask == 0, -inf) but with a triu(diagonal=1) mask, hiding the past and keeping the future."""
+# mistake: q03.mask_wrong_way
 import torch
 from torch import Tensor
 

@@ -1,4 +1,5 @@
 """Bug: attention multiplies the weights by the queries instead of the values."""
+# mistake: q03.weights_times_q
 import torch
 from torch import Tensor
 

@@ -1,4 +1,5 @@
 """Bug: combine_heads flattens from dim 1 after the transpose, giving (B, T * H * d) instead of (B, T, H * d)."""
+# mistake: q04.combine_flatten_from1
 from torch import Tensor
 
 

@@ -1,4 +1,5 @@
 """Bug: combine_heads reshapes (B, H, T, d) to (B, T, H*d) without moving H back after T."""
+# mistake: q04.combine_no_transpose
 from torch import Tensor
 
 

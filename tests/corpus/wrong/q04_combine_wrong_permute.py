@@ -1,4 +1,5 @@
 """Bug: combine_heads permutes to (B, T, d, H) before flattening, interleaving the heads' columns."""
+# mistake: q04.combine_wrong_permute
 from torch import Tensor
 
 

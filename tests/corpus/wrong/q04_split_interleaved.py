@@ -1,4 +1,5 @@
 """Bug: split_heads cuts the width as (d, H) instead of (H, d), so head h gets every H-th column."""
+# mistake: q04.split_interleaved
 from torch import Tensor
 
 

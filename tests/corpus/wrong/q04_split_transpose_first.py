@@ -1,4 +1,5 @@
 """Bug: split_heads transposes (B, T, D) to (B, D, T) first and then reshapes to (B, H, T, d), scrambling positions and columns."""
+# mistake: q04.split_transpose_first
 from torch import Tensor
 
 

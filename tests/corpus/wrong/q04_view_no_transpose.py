@@ -1,4 +1,5 @@
 """Bug: split_heads reshapes straight to (B, H, T, d) without the transpose, mixing positions and heads."""
+# mistake: q04.split_no_transpose
 from torch import Tensor
 
 

@@ -1,4 +1,5 @@
 """Bug: forward merges the heads with a plain reshape (B, H, T, d) -> (B, T, D), no transpose."""
+# mistake: q05.combine_without_transpose
 import torch
 from torch import Tensor, nn
 

@@ -1,4 +1,5 @@
 """Bug: forward never applies the output projection proj to the combined heads."""
+# mistake: q05.no_output_projection
 import torch
 from torch import Tensor, nn
 

@@ -1,4 +1,5 @@
 """Bug: the fused projection is split in the order k, q, v instead of q, k, v."""
+# mistake: q05.qkv_order_kqv
 import torch
 from torch import Tensor, nn
 

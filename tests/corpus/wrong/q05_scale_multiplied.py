@@ -1,4 +1,5 @@
 """Bug: the multi-head scores are multiplied by sqrt(d_head) instead of divided by it."""
+# mistake: q05.scale_multiplied
 import torch
 from torch import Tensor, nn
 

@@ -1,4 +1,5 @@
 """Bug: operator precedence: D // H ** 0.5 divides by D // sqrt(H) instead of sqrt(D // H)."""
+# mistake: q05.scale_precedence
 import torch
 from torch import Tensor, nn
 

@@ -1,4 +1,5 @@
 """Bug: the multi-head module divides the scores by sqrt(d_model) instead of sqrt(d_head)."""
+# mistake: q05.scale_sqrt_dmodel
 import math
 
 import torch

@@ -1,4 +1,5 @@
 """Bug: the multi-head module takes its softmax over dim=-2 (the queries) instead of over the keys."""
+# mistake: q05.softmax_query_axis
 import torch
 from torch import Tensor, nn
 

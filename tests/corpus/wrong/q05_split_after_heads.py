@@ -1,4 +1,5 @@
 """Bug: qkv output is reshaped to (B, T, H, 3d) and chunked per head, not split into q, k, v first."""
+# mistake: q05.split_after_heads
 import torch
 from torch import Tensor, nn
 

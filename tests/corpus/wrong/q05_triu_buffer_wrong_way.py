@@ -1,4 +1,5 @@
 """Bug: the mask buffer is triu(ones, diagonal=1) but is used as 'True = visible', so each query sees only its future."""
+# mistake: q05.mask_wrong_way
 import torch
 from torch import Tensor, nn
 

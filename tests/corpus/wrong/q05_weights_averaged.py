@@ -1,4 +1,5 @@
 """Bug: forward returns the weights averaged over heads (B, T, T), like nn.MultiheadAttention's default."""
+# mistake: q05.weights_averaged
 import torch
 from torch import Tensor, nn
 

@@ -1,4 +1,5 @@
 """Bug: additive_scores adds the bias b after the tanh instead of inside it."""
+# mistake: q06.bias_outside_tanh
 import torch
 from torch import Tensor
 

@@ -1,4 +1,5 @@
 """Bug: additive_attention takes the mean over positions of the weighted rows, dividing the context by T."""
+# mistake: q06.context_mean
 import torch
 from torch import Tensor
 

@@ -1,4 +1,5 @@
 """Bug: additive_attention averages the projected sources U h_j instead of the source vectors h_j."""
+# mistake: q06.context_projected
 import torch
 from torch import Tensor
 

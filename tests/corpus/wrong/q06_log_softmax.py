@@ -1,4 +1,5 @@
 """Bug: additive_attention uses log_softmax for the weights, so they are log-probabilities that do not sum to 1."""
+# mistake: q06.log_softmax
 import torch
 from torch import Tensor
 

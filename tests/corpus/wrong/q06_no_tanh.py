@@ -1,4 +1,5 @@
 """Bug: additive_scores forgets the tanh, giving the linear score v . (W s + U h_j + b)."""
+# mistake: q06.no_tanh
 import torch
 from torch import Tensor
 

@@ -1,4 +1,5 @@
 """Bug: additive_attention returns the raw scores e as the weights, without the softmax."""
+# mistake: q06.returns_scores
 import torch
 from torch import Tensor
 

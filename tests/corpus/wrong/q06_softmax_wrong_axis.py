@@ -1,4 +1,5 @@
 """Bug: additive_attention keeps the scores as a (T, 1) column and softmaxes over its size-1 last axis."""
+# mistake: q06.softmax_size1_axis
 import torch
 from torch import Tensor
 

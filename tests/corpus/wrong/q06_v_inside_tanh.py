@@ -1,4 +1,5 @@
 """Bug: additive_scores applies v before the tanh: tanh(v . (W s + U h_j + b)) instead of v . tanh(...)."""
+# mistake: q06.v_inside_tanh
 import torch
 from torch import Tensor
 

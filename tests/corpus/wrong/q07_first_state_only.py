@@ -1,4 +1,5 @@
 """Bug: weights_across_states scores every row with states[0], so all rows are the first state's weights."""
+# mistake: q07.first_state_only
 import torch
 from torch import Tensor
 

@@ -1,4 +1,5 @@
 """Bug: weights_across_states always uses the tanh score, whatever use_tanh says."""
+# mistake: q07.ignores_use_tanh
 import torch
 from torch import Tensor
 

@@ -1,4 +1,5 @@
 """Bug: linear_scores leaves out the bias b, thinking it cancels (it does in the weights, not in the scores)."""
+# mistake: q07.linear_drops_b
 import torch
 from torch import Tensor
 

@@ -1,4 +1,5 @@
 """Bug: linear_scores still applies the tanh (it just calls additive_scores)."""
+# mistake: q07.ignores_use_tanh, q07.linear_keeps_tanh
 import torch
 from torch import Tensor
 

@@ -1,4 +1,5 @@
 """Bug: no_tanh_weights keeps a tanh around U h_j, so it is not the closed form of the linear score."""
+# mistake: q07.no_tanh_keeps_tanh
 import torch
 from torch import Tensor
 

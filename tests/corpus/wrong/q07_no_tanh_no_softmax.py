@@ -1,4 +1,5 @@
 """Bug: no_tanh_weights returns the raw scores v . U h_j and forgets the softmax."""
+# mistake: q07.no_tanh_no_softmax
 import torch
 from torch import Tensor
 

@@ -1,4 +1,5 @@
 """Bug: no_tanh_weights sums the coordinates of U h_j instead of taking the dot product with v."""
+# mistake: q07.no_tanh_without_v
 import torch
 from torch import Tensor
 

@@ -1,4 +1,5 @@
 """Bug: weights_across_states normalises all S * T scores together instead of each row over T."""
+# mistake: q07.softmax_flattened
 import torch
 from torch import Tensor
 

@@ -1,4 +1,5 @@
 """Bug: weights_across_states normalises each column over the S states instead of each row over T."""
+# mistake: q07.softmax_over_states
 import torch
 from torch import Tensor
 

@@ -1,4 +1,5 @@
 """Bug: read_grad computes a_j (h_j . g) - c . g, leaving the c term outside the factor a_j."""
+# mistake: q08.grad_c_outside_a
 from typing import Callable
 
 import torch

@@ -1,4 +1,5 @@
 """Bug: read_grad uses only the diagonal of the softmax Jacobian, a_j (1 - a_j) h_j . g, dropping the cross terms."""
+# mistake: q08.grad_diagonal_jacobian
 from typing import Callable
 
 import torch

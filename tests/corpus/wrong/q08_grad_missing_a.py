@@ -1,4 +1,5 @@
 """Bug: read_grad forgets the factor a_j: (h_j - c) . g."""
+# mistake: q08.grad_missing_a
 from typing import Callable
 
 import torch

@@ -1,4 +1,5 @@
 """Bug: read_grad forgets to subtract the context c: a_j h_j . g."""
+# mistake: q08.grad_missing_c
 from typing import Callable
 
 import torch

@@ -1,4 +1,5 @@
 """Bug: read_grad returns a_j (c - h_j) . g, the gradient with the wrong sign."""
+# mistake: q08.grad_wrong_sign
 from typing import Callable
 
 import torch

@@ -1,4 +1,5 @@
 """Bug: scores_bytes returns sys.getsizeof of a (T, T) tensor, which adds the Python object's overhead."""
+# mistake: q09.bytes_getsizeof
 import math
 import time
 

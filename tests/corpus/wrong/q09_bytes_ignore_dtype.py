@@ -1,4 +1,5 @@
 """Bug: scores_bytes assumes 4 bytes per entry whatever the dtype."""
+# mistake: q09.bytes_ignore_dtype
 import math
 import time
 

@@ -1,4 +1,5 @@
 """Bug: fit_exponent regresses log(T) on log(seconds) (axes swapped), giving about 1 / p instead of p."""
+# mistake: q09.fit_axes_swapped
 import math
 import time
 

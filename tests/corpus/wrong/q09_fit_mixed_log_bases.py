@@ -1,4 +1,5 @@
 """Bug: fit_exponent takes log10 of the seconds but the natural log of T, so the slope is off by a factor ln(10)."""
+# mistake: q09.fit_mixed_log_bases
 import math
 import time
 

@@ -1,4 +1,5 @@
 """Bug: fit_exponent fits the least-squares line to the raw T and seconds, not to their logarithms."""
+# mistake: q09.fit_no_logs
 import math
 import time
 

@@ -1,4 +1,5 @@
 """Bug: fit_exponent returns np.polyfit(...)[1], the intercept, instead of [0], the slope."""
+# mistake: q09.fit_returns_intercept
 import math
 import time
 

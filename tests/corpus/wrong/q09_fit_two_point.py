@@ -1,4 +1,5 @@
 """Bug: fit_exponent takes the slope between the first and last points only."""
+# mistake: q09.fit_two_point
 import math
 import time
 

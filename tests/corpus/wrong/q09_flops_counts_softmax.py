@@ -1,4 +1,5 @@
 """Bug: attention_flops adds T * T for the softmax, which is not one of the two matrix products asked for."""
+# mistake: q09.flops_counts_softmax
 import math
 import time
 

@@ -1,4 +1,5 @@
 """Bug: attention_flops counts multiply-adds, not flops (no factor 2)."""
+# mistake: q09.flops_half
 import math
 import time
 

@@ -1,4 +1,5 @@
 """Bug: attention_flops counts only q @ k^T, not weights @ v."""
+# mistake: q09.flops_half
 import math
 import time
 

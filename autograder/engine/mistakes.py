@@ -1,0 +1,117 @@
+"""Known mistakes: when a comparison fails, the grader replays the student's call on wrong versions of the answer.
+
+Each question may have a bank, autograder/suites/mistakes/qNN.py, holding `BANK`: the right answer of each function
+and the mistakes students really make, each a small variant of it. When a check finds that the student's result
+differs, `known` reruns every variant of the function on the same arguments, here in the grading process (variants
+are the grader's code; the student's code never runs here). A variant whose result equals the student's, and
+differs from the right answer, names the mistake, unless another variant matches too. A variant that does not apply
+to an input (it raises) is skipped.
+"""
+import importlib
+import warnings
+from dataclasses import dataclass, field
+from typing import Callable
+
+import torch
+
+from .proxy import Call, latest_call
+
+BANKS = "autograder.suites.mistakes"
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A mistake students make: one line saying what is wrong, the hint that helps, and what it returns."""
+
+    name: str  # unique in its bank: q03.softmax_query_axis is `softmax_query_axis` in the bank of question 3
+    explanation: str
+    hint: int  # the number of the hint, as `python -m autograder hint N` numbers them
+    variants: dict[str, Callable[..., object]]  # the student's function (or class) -> its result with this mistake
+    hint_of: int | None = None  # the question whose hint helps, when it is not the bank's own
+
+
+@dataclass(frozen=True)
+class Bank:
+    """A question's right answers, by the name of the student's function (or class), and its known mistakes."""
+
+    question: int
+    correct: dict[str, Callable[..., object]]
+    mistakes: tuple[Mistake, ...]
+
+    def name(self, mistake: Mistake) -> str:
+        """`q03.softmax_query_axis`: the mistake's name across the course."""
+        return f"q{self.question:02d}.{mistake.name}"
+
+    def sentence(self, mistake: Mistake) -> str:
+        """What the student reads: the explanation and the hint to open."""
+        return (f"this matches a known mistake: {mistake.explanation} "
+                f"(see `python -m autograder hint {mistake.hint_of or self.question}`, hint {mistake.hint})")
+
+
+@dataclass(frozen=True)
+class Built:
+    """An object of the student's class, as the grader built it: its constructor's arguments and the weights loaded."""
+
+    args: tuple
+    kwargs: dict
+    state: dict[str, torch.Tensor] = field(default_factory=dict)
+
+
+def bank(number: int) -> Bank | None:
+    """The bank of question number, or None when it has none."""
+    try:
+        module = importlib.import_module(f"{BANKS}.q{number:02d}")
+    except ModuleNotFoundError:
+        return None
+    return module.BANK
+
+
+def replayed(call: Call) -> tuple[str, tuple, dict] | None:
+    """(function name, args, kwargs) to give the bank for call; a call on an object of the student's class gets the
+    Built object first. None when the object's constructor call is unknown."""
+    if isinstance(call.target, str):
+        return call.target, call.args, call.kwargs
+    made = call.student.made.get(call.target)
+    if made is None or not isinstance(made.target, str):
+        return None
+    built = Built(made.args, made.kwargs, call.student.loaded.get(call.target, {}))
+    return made.target, (built, *call.args), call.kwargs
+
+
+def _quietly(function: Callable[..., object], args: tuple, kwargs: dict) -> object:
+    """function(*args, **kwargs) with warnings silenced."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return function(*args, **kwargs)
+
+
+def recognise(got: object, same: Callable[[object, object], bool]) -> tuple[Bank, Mistake] | None:
+    """The bank and the one mistake whose variant returns got on the arguments of the call that returned got, where the
+    right answer differs; None when got is not the latest call's result, or when no variant, or several, match."""
+    call = latest_call()
+    if call is None or call.value is not got:
+        return None
+    found, replay = bank(call.student._question.number), replayed(call)
+    if found is None or replay is None or replay[0] not in found.correct:
+        return None
+    name, args, kwargs = replay
+    right: list[object] = []
+    matches = []
+    for mistake in found.mistakes:
+        variant = mistake.variants.get(name)
+        if variant is None:
+            continue
+        try:
+            wrong = _quietly(variant, args, kwargs)
+            right = right or [_quietly(found.correct[name], args, kwargs)]
+        except Exception:  # noqa: BLE001 - a variant that does not apply to this input is skipped
+            continue
+        if same(got, wrong) and not same(wrong, right[0]):
+            matches.append(mistake)
+    return (found, matches[0]) if len(matches) == 1 else None  # two mistakes that agree here: naming one could mislead
+
+
+def known(got: object, same: Callable[[object, object], bool]) -> str | None:
+    """`this matches a known mistake: ... (see ...)` for got, or None; same(a, b) says whether two results agree."""
+    found = recognise(got, same)
+    return found[0].sentence(found[1]) if found else None

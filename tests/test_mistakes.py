@@ -1,0 +1,101 @@
+"""Known mistakes: the corpus's wrong submissions get their bugs' names, right ones never get a name.
+
+A wrong file whose bug is in the bank says so on its second line, `# mistake: q03.softmax_query_axis` (several names,
+comma-separated, when its bug also shows in another function's check). The corpus is graded once, by the session's
+`graded` fixture (tests/conftest.py), which tests/test_corpus.py shares. The other tests replay the bank by hand.
+"""
+import re
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+import torch
+from test_corpus import COURSE, RIGHT, WRONG, Graded, key, question_of
+
+from autograder.engine import proxy
+from autograder.engine.asserts import known_mistake
+from autograder.engine.mistakes import bank
+from autograder.engine.proxy import Call
+from reference import dot_product
+
+BANKS = {number: bank(number) for number in COURSE.numbers if bank(number) is not None}
+DECLARED = re.compile(r"^# mistake: (.+)$", re.MULTILINE)
+
+
+def declared(path: Path) -> set[str]:
+    """The names a corpus file's `# mistake:` line gives."""
+    return {name.strip() for line in DECLARED.findall(path.read_text(encoding="utf-8")) for name in line.split(",")}
+
+
+def named(path: Path, graded: Graded) -> set[str]:
+    """The names of the mistakes the file's failed checks report."""
+    found = BANKS.get(question_of(path))
+    messages = [test.message for test in graded[path].tests if not test.passed]
+    return {found.name(m) for m in (found.mistakes if found else ()) for message in messages if found.sentence(m) in message}
+
+
+@pytest.mark.parametrize("path", WRONG + RIGHT, ids=key)
+def test_corpus_names(graded: Graded, path: Path) -> None:
+    """A wrong file gets exactly the names it declares (none when it declares none); a right file gets none."""
+    assert named(path, graded) == declared(path)
+
+
+def test_declared_names_exist() -> None:
+    """Every `# mistake:` name is in its question's bank, and every bank names real functions and hints."""
+    names = {bank_.name(m) for bank_ in BANKS.values() for m in bank_.mistakes}
+    assert {name for path in WRONG for name in declared(path)} <= names
+    assert not any(declared(path) for path in RIGHT)
+    for number, found in BANKS.items():
+        assert set(found.correct) <= set(COURSE.question(number).functions), number
+        assert len({m.name for m in found.mistakes}) == len(found.mistakes), number
+        for mistake in found.mistakes:
+            assert mistake.variants and set(mistake.variants) <= set(found.correct), found.name(mistake)
+            assert 1 <= mistake.hint <= len(COURSE.question(mistake.hint_of or number).hints), found.name(mistake)
+            assert "\n" not in mistake.explanation, found.name(mistake)
+
+
+@pytest.fixture(autouse=True)
+def _own_latest_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The proxy's record of the latest call is this test's own."""
+    monkeypatch.setattr(proxy, "_latest", [])
+
+
+def _returned(number: int, function: str, args: tuple, value: object) -> object:
+    """Record value as what the student's function returned for args in question number (no sandbox); return it."""
+    student = SimpleNamespace(_question=COURSE.question(number), made={}, loaded={})
+    proxy._latest[:] = [Call(student, function, args, {}, value)]
+    return value
+
+
+Q, K, V = (torch.randn(2, 4, width, generator=torch.Generator().manual_seed(seed)) for seed, width in ((1, 3), (2, 3), (3, 5)))
+
+
+def test_match_names_the_mistake_and_its_hint() -> None:
+    """A result equal to a variant's gets the mistake's line and the hint to open."""
+    weights = torch.softmax(dot_product.scaled_scores(Q, K).masked_fill(~torch.ones(4, 4).tril().bool(), float("-inf")), dim=-2)
+    got = _returned(3, "attention", (Q, K, V), (weights @ V, weights))
+    assert known_mistake(got) == ("; this matches a known mistake: the weights' columns sum to 1, not their rows: the softmax "
+                                  "runs over the query axis (dim -2) instead of the keys (see `python -m autograder hint 3`, hint 2)")
+
+
+def test_no_name_for_a_right_answer_another_value_or_an_unknown_result() -> None:
+    """A right answer (which the variant for a (1, T, T) mask also gives on batched inputs), a result no variant gives, or a
+    value that is not the latest call's result is never named."""
+    assert known_mistake(_returned(3, "attention", (Q, K, V), dot_product.attention(Q, K, V))) == ""
+    out, weights = dot_product.attention(Q, K, V)
+    assert known_mistake(_returned(3, "attention", (Q, K, V), (out + 1, weights))) == ""
+    _returned(2, "scaled_scores", (Q, K), torch.matmul(Q, K.transpose(-2, -1)))
+    assert known_mistake(torch.matmul(Q, K.transpose(-2, -1))) == ""  # an equal tensor, but not the one the call returned
+
+
+def test_ambiguous_match_gets_no_name() -> None:
+    """With one key, no scaling and a division by sqrt(Tk) give the same scores: neither is named."""
+    q, k = Q, K[:, :1]
+    assert known_mistake(_returned(2, "scaled_scores", (q, k), torch.matmul(q, k.transpose(-2, -1)))) == ""
+    assert "raw dot products" in known_mistake(_returned(2, "scaled_scores", (Q, K), torch.matmul(Q, K.transpose(-2, -1))))
+
+
+def test_variant_that_does_not_apply_is_skipped() -> None:
+    """k.T of a batched k raises in the variant for these shapes; the other variants are still tried."""
+    got = _returned(2, "scaled_scores", (Q, K), torch.matmul(Q, K.transpose(-2, -1)) / 3)
+    assert "divided by d instead of sqrt(d)" in known_mistake(got)
