@@ -13,8 +13,8 @@ def _counts(x: Tensor, first: int) -> Tensor:
 
 def _by_columns(x: Tensor) -> Tensor:
     """The lower-triangular ones divided by 1..T along the columns, times x: (..., T, d)."""
-    T = x.shape[-2]
-    return (torch.ones(T, T, dtype=x.dtype).tril() / torch.arange(1, T + 1, dtype=x.dtype)) @ x
+    steps = x.size(-2)
+    return (torch.ones(steps, steps, dtype=x.dtype).tril() / torch.arange(1, steps + 1, dtype=x.dtype)) @ x
 
 
 BANK = Bank(1, {"prefix_average": masking.prefix_average, "causal_mask": masking.causal_mask}, (

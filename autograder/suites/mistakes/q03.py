@@ -17,7 +17,7 @@ def _attention(q: Tensor, k: Tensor, v: Tensor, causal: bool = True, *, divide: 
     hidden = ~visible(q.shape[-2]) if causal else torch.zeros(scores.shape[-2:], dtype=torch.bool)
     weights = torch.softmax(scores if mask_after else scores.masked_fill(hidden, float("-inf")), dim=dim)
     weights = weights.masked_fill(hidden, 0.0) if mask_after else weights
-    return weights @ v, weights
+    return torch.matmul(weights, v), weights
 
 
 def _scores_as_weights(q: Tensor, k: Tensor, v: Tensor, causal: bool = True) -> tuple[Tensor, Tensor]:

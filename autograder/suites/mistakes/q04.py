@@ -7,26 +7,26 @@ from reference import dot_product
 
 def _no_transpose(x: Tensor, n_heads: int) -> Tensor:
     """(B, T, D) reshaped straight to (B, H, T, D // H)."""
-    B, T, D = x.shape
-    return x.reshape(B, n_heads, T, D // n_heads)
+    batch, steps, width = x.shape
+    return x.reshape(batch, n_heads, steps, width // n_heads)
 
 
 def _interleaved(x: Tensor, n_heads: int) -> Tensor:
     """The width cut as (d, H), head h taking every H-th column: (B, H, T, d)."""
-    B, T, D = x.shape
-    return x.reshape(B, T, D // n_heads, n_heads).permute(0, 3, 1, 2)
+    batch, steps, width = x.shape
+    return x.reshape(batch, steps, width // n_heads, n_heads).permute(0, 3, 1, 2)
 
 
 def _transpose_first(x: Tensor, n_heads: int) -> Tensor:
     """(B, T, D) transposed to (B, D, T), then reshaped to (B, H, T, d)."""
-    B, T, D = x.shape
-    return x.transpose(1, 2).reshape(B, n_heads, T, D // n_heads)
+    batch, steps, width = x.shape
+    return x.transpose(1, 2).reshape(batch, n_heads, steps, width // n_heads)
 
 
 def _merge(x: Tensor, order: tuple[int, int, int, int]) -> Tensor:
     """(B, H, T, d) permuted to order, then reshaped to (B, T, H * d)."""
-    B, H, T, d = x.shape
-    return x.permute(order).reshape(B, T, H * d)
+    batch, heads, steps, width = x.shape
+    return x.permute(order).reshape(batch, steps, heads * width)
 
 
 BANK = Bank(4, {"split_heads": dot_product.split_heads, "combine_heads": dot_product.combine_heads}, (

@@ -16,7 +16,7 @@ def _heads(built: Built) -> int:
 def _correct(built: Built, x: Tensor, return_weights: bool = False) -> object:
     """nn.MultiheadAttention with the loaded weights: out (B, T, D), or (out, weights (B, H, T, T))."""
     out, weights = dot_product.multihead(built.state, x, _heads(built))
-    return (out, weights) if return_weights else out
+    return out if not return_weights else (out, weights)
 
 
 def _multihead(built: Built, x: Tensor, return_weights: bool = False, *, order: tuple[int, int, int] = (0, 1, 2),
@@ -24,7 +24,7 @@ def _multihead(built: Built, x: Tensor, return_weights: bool = False, *, order: 
                merge_in_place: bool = False, project: bool = True, average: bool = False) -> object:
     """The forward by hand with one step changed by a keyword: out (B, T, D), or (out, weights (B, H, T, T))."""
     state, H = built.state, _heads(built)
-    B, T, D = x.shape
+    B, T, D = x.size()
     fused = F.linear(x, state["qkv.weight"], state["qkv.bias"])  # (B, T, 3D)
     if split_per_head:
         q, k, v = fused.reshape(B, T, H, 3 * (D // H)).transpose(1, 2).chunk(3, dim=-1)  # each (B, H, T, d)

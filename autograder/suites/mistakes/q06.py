@@ -14,7 +14,7 @@ def _both(scores: Scores) -> dict[str, Callable[..., object]]:
     """A wrong additive_scores, and additive_attention built on it."""
     def attention(s: Tensor, H: Tensor, W: Tensor, U: Tensor, v: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
         weights = torch.softmax(scores(s, H, W, U, v, b), dim=-1)  # (T,)
-        return weights, weights @ H
+        return weights, torch.matmul(weights, H)
 
     return {"additive_scores": scores, "additive_attention": attention}
 
@@ -32,7 +32,7 @@ def _normalised(normalise: Callable[[Tensor], Tensor]) -> dict[str, Callable[...
     """additive_attention whose weights are normalise(scores) (T,), and its context weights @ H."""
     def attention(s: Tensor, H: Tensor, W: Tensor, U: Tensor, v: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
         weights = normalise(additive.additive_scores(s, H, W, U, v, b))
-        return weights, weights @ H
+        return weights, torch.matmul(weights, H)
 
     return {"additive_attention": attention}
 

@@ -1,5 +1,6 @@
 """Known mistakes of question 9: the fitted exponent, the bytes of the scores, the FLOPs of attention."""
 import math
+import statistics
 import sys
 
 import torch
@@ -10,8 +11,7 @@ from reference import cost
 
 def _slope(xs: list[float], ys: list[float]) -> float:
     """The least-squares slope of ys against xs."""
-    x_mean, y_mean = sum(xs) / len(xs), sum(ys) / len(ys)
-    return sum((x - x_mean) * (y - y_mean) for x, y in zip(xs, ys)) / sum((x - x_mean) ** 2 for x in xs)
+    return statistics.linear_regression(xs, ys).slope
 
 
 def _logs(values: list[float]) -> list[float]:
@@ -22,7 +22,7 @@ def _logs(values: list[float]) -> list[float]:
 def _intercept(Ts: list[int], seconds: list[float]) -> float:
     """The intercept of the least-squares line through (log T, log seconds)."""
     xs, ys = _logs(Ts), _logs(seconds)
-    return sum(ys) / len(ys) - _slope(xs, ys) * sum(xs) / len(xs)
+    return sum(ys) / len(ys) - cost.fit_exponent(Ts, seconds) * sum(xs) / len(xs)
 
 
 BANK = Bank(9, {"fit_exponent": cost.fit_exponent, "scores_bytes": cost.scores_bytes, "attention_flops": cost.attention_flops}, (
