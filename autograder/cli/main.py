@@ -165,7 +165,8 @@ def main(argv: list[str] | None = None) -> int:
             from ..plots import PICTURES
 
             if args.number not in [str(n) for n in PICTURES]:
-                raise UsageError(f"question {args.number!r} has no picture: questions {', '.join(map(str, PICTURES))} have one")
+                raise UsageError(_("question {number} has no picture: questions {numbers} have one").format(
+                    number=repr(args.number), numbers=", ".join(map(str, PICTURES))))
             from ..plots.make import main as plot
 
             return plot(args, course, _package(course, args.solutions))
