@@ -8,17 +8,23 @@ and load weights into (`load_weights(model, state)`).
 """
 import contextlib
 import random
+import re
 from dataclasses import dataclass, field
 from typing import Iterator
 
 import torch
 
 from ..course.manifest import Question
-from ..i18n import _
+from ..i18n import N_, _
 from ..sandbox.parent import Child, ChildStopped
 
 
 CLOCK_SPEEDS = (1.0e9, 2.0e9)  # units of work per virtual second, drawn for each virtual_clock block
+CHILD_LINES = (  # lines the sandbox child writes in English (it runs without the kit's catalogues), translated here
+    (re.compile(r"function `(?P<name>.*)` not found in (?P<file>.*)"), N_("function `{name}` not found in {file}")),
+    (re.compile(r"the module has no parameter or buffer `(?P<name>.*)`"), N_("the module has no parameter or buffer `{name}`")),
+    (re.compile(r"returned a result the grader cannot take back \((?P<error>.*)\)"), N_("returned a result the grader cannot take back ({error})")),
+)
 
 
 class CheckFailure(AssertionError):
@@ -79,7 +85,7 @@ def explain(error: dict, question: Question) -> str:
     """One line saying what the student's code raised, and where in their own files."""
     kind, message = one_line(error["type"], 100), str(error["message"])
     if kind in ("MissingFunction", "UnsavableResult"):
-        return one_line(message)
+        return _child_line(one_line(message))
     if kind == "NotImplementedError":
         frame = error["where"][-1] if error["where"] else None
         if frame and not frame["file"].endswith(question.file.split("/")[-1]):
@@ -100,6 +106,15 @@ def explain(error: dict, question: Question) -> str:
         return _("SyntaxError: {message}{where}").format(message=first, where=_where(error))
     first_line = message.strip().splitlines()[0] if message.strip() else ""
     return _("raised {kind}: {message}{where}").format(kind=kind, message=one_line(first_line, 200), where=_where(error))
+
+
+def _child_line(line: str) -> str:
+    """A line the child wrote, in the current language when it is one of CHILD_LINES (else unchanged)."""
+    for pattern, message in CHILD_LINES:
+        found = pattern.fullmatch(line)
+        if found:
+            return _(message).format(**found.groupdict())
+    return line
 
 
 def not_attempted(error: dict, question: Question) -> bool:
