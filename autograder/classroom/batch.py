@@ -368,7 +368,7 @@ def main(args: argparse.Namespace, course: Course | None = None) -> int:
         out.mkdir(parents=True, exist_ok=True)
         lock = _lock(out)
     except UsageError as error:
-        print(f"autograder: {error}", file=sys.stderr)
+        print(_("autograder: {error}").format(error=error), file=sys.stderr)
         return USAGE_ERROR
     try:
         return _grade(course, args, folder, out, jobs, entries)
@@ -429,7 +429,7 @@ def _grade(course: Course, args: argparse.Namespace, folder: Path, out: Path, jo
                 run_on_cluster(course, todo, scheduler, on_result)
             except ClusterError as error:
                 bar.close()
-                print(f"autograder: {error}", file=sys.stderr)
+                print(_("autograder: {error}").format(error=error), file=sys.stderr)
                 return USAGE_ERROR
         elif todo:
             _preload(todo)

@@ -196,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return dev_check(course)
     except (UsageError, ManifestError) as error:
-        print(f"autograder: {error}", file=sys.stderr)
+        print(_("autograder: {error}").format(error=error), file=sys.stderr)
         return USAGE_ERROR
     except KeyboardInterrupt:
         print(_("autograder: interrupted"), file=sys.stderr)
