@@ -210,6 +210,7 @@ def prepare(course: Course, submission: Path, package: Path) -> Found:
     if len(sources) > len(modules):
         write_package(course, sources, package)
         name = best_notebook.relative_to(submission).as_posix()
+        # TRANSLATORS: what was graded, shown after "grading" in the report's first line and after "Graded" in the log
         found = Found(_("the notebook {name}").format(name=name))
         for question in course.questions:
             if question.number not in sources:
@@ -225,6 +226,7 @@ def prepare(course: Course, submission: Path, package: Path) -> Found:
     if not (package / "__init__.py").exists():
         (package / "__init__.py").write_text(PACKAGE_INIT, encoding="utf-8")
     where = _where(place, submission)
+    # TRANSLATORS: what was graded, shown after "grading" in the report's first line and after "Graded" in the log
     found = Found(_("the modules at {where}").format(where=where) if modules else _("nothing"))
     for question in course.questions:
         if question.number not in modules:
