@@ -127,3 +127,16 @@ def test_a_failed_question_points_to_the_failed_answers_it_runs(kit: Path):
     assert run(kit, "check", "2").returncode == 1  # remembered: question 2 is not at full marks
     done = run(kit, "check", "3")
     assert done.returncode == 1 and "runs your code from question(s) 2: `check 2` first" in " ".join(done.stdout.split())
+
+
+def test_a_failing_report_in_french_says_the_exception_and_the_stop_in_french(kit: Path):
+    source = (kit / "solutions" / "q01_causal_mask.py").read_text()
+    source = source.replace("    T = x.shape[-2]\n", "    raise ValueError('boom')\n", 1)  # prefix_average raises
+    source = source.replace("    return torch.ones(T, T, dtype=torch.bool).tril()", "    import os; os._exit(3)", 1)  # causal_mask ends the process
+    (kit / "exercises" / "q01_causal_mask.py").write_text(source)
+    question = json.loads(run(kit, "check", "1", "--lang", "fr", "--json").stdout)["questions"][0]
+    raised, exited, not_run = (" ".join(test["message"].split()) for test in question["tests"])  # split(): no-break spaces too
+    assert raised.startswith("a levé ValueError : boom dans exercises/q01_causal_mask.py, ligne ")
+    assert question["reason"] == "le processus s'est terminé (code de sortie 3)\u00a0: n'appelez pas sys.exit() ni os._exit() dans une réponse"
+    assert exited == " ".join(question["reason"].split()) and question["status"] == "crashed"
+    assert not_run == "non exécutée : le processus s'était arrêté lors d'une vérification précédente"

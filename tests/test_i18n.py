@@ -202,3 +202,16 @@ def test_a_release_ships_the_compiled_catalogues_but_not_the_sources_that_show_t
     assert not [path for path in files if path.endswith(".po")]
     answer = base64.b64encode(load_course(ROOT, translate=str).question(3).selftest[0].answer.encode()).decode()
     assert ENCODED + answer in files["course.yaml"].decode()
+
+
+def test_lines_the_sandbox_child_writes_in_english_are_translated_where_they_are_explained() -> None:
+    from autograder.engine.proxy import explain
+
+    question = load_course(ROOT).question(1)
+    missing = {"type": "MissingFunction", "message": "function `causal_mask` not found in exercises/q01_causal_mask.py", "where": []}
+    other = {"type": "MissingFunction", "message": "a line no pattern knows", "where": []}
+    set_language("fr")
+    assert explain(missing, question) == "fonction `causal_mask` introuvable dans exercises/q01_causal_mask.py"
+    assert explain(other, question) == "a line no pattern knows"
+    set_language("en")
+    assert explain(missing, question) == missing["message"]

@@ -34,6 +34,7 @@ from pathlib import Path
 
 from ..course.manifest import Course, find_root, load_course
 from ..course.results import number
+from ..i18n import _
 from .intake import Contents, Entry, discover, fingerprint_of, ignored, read_entry
 from .work import grader_version, unreadable_report
 
@@ -223,7 +224,7 @@ class Pool:
                 connection.send(None)
 
         try:
-            for _ in range(min(self.jobs, len(entries))):
+            for _worker_number in range(min(self.jobs, len(entries))):
                 give(*self._start())
             while busy:
                 sentinels = {process.sentinel: (process, connection) for process, connection in self.workers if connection in busy}
@@ -248,8 +249,8 @@ class Pool:
                         deaths[index] = deaths.get(index, 0) + 1
                         if deaths[index] >= ATTEMPTS:
                             entry = entries[index]
-                            reason = (f"the grading worker process died {ATTEMPTS} times while grading this entry "
-                                      f"(exit code {process.exitcode}); run the command again")
+                            reason = _("the grading worker process died {attempts} times while grading this entry "
+                                       "(exit code {code}); run the command again").format(attempts=ATTEMPTS, code=process.exitcode)
                             on_result(entry, unreadable_report(self.course, entry, read_entry(entry), reason) | {"grader_error": True})
                         else:
                             waiting.appendleft(index)
@@ -262,7 +263,7 @@ class Pool:
 
     def kill(self) -> None:
         """Stop at once: kill the workers, whatever they are doing (what they grade is not written)."""
-        for process, _ in self.workers:
+        for process, _connection in self.workers:
             if process.is_alive():
                 process.kill()
         for process, connection in self.workers:
@@ -302,8 +303,9 @@ def _progress(total: int, quiet: bool) -> object:
 
 def _print_table(course: Course, entries: list[Entry], reports: dict[str, dict]) -> None:
     """Every student's scores and total, then the entries that could not be graded, with why."""
-    width = max([len("student")] + [len(e.student) for e in entries])
-    print(f"{'student':<{width}}  " + "  ".join(f"q{n:02d}".rjust(5) for n in course.numbers) + f"  {'total':>6} / {course.max_score:g}")
+    student, total = _("student"), _("total")
+    width = max([len(student)] + [len(e.student) for e in entries])
+    print(f"{student:<{width}}  " + "  ".join(f"q{n:02d}".rjust(5) for n in course.numbers) + f"  {total:>6} / {course.max_score:g}")
     for entry in entries:
         report = reports.get(entry.student)
         if report is None:
@@ -313,7 +315,7 @@ def _print_table(course: Course, entries: list[Entry], reports: dict[str, dict])
     for entry in entries:
         report = reports.get(entry.student)
         if report is not None and report.get("problem"):
-            print(f"{entry.student}: scored 0, {report['problem']}")
+            print(_("{student}: scored 0, {problem}").format(student=entry.student, problem=report['problem']))
 
 
 def _fingerprint_and_problem(entry: Entry) -> tuple[dict, Contents | None]:
@@ -325,13 +327,13 @@ def _fingerprint_and_problem(entry: Entry) -> tuple[dict, Contents | None]:
 def _check_args(args: argparse.Namespace) -> tuple[Path, Path, int]:
     folder = Path(args.dir)
     if not folder.is_dir():
-        raise UsageError(f"{folder} is not a folder: give the class folder, with one folder, repository or notebook per student")
+        raise UsageError(_("{folder} is not a folder: give the class folder, with one folder, repository or notebook per student").format(folder=folder))
     out = Path(args.out)
     if out.exists() and not out.is_dir():
-        raise UsageError(f"--out {out} is a file: give a folder for the reports")
+        raise UsageError(_("--out {out} is a file: give a folder for the reports").format(out=out))
     jobs = getattr(args, "jobs", None) or os.cpu_count() or 1
     if jobs < 1:
-        raise UsageError("--jobs must be at least 1")
+        raise UsageError(_("--jobs must be at least 1"))
     return folder.resolve(), out.resolve(), jobs
 
 
@@ -344,7 +346,7 @@ def _lock(out: Path) -> object:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         handle.close()
-        raise UsageError(f"another `grade` run is writing to {out}: wait for it to finish") from None
+        raise UsageError(_("another `grade` run is writing to {out}: wait for it to finish").format(out=out)) from None
     return handle
 
 
@@ -358,14 +360,15 @@ def main(args: argparse.Namespace, course: Course | None = None) -> int:
         folder, out, jobs = _check_args(args)
         entries = [entry for entry in discover(folder) if entry.path != out and out not in entry.path.parents]
         if not entries:
-            raise UsageError(f"nothing to grade in {folder}: it holds no folder, repository or notebook (.ipynb)")
+            raise UsageError(_("nothing to grade in {folder}: it holds no folder, repository or notebook (.ipynb)").format(folder=folder))
         clashes = sorted({e.student for e in entries if sum(other.student == e.student for other in entries) > 1})
         if clashes:
-            raise UsageError(f"two entries for the same student in {folder}: {', '.join(clashes[:5])} (a folder and a notebook of the same name?): keep one")
+            raise UsageError(_("two entries for the same student in {folder}: {students} (a folder and a notebook of the same name?): keep one").format(
+                folder=folder, students=", ".join(clashes[:5])))
         out.mkdir(parents=True, exist_ok=True)
         lock = _lock(out)
     except UsageError as error:
-        print(f"autograder: {error}", file=sys.stderr)
+        print(_("autograder: {error}").format(error=error), file=sys.stderr)
         return USAGE_ERROR
     try:
         return _grade(course, args, folder, out, jobs, entries)
@@ -394,8 +397,8 @@ def _grade(course: Course, args: argparse.Namespace, folder: Path, out: Path, jo
     del read
     skipped = ignored(folder)
     if skipped and not quiet:
-        print(f"autograder: left out (not a folder, repository or notebook): {', '.join(skipped[:8])}{' ...' if len(skipped) > 8 else ''}",
-              file=sys.stderr)
+        listed = ", ".join(skipped[:8]) + (" ..." if len(skipped) > 8 else "")
+        print(_("autograder: left out (not a folder, repository or notebook): {listed}").format(listed=listed), file=sys.stderr)
     results = Results(course, out, kept)
     results.event(event="run", entries=len(entries), to_grade=len(todo), kept=len(kept), jobs=jobs, scheduler=getattr(args, "scheduler", None),
                   grader_version=version, pid=os.getpid())
@@ -408,7 +411,7 @@ def _grade(course: Course, args: argparse.Namespace, folder: Path, out: Path, jo
         problems += bool(report.get("problem"))
         bar.update(1)
         if problems:
-            bar.set_postfix_str(f"{problems} unreadable", refresh=False)
+            bar.set_postfix_str(_("{count} unreadable").format(count=problems), refresh=False)
 
     pool = None
     try:
@@ -419,13 +422,14 @@ def _grade(course: Course, args: argparse.Namespace, folder: Path, out: Path, jo
             try:
                 from .cluster import ClusterError, run_on_cluster
             except ImportError as error:
-                print(f"autograder: --scheduler needs Dask's distributed package ({error}): pip install distributed", file=sys.stderr)
+                print(_("autograder: --scheduler needs Dask's distributed package ({error}): pip install distributed").format(error=error),
+                      file=sys.stderr)
                 return USAGE_ERROR
             try:
                 run_on_cluster(course, todo, scheduler, on_result)
             except ClusterError as error:
                 bar.close()
-                print(f"autograder: {error}", file=sys.stderr)
+                print(_("autograder: {error}").format(error=error), file=sys.stderr)
                 return USAGE_ERROR
         elif todo:
             _preload(todo)
@@ -437,8 +441,9 @@ def _grade(course: Course, args: argparse.Namespace, folder: Path, out: Path, jo
             pool.kill()
         bar.close()
         results.event(event="interrupted", graded=len(results.graded))
-        print(f"autograder: interrupted; {len(results.graded)} graded in this run and written to {out}; "
-              f"run the same command again to grade the {len(todo) + len(unreadable_now) - len(results.graded)} left", file=sys.stderr)
+        print(_("autograder: interrupted; {graded} graded in this run and written to {out}; "
+                "run the same command again to grade the {left} left").format(
+            graded=len(results.graded), out=out, left=len(todo) + len(unreadable_now) - len(results.graded)), file=sys.stderr)
         return INTERRUPTED
     finally:
         bar.close()
@@ -448,17 +453,19 @@ def _grade(course: Course, args: argparse.Namespace, folder: Path, out: Path, jo
     reports = results.reports
     _print_table(course, entries, reports)
     unreadable = [e for e in entries if reports.get(e.student, {}).get("problem")]
-    print(f"{len(entries)} student(s): {len(results.graded)} graded now, {len(kept)} unchanged since their last report"
-          + (f", {len(unreadable)} could not be graded" if unreadable else "") + f"; reports and {GRADES} in {out}")
+    print(_("{count} student(s): {graded} graded now, {kept} unchanged since their last report").format(
+        count=len(entries), graded=len(results.graded), kept=len(kept))
+          + (_(", {count} could not be graded").format(count=len(unreadable)) if unreadable else "")
+          + _("; reports and {grades} in {out}").format(grades=GRADES, out=out))
     if unreadable and len(unreadable) == len(entries):
-        print(f"autograder: nothing in {folder} could be graded: is it the class folder?", file=sys.stderr)
+        print(_("autograder: nothing in {folder} could be graded: is it the class folder?").format(folder=folder), file=sys.stderr)
         return USAGE_ERROR
     return SOME_UNREADABLE if unreadable else 0
 
 
 def cli(argv: list[str] | None = None) -> int:
     """`python -m autograder.classroom.batch DIR --out OUT ...`: the same command before the CLI wires it."""
-    parser = argparse.ArgumentParser(prog="python -m autograder grade", description="Grade a class folder.")
+    parser = argparse.ArgumentParser(prog="python -m autograder grade", description=_("Grade a class folder."))
     add_arguments(parser)
     return main(parser.parse_args(argv))
 

@@ -34,6 +34,7 @@ from distributed import (
 )
 
 from ..course.manifest import Course
+from ..i18n import _
 from ..sandbox.parent import Sandbox
 from .intake import SKIPPED, Entry, fingerprint
 from .work import grade_entry, grader_version, zero_report
@@ -93,7 +94,8 @@ def sandbox_pid(dask_worker: Worker) -> int | None:
 def _grade_on_worker(course: Course, entry: Entry, expected: dict, version: str, copy: bytes | None = None) -> tuple[str, object]:
     """The task: ("report", the entry's report), graded in this worker's sandbox, or (NEEDS_FILES, why)."""
     if grader_version(course) != version:
-        raise KitMismatch(f"the worker at {get_worker().address} grades with {grader_version(course)}, the driver with {version}")
+        raise KitMismatch(_("the worker at {address} grades with {theirs}, the driver with {version}").format(
+            address=get_worker().address, theirs=grader_version(course), version=version))
     plugin = get_worker().plugins[PLUGIN]
     with plugin.lock:
         import torch
@@ -105,7 +107,7 @@ def _grade_on_worker(course: Course, entry: Entry, expected: dict, version: str,
         try:
             if copy is None:
                 if fingerprint(entry) != expected:
-                    return NEEDS_FILES, f"{entry.path} is missing or different on this worker"
+                    return NEEDS_FILES, _("{path} is missing or different on this worker").format(path=entry.path)
                 report = grade_entry(course, entry, plugin.sandbox, scratch)
             else:
                 local = _unpack(copy, scratch / "copy", entry)
@@ -173,7 +175,7 @@ def _connect(address: str) -> Client:
     try:
         return Client(address, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as error:
-        raise ClusterError(f"cannot reach the Dask scheduler at {address}: {error}") from error
+        raise ClusterError(_("cannot reach the Dask scheduler at {address}: {error}").format(address=address, error=error)) from error
 
 
 def _check_workers(client: Client, course: Course, version: str) -> None:
@@ -181,12 +183,14 @@ def _check_workers(client: Client, course: Course, version: str) -> None:
     try:
         seen = client.run(grader_version, course)
     except Exception as error:
-        raise ClusterError(f"a worker cannot run the grader (is the kit installed there?): {type(error).__name__}: {error}") from error
+        raise ClusterError(_("a worker cannot run the grader (is the kit installed there?): {error}: {message}").format(
+            error=type(error).__name__, message=error)) from error
     other = sorted(worker for worker, theirs in seen.items() if theirs != version)
     if other:
-        raise ClusterError(f"{len(other)} worker(s) grade with another version of the kit than this one ({version}): "
-                           f"{', '.join(f'{w} has {seen[w]}' for w in other[:3])}{' ...' if len(other) > 3 else ''}; "
-                           "install the same kit, with the same course.yaml, on every worker")
+        listed = ", ".join(_("{worker} has {version}").format(worker=w, version=seen[w]) for w in other[:3]) + (" ..." if len(other) > 3 else "")
+        raise ClusterError(_("{count} worker(s) grade with another version of the kit than this one ({version}): {listed}; "
+                             "install the same kit, with the same course.yaml, on every worker").format(
+            count=len(other), version=version, listed=listed))
 
 
 def run_on_cluster(course: Course, entries: list[Entry], address: str, on_result: Callable[[Entry, dict], None]) -> None:
@@ -230,13 +234,14 @@ def _outcome(course: Course, entry: Entry, future: Future) -> dict | None:
         kind, value = future.result()
         return value if kind == "report" else None
     if future.status == "cancelled":
-        raise ClusterError(f"the scheduler dropped the grading of {entry.student} (did it restart?): run the command again")
+        raise ClusterError(_("the scheduler dropped the grading of {student} (did it restart?): run the command again").format(student=entry.student))
     error = future.exception()
     if isinstance(error, KitMismatch):
-        raise ClusterError(f"a worker grades with another version of the kit: {error}")
+        raise ClusterError(_("a worker grades with another version of the kit: {error}").format(error=error))
     if isinstance(error, KilledWorker):
-        return error_report(course, entry, "the grading worker died each time it graded this entry; run the command again")
-    return error_report(course, entry, f"the grader failed on this entry ({type(error).__name__}: {error}); run the command again")
+        return error_report(course, entry, _("the grading worker died each time it graded this entry; run the command again"))
+    return error_report(course, entry, _("the grader failed on this entry ({error}: {message}); run the command again").format(
+        error=type(error).__name__, message=error))
 
 
 def _send_copy(course: Course, entry: Entry, submit: Callable) -> dict | None:
@@ -244,9 +249,9 @@ def _send_copy(course: Course, entry: Entry, submit: Callable) -> dict | None:
     try:
         copy = _pack(entry)
     except OSError as error:
-        return error_report(course, entry, f"cannot read the entry to send it to a worker ({error})")
+        return error_report(course, entry, _("cannot read the entry to send it to a worker ({error})").format(error=error))
     if len(copy) > COPY_LIMIT:
-        return error_report(course, entry, f"the entry is {len(copy) >> 20} MiB gzipped, too large to send to a worker: "
-                                           "put the class folder where every worker sees it, at the same path")
+        return error_report(course, entry, _("the entry is {size} MiB gzipped, too large to send to a worker: "
+                                             "put the class folder where every worker sees it, at the same path").format(size=len(copy) >> 20))
     submit(entry, None, copy)
     return None

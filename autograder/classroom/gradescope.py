@@ -32,7 +32,8 @@ import zipfile
 from pathlib import Path
 
 from ..course.manifest import Course, ManifestError, find_root, load_course
-from ..course.results import ERROR, QuestionResult, Report, number
+from ..course.results import ERROR, PASSED, QuestionResult, Report, number
+from ..i18n import _
 
 KIT = "kit"  # the kit's folder inside the zip, hence /autograder/source/kit on Gradescope
 SHIPPED_DIRS = ("autograder", "reference")  # copied whole, caches and hidden files left out
@@ -103,7 +104,8 @@ def write_zip(course: Course, out_zip: Path) -> None:
     """Write Gradescope's autograder zip for course: setup.sh and run_autograder at its root, the kit in kit/."""
     missing = [name for name in ("course.yaml", "pyproject.toml", "autograder", "reference") if not (course.root / name).exists()]
     if missing:
-        raise ManifestError(f"{course.root} is not a whole kit (no {', '.join(missing)}): run the command from the kit's folder")
+        raise ManifestError(_("{root} is not a whole kit (no {missing}): run the command from the kit's folder").format(
+            root=course.root, missing=", ".join(missing)))
     out_zip.parent.mkdir(parents=True, exist_ok=True)
     partial = out_zip.with_name(out_zip.name + ".partial")
     with zipfile.ZipFile(partial, "w") as archive:
@@ -119,10 +121,10 @@ def main(args: argparse.Namespace, course: Course | None = None) -> int:
     course = course or load_course(find_root(Path.cwd()))
     write_zip(course, args.out_zip)
     size = args.out_zip.stat().st_size / 1e6
-    print(f"Wrote {args.out_zip} ({size:.1f} MB): Gradescope's autograder for {course.title!r}, "
-          f"{len(course.questions)} questions, {course.max_score:g} points.")
-    print("Upload it on the assignment's Configure Autograder page (Ubuntu 22.04 or newer; give it 2 GB of memory and "
-          "a timeout of 10 minutes or more), then try it with Test Autograder. See docs/instructors.md.")
+    print(_("Wrote {zip} ({size:.1f} MB): Gradescope's autograder for {title}, {questions} questions, {points:g} points.").format(
+        zip=args.out_zip, size=size, title=repr(course.title), questions=len(course.questions), points=course.max_score))
+    print(_("Upload it on the assignment's Configure Autograder page (Ubuntu 22.04 or newer; give it 2 GB of memory and "
+            "a timeout of 10 minutes or more), then try it with Test Autograder. See docs/instructors.md."))
     return 0
 
 
@@ -141,7 +143,7 @@ class Found:
 def _folders(top: Path) -> list[Path]:
     """top and the folders below it (SEARCH_DEPTH levels, hidden and cache folders left out), shallowest first."""
     found, level = [top], [top]
-    for _ in range(SEARCH_DEPTH):
+    for _depth in range(SEARCH_DEPTH):
         level = [child for folder in level for child in sorted(folder.iterdir(), key=lambda p: p.name)
                  if child.is_dir() and not child.is_symlink() and child.name not in SKIPPED_FOLDERS and not child.name.startswith(".")]
         found += level
@@ -160,7 +162,7 @@ def _module_files(course: Course, folder: Path) -> dict[int, Path]:
 
 def _where(folder: Path, submission: Path) -> str:
     relative = folder.relative_to(submission).as_posix()
-    return "the top level of your submission" if relative == "." else f"the folder {relative}/ of your submission"
+    return _("the top level of your submission") if relative == "." else _("the folder {folder}/ of your submission").format(folder=relative)
 
 
 def notebook_sources(course: Course, notebook: dict) -> dict[int, str]:
@@ -185,7 +187,7 @@ def _read_notebook(course: Course, path: Path) -> tuple[dict[int, str], str]:
         return notebook_sources(course, notebook), ""
     except Exception as error:  # noqa: BLE001 - any unreadable notebook is reported, never fatal
         first = str(error).splitlines()[0] if str(error) else ""
-        return {}, f"{path.name} cannot be read as a notebook ({type(error).__name__}: {first})"
+        return {}, _("{name} cannot be read as a notebook ({error}: {message})").format(name=path.name, error=type(error).__name__, message=first)
 
 
 def prepare(course: Course, submission: Path, package: Path) -> Found:
@@ -208,11 +210,13 @@ def prepare(course: Course, submission: Path, package: Path) -> Found:
     if len(sources) > len(modules):
         write_package(course, sources, package)
         name = best_notebook.relative_to(submission).as_posix()
-        found = Found(f"the notebook {name}")
+        # TRANSLATORS: what was graded, shown after "grading" in the report's first line and after "Graded" in the log
+        found = Found(_("the notebook {name}").format(name=name))
         for question in course.questions:
             if question.number not in sources:
                 (package / Path(question.file).name).unlink()
-                found.missing[question.number] = f"{name} has no answer cell for question {question.number} (grade_id {answer_id(question.number)})"
+                found.missing[question.number] = _("{name} has no answer cell for question {number} (grade_id {grade_id})").format(
+                    name=name, number=question.number, grade_id=answer_id(question.number))
         return found
     package.mkdir(parents=True, exist_ok=True)
     if modules:  # every module of that folder, as `check` grades exercises/ (a helper module a student imports included)
@@ -222,15 +226,16 @@ def prepare(course: Course, submission: Path, package: Path) -> Found:
     if not (package / "__init__.py").exists():
         (package / "__init__.py").write_text(PACKAGE_INIT, encoding="utf-8")
     where = _where(place, submission)
-    found = Found(f"the modules at {where}" if modules else "nothing")
+    # TRANSLATORS: what was graded, shown after "grading" in the report's first line and after "Graded" in the log
+    found = Found(_("the modules at {where}").format(where=where) if modules else _("nothing"))
     for question in course.questions:
         if question.number not in modules:
-            found.missing[question.number] = f"{Path(question.file).name} is missing: it is not at {where}"
+            found.missing[question.number] = _("{file} is missing: it is not at {where}").format(file=Path(question.file).name, where=where)
     if not modules:
         wanted = ", ".join(Path(q.file).name for q in course.questions[:2])
         found.problem = ("; ".join(problems) + ". " if problems else "") + \
-            f"No exercise module ({wanted}, ...) and no notebook with answers was found in your submission: upload the " \
-            "files of your exercises/ folder (or the folder itself, or your repository), or your notebook."
+            _("No exercise module ({wanted}, ...) and no notebook with answers was found in your submission: upload the "
+              "files of your exercises/ folder (or the folder itself, or your repository), or your notebook.").format(wanted=wanted)
     return found
 
 
@@ -286,8 +291,8 @@ def _adjusted(report: Report, found: Found) -> Report:
 def _test_output(result: QuestionResult, index: int) -> str:
     test = result.tests[index]
     if test.passed:
-        return "passed"
-    return test.message or result.reason or result.status
+        return _(PASSED)
+    return test.message or result.reason or _(result.status)
 
 
 def results_json(course: Course, report: Report, found: Found, seconds: float) -> dict:
@@ -297,10 +302,10 @@ def results_json(course: Course, report: Report, found: Found, seconds: float) -
     shown = _adjusted(report, found)
     tests = []
     for result in shown.questions:
-        prefix = f"Question {result.number} ({result.title})"
+        prefix = _("Question {number} ({title})").format(number=result.number, title=result.title)
         if not result.tests:  # no check ran at all: the question still shows, with its reason
             tests.append({"name": prefix, "number": f"{result.number}", "score": 0, "max_score": number(result.max_score),
-                          "status": "failed", "output": result.reason or result.status, "visibility": "visible"})
+                          "status": "failed", "output": result.reason or _(result.status), "visibility": "visible"})
             continue
         for index, (test, (score, top)) in enumerate(zip(result.tests, check_scores(result)), start=1):
             tests.append({
@@ -342,8 +347,9 @@ def run(root: Path) -> int:
     start = time.monotonic()
     target = root / "results" / "results.json"
     target.parent.mkdir(parents=True, exist_ok=True)
-    _write(target, {"score": 0, "output": "The grading did not finish (it ran out of time, or the grader failed), so this is "
-                    "not a grade: please tell your instructor.", "visibility": "visible", "stdout_visibility": "hidden", "tests": []})
+    _write(target, {"score": 0, "output": _("The grading did not finish (it ran out of time, or the grader failed), so this is "
+                                             "not a grade: please tell your instructor."),
+                    "visibility": "visible", "stdout_visibility": "hidden", "tests": []})
     sandbox = Sandbox()  # first: the worker's import of torch overlaps the grader's
     try:
         course = load_course(root / "source" / KIT)
@@ -364,11 +370,12 @@ def run(root: Path) -> int:
             sandbox.close()
     from ..cli.report import render
 
-    print(f"Graded {found.description} in {results['execution_time']} s: {results['score']} / {number(report.max_score)}")
+    print(_("Graded {what} in {seconds} s: {score} / {total}").format(what=found.description, seconds=results['execution_time'],
+                                                                       score=results['score'], total=number(report.max_score)))
     print(render(report, course, found.description))  # with the students' captured output: instructors only
     for result in report.questions:
         if result.output.strip():
-            print(f"\n--- what question {result.number}'s code printed ---\n{result.output.rstrip()}")
+            print("\n" + _("--- what question {number}'s code printed ---").format(number=result.number) + f"\n{result.output.rstrip()}")
     return 0
 
 

@@ -22,6 +22,8 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from ..i18n import _
+
 KINDS = ("folder", "repository", "notebook")
 MODULE = re.compile(r"q\d\d_\w+\.py")  # an exercise module's file name
 SKIPPED = {"__pycache__", "__MACOSX", ".ipynb_checkpoints", ".git", ".venv", "venv", "node_modules"}
@@ -99,14 +101,14 @@ def read_entry(entry: Entry) -> Contents:
             return _read_repository(entry.path)
         return _read_folder(entry.path)
     except OSError as error:
-        return Contents(problem=f"cannot be read ({type(error).__name__}: {error.strerror or error})")
+        return Contents(problem=_("cannot be read ({error}: {message})").format(error=type(error).__name__, message=error.strerror or error))
 
 
 def _read_notebook_file(path: Path, where: str) -> Contents:
     """A notebook's bytes (parsed later, by grade_entry)."""
     size = path.stat().st_size
     if size > NOTEBOOK_BYTES:
-        return Contents(where=where, problem=f"{where} is {size >> 20} MiB: too large for a notebook of this assignment")
+        return Contents(where=where, problem=_("{where} is {size} MiB: too large for a notebook of this assignment").format(where=where, size=size >> 20))
     return Contents(notebook=path.read_bytes(), where=where)
 
 
@@ -116,7 +118,7 @@ def locate(files: list[str]) -> tuple[str | None, str | None, str]:
     for name in files:
         by_folder.setdefault(str(PurePosixPath(name).parent), []).append(PurePosixPath(name).name)
     base = "."
-    for _ in range(SEARCH_DEPTH):
+    for _depth in range(SEARCH_DEPTH):
         inside = _join(base, "exercises")
         if any(name.endswith(".py") for name in by_folder.get(inside, [])):
             return inside, None, ""
@@ -127,15 +129,16 @@ def locate(files: list[str]) -> tuple[str | None, str | None, str]:
         if len(notebooks) == 1 or "attention.ipynb" in notebooks:
             return None, _join(base, notebooks[0] if len(notebooks) == 1 else "attention.ipynb"), ""
         if len(notebooks) > 1:
-            return None, None, f"several notebooks in {_shown(base)} ({', '.join(notebooks[:4])}): keep only the assignment's"
+            return None, None, _("several notebooks in {folder} ({notebooks}): keep only the assignment's").format(
+                folder=_shown(base), notebooks=", ".join(notebooks[:4]))
         below = sorted({_first_part(folder, base) for folder in by_folder if _is_below(folder, base)})
         below = [name for name in below if name not in SKIPPED and not name.startswith(".")]
         if len(below) != 1:
             break
         base = _join(base, below[0])
     if not files:
-        return None, None, "no .py file and no notebook in it"
-    return None, None, "no exercise modules (exercises/qNN_<name>.py or qNN_<name>.py) and no notebook found"
+        return None, None, _("no .py file and no notebook in it")
+    return None, None, _("no exercise modules (exercises/qNN_<name>.py or qNN_<name>.py) and no notebook found")
 
 
 def _join(base: str, name: str) -> str:
@@ -143,7 +146,7 @@ def _join(base: str, name: str) -> str:
 
 
 def _shown(base: str) -> str:
-    return "the top folder" if base == "." else f"{base}/"
+    return _("the top folder") if base == "." else f"{base}/"
 
 
 def _is_below(folder: str, base: str) -> bool:
@@ -178,7 +181,7 @@ def _read_folder(root: Path) -> Contents:
             break
     package, notebook, problem = locate(files)
     if problem:
-        return Contents(problem=problem if files or any(root.iterdir()) else "an empty folder")
+        return Contents(problem=problem if files or any(root.iterdir()) else _("an empty folder"))
     if notebook is not None:
         return _read_notebook_file(root / notebook, notebook)
     modules = {}
@@ -192,7 +195,7 @@ def _read_folder(root: Path) -> Contents:
 def _modules_or_problem(modules: dict[str, bytes], package: str) -> Contents:
     """Contents of modules; a problem when there is no exercise module among them."""
     if not any(MODULE.fullmatch(name) for name in modules):
-        return Contents(where=_where(package), problem=f"no exercise modules (qNN_<name>.py) in {_where(package)}")
+        return Contents(where=_where(package), problem=_("no exercise modules (qNN_<name>.py) in {folder}").format(folder=_where(package)))
     return Contents(modules=modules, where=_where(package))
 
 
@@ -205,12 +208,12 @@ def _git(repository: Path, *arguments: str, data: bytes | None = None) -> bytes:
     try:
         done = subprocess.run(command, input=data, capture_output=True, env=environment, timeout=GIT_TIMEOUT, check=False)
     except FileNotFoundError:
-        raise OSError("git is not installed on the grading machine") from None
+        raise OSError(_("git is not installed on the grading machine")) from None
     except subprocess.TimeoutExpired:
-        raise OSError(f"git {arguments[0]} took longer than {GIT_TIMEOUT} s") from None
+        raise OSError(_("git {command} took longer than {seconds} s").format(command=arguments[0], seconds=GIT_TIMEOUT)) from None
     if done.returncode != 0:
         lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise OSError((lines[0] if lines else f"git {arguments[0]} failed").removeprefix("fatal: "))
+        raise OSError((lines[0] if lines else _("git {command} failed").format(command=arguments[0])).removeprefix("fatal: "))
     return done.stdout
 
 
@@ -219,14 +222,14 @@ def _read_repository(repository: Path) -> Contents:
     try:
         commit = _git(repository, "rev-parse", "--verify", "-q", "HEAD^{commit}").decode().strip()
     except OSError as error:
-        return Contents(problem=f"not a readable git repository, or no commit checked out ({error})")
+        return Contents(problem=_("not a readable git repository, or no commit checked out ({error})").format(error=error))
     try:
         listing = _git(repository, "ls-tree", "-r", "-z", "-l", "--full-tree", commit)
     except OSError as error:
-        return Contents(commit=commit, problem=f"the git repository cannot be read at {commit[:12]} ({error})")
+        return Contents(commit=commit, problem=_("the git repository cannot be read at {commit} ({error})").format(commit=commit[:12], error=error))
     blobs: dict[str, tuple[str, int]] = {}  # path -> (object, size)
     for line in listing.split(b"\0"):
-        meta, _, name = line.partition(b"\t")
+        meta, _tab, name = line.partition(b"\t")
         fields = meta.split()
         if len(fields) != 4 or fields[1] != b"blob" or fields[0] == b"120000":  # files only: no submodules, no links
             continue
@@ -235,17 +238,18 @@ def _read_repository(repository: Path) -> Contents:
             blobs[path] = (fields[2].decode(), int(fields[3]))
     package, notebook, problem = locate(sorted(blobs))
     if problem:
-        return Contents(commit=commit, problem=f"{problem} at commit {commit[:12]}")
+        return Contents(commit=commit, problem=_("{problem} at commit {commit}").format(problem=problem, commit=commit[:12]))
     if notebook is not None:
         if blobs[notebook][1] > NOTEBOOK_BYTES:
-            return Contents(commit=commit, where=notebook, problem=f"{notebook} is {blobs[notebook][1] >> 20} MiB: too large for a notebook of this assignment")
+            return Contents(commit=commit, where=notebook, problem=_("{where} is {size} MiB: too large for a notebook of this assignment").format(
+                where=notebook, size=blobs[notebook][1] >> 20))
         wanted = [notebook]
     else:
         wanted = [name for name in _package_files(sorted(blobs), package) if blobs[name][1] <= FILE_BYTES]
     try:
         found = _cat_blobs(repository, [blobs[name][0] for name in wanted])
     except (OSError, ValueError) as error:
-        return Contents(commit=commit, problem=f"the git repository cannot be read at {commit[:12]} ({error})")
+        return Contents(commit=commit, problem=_("the git repository cannot be read at {commit} ({error})").format(commit=commit[:12], error=error))
     if notebook is not None:
         return Contents(notebook=found[0], commit=commit, where=notebook)
     contents = _modules_or_problem({PurePosixPath(name).name: data for name, data in zip(wanted, found)}, package)
@@ -264,7 +268,7 @@ def _cat_blobs(repository: Path, objects: list[str]) -> list[bytes]:
         end = output.index(b"\n", position)
         header = output[position:end].split()
         if len(header) != 3:
-            raise OSError(f"object {sha[:12]} is missing")
+            raise OSError(_("object {sha} is missing").format(sha=sha[:12]))
         size = int(header[2])
         found.append(output[end + 1:end + 1 + size])
         position = end + 1 + size + 1

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ..course.manifest import Course
 from ..course.results import ERROR, QuestionResult, Report
+from ..i18n import _
 from ..sandbox.parent import Sandbox
 from .intake import Contents, Entry, fingerprint_of, read_entry
 
@@ -75,9 +76,11 @@ def build_package(course: Course, contents: Contents, folder: Path) -> tuple[Pat
             sources = extract_answers(course, notebook)
         except Exception as error:  # noqa: BLE001 - any unreadable notebook is reported, never fatal
             first = str(error).strip().splitlines()[0] if str(error).strip() else ""
-            return None, f"{contents.where} cannot be read as a notebook ({type(error).__name__}: {first[:200]})"
+            return None, _("{name} cannot be read as a notebook ({error}: {message})").format(
+                name=contents.where, error=type(error).__name__, message=first[:200])
         if not sources:
-            return None, f"{contents.where} has none of the assignment's answer cells (grade_id q01_answer, ...): is it this assignment's notebook?"
+            return None, _("{name} has none of the assignment's answer cells (grade_id q01_answer, ...): is it this assignment's notebook?").format(
+                name=contents.where)
         return write_package(course, sources, package), ""
     package.mkdir(parents=True)
     for name, data in contents.modules.items():
@@ -130,7 +133,7 @@ def grade_entry(course: Course, entry: Entry, sandbox: Sandbox, scratch: Path) -
 
         report = run_suites(course, sandbox, package, course.numbers, hidden=classmates(entry, package)).to_dict()
     except Exception as error:  # noqa: BLE001 - the grader's own fault: reported for this entry, graded again next run
-        reason = f"the grader failed on this entry ({type(error).__name__}: {error}); run the command again"
+        reason = _("the grader failed on this entry ({error}: {message}); run the command again").format(error=type(error).__name__, message=error)
         return unreadable_report(course, entry, contents, reason) | {"grader_error": True, "traceback": traceback.format_exc()[-4000:]}
     finally:
         shutil.rmtree(folder, ignore_errors=True)

@@ -186,7 +186,8 @@ def main(argv: list[str] | None = None) -> int:
             from ..plots import PICTURES
 
             if args.number not in [str(n) for n in PICTURES]:
-                raise UsageError(f"question {args.number!r} has no picture: questions {', '.join(map(str, PICTURES))} have one")
+                raise UsageError(_("question {number} has no picture: questions {numbers} have one").format(
+                    number=repr(args.number), numbers=", ".join(map(str, PICTURES))))
             from ..plots.make import main as plot
 
             return plot(args, course, _package(course, "solutions" if args.solutions else "exercises"))
@@ -220,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return dev_check(course)
     except (UsageError, ManifestError) as error:
-        print(f"autograder: {error}", file=sys.stderr)
+        print(_("autograder: {error}").format(error=error), file=sys.stderr)
         return USAGE_ERROR
     except KeyboardInterrupt:
         print(_("autograder: interrupted"), file=sys.stderr)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import yaml
 
-from ..i18n import course_text
+from ..i18n import _, course_text
 
 ENCODED = "base64:"  # prefix of a self-test answer stored encoded in a student release
 
@@ -110,29 +110,29 @@ class _Node:
 
     def fail(self, problem: str) -> ManifestError:
         """An error naming this node's line and path."""
-        return ManifestError(f"course.yaml line {self.node.start_mark.line + 1}: `{self.path}` {problem}")
+        return ManifestError(_("course.yaml line {line}: `{path}` {problem}").format(line=self.node.start_mark.line + 1, path=self.path, problem=problem))
 
     def mapping(self) -> dict[str, "_Node"]:
         """The node's keys and child nodes; ManifestError unless it is a mapping."""
         if not isinstance(self.node, yaml.MappingNode):
-            raise self.fail("must be a mapping of keys to values")
+            raise self.fail(_("must be a mapping of keys to values"))
         return {k.value: _Node(v, f"{self.path}.{k.value}" if self.path else k.value) for k, v in self.node.value}
 
     def items(self) -> list["_Node"]:
         """The node's entries; ManifestError unless it is a list."""
         if not isinstance(self.node, yaml.SequenceNode):
-            raise self.fail("must be a list")
+            raise self.fail(_("must be a list"))
         return [_Node(item, f"{self.path}[{i}]") for i, item in enumerate(self.node.value)]
 
     def scalar(self, kind: type) -> object:
         """The node's value as kind (an int is accepted for a float); ManifestError otherwise."""
         if not isinstance(self.node, yaml.ScalarNode):
-            raise self.fail(f"must be a single {kind.__name__}")
+            raise self.fail(_("must be a single {kind}").format(kind=kind.__name__))
         value = yaml.SafeLoader("").construct_object(self.node)
         if kind is float and type(value) is int:
             value = float(value)
         if type(value) is not kind:
-            raise self.fail(f"must be a {kind.__name__}, not {self.node.value!r}")
+            raise self.fail(_("must be a {kind}, not {value}").format(kind=kind.__name__, value=repr(self.node.value)))
         return value
 
     def texts(self) -> tuple[str, ...]:
@@ -144,7 +144,7 @@ class _Node:
 
 def _require(fields: dict[str, _Node], key: str, where: _Node) -> _Node:
     if key not in fields:
-        raise where.fail(f"lacks the key `{key}`")
+        raise where.fail(_("lacks the key `{key}`").format(key=key))
     return fields[key]
 
 
@@ -171,7 +171,7 @@ def _question(node: _Node, translate: Callable[[str], str]) -> Question:
     )
     expected_file = f"exercises/q{question.number:02d}_{question.slug}.py"
     if question.file != expected_file:
-        raise fields["file"].fail(f"must be {expected_file!r} (from number and slug), not {question.file!r}")
+        raise fields["file"].fail(_("must be {expected} (from number and slug), not {found}").format(expected=repr(expected_file), found=repr(question.file)))
     return question
 
 
@@ -184,25 +184,27 @@ def load_course(root: Path, translate: Callable[[str], str] = course_text) -> Co
     try:
         document = yaml.compose(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ManifestError(f"no course.yaml in {root}: run the command from the kit's folder") from None
+        raise ManifestError(_("no course.yaml in {root}: run the command from the kit's folder").format(root=root)) from None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
-        line = f" line {mark.line + 1}" if mark else ""
-        raise ManifestError(f"course.yaml{line}: not valid YAML ({getattr(error, 'problem', error)})") from None
+        problem = getattr(error, 'problem', error)
+        if mark:
+            raise ManifestError(_("course.yaml line {line}: not valid YAML ({problem})").format(line=mark.line + 1, problem=problem)) from None
+        raise ManifestError(_("course.yaml: not valid YAML ({problem})").format(problem=problem)) from None
     if document is None:
-        raise ManifestError("course.yaml is empty")
+        raise ManifestError(_("course.yaml is empty"))
     top = _Node(document, "").mapping()
     if "format_version" in top and top["format_version"].scalar(int) != 1:
-        raise top["format_version"].fail("must be 1: this grader reads format 1")
+        raise top["format_version"].fail(_("must be 1: this grader reads format 1"))
     questions_node = _require(top, "questions", _Node(document, "course"))
     questions = tuple(_question(item, translate) for item in questions_node.items())
     seen: set[int] = set()
     for item, question in zip(questions_node.items(), questions):
         if question.number in seen:
-            raise item.fail(f"repeats question number {question.number}")
+            raise item.fail(_("repeats question number {number}").format(number=question.number))
         unknown = [r for r in question.requires if r not in seen]
         if unknown:
-            raise item.fail(f"requires {unknown}, which must be earlier questions")
+            raise item.fail(_("requires {unknown}, which must be earlier questions").format(unknown=unknown))
         seen.add(question.number)
     return Course(
         title=translate(str(_require(top, "title", _Node(document, "course")).scalar(str))),

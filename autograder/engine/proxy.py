@@ -8,16 +8,23 @@ and load weights into (`load_weights(model, state)`).
 """
 import contextlib
 import random
+import re
 from dataclasses import dataclass, field
 from typing import Iterator
 
 import torch
 
 from ..course.manifest import Question
+from ..i18n import N_, _
 from ..sandbox.parent import Child, ChildStopped
 
 
 CLOCK_SPEEDS = (1.0e9, 2.0e9)  # units of work per virtual second, drawn for each virtual_clock block
+CHILD_LINES = (  # lines the sandbox child writes in English (it runs without the kit's catalogues), translated here
+    (re.compile(r"function `(?P<name>.*)` not found in (?P<file>.*)"), N_("function `{name}` not found in {file}")),
+    (re.compile(r"the module has no parameter or buffer `(?P<name>.*)`"), N_("the module has no parameter or buffer `{name}`")),
+    (re.compile(r"returned a result the grader cannot take back \((?P<error>.*)\)"), N_("returned a result the grader cannot take back ({error})")),
+)
 
 
 class CheckFailure(AssertionError):
@@ -95,32 +102,43 @@ def _where(error: dict) -> str:
         return ""
     frame = error["where"][-1]
     code = f": {one_line(frame['code'], 120)}" if frame["code"] else ""
-    return f" at {one_line(frame['file'], 120)} line {frame['line']}{code}"
+    return _(" at {file} line {line}{code}").format(file=one_line(frame['file'], 120), line=frame['line'], code=code)
 
 
 def explain(error: dict, question: Question) -> str:
     """One line saying what the student's code raised, and where in their own files."""
     kind, message = one_line(error["type"], 100), str(error["message"])
     if kind in ("MissingFunction", "UnsavableResult"):
-        return one_line(message)
+        return _child_line(one_line(message))
     if kind == "NotImplementedError":
         frame = error["where"][-1] if error["where"] else None
         if frame and not frame["file"].endswith(question.file.split("/")[-1]):
-            return f"uses `{one_line(frame['function'], 80)}` from {one_line(frame['file'], 120)}, which is not written yet (raises NotImplementedError)"
-        name = one_line(frame["function"], 80) if frame else "this function"
-        return f"not attempted: `{name}` still raises NotImplementedError"
+            return _("uses `{function}` from {file}, which is not written yet (raises NotImplementedError)").format(
+                function=one_line(frame['function'], 80), file=one_line(frame['file'], 120))
+        name = one_line(frame["function"], 80) if frame else _("this function")
+        return _("not attempted: `{name}` still raises NotImplementedError").format(name=name)
     if kind == "SystemExit":
-        return f"called sys.exit(){_where(error)}; return a value instead"
+        return _("called sys.exit(){where}; return a value instead").format(where=_where(error))
     if kind == "KeyboardInterrupt":
-        return f"raised KeyboardInterrupt{_where(error)}"
+        return _("raised KeyboardInterrupt{where}").format(where=_where(error))
     if kind == "MemoryError" or "can't allocate memory" in message:
-        return f"ran out of memory (the limit is 4 GiB){_where(error)}"
+        return _("ran out of memory (the limit is 4 GiB){where}").format(where=_where(error))
     if kind == "OSError" and "File too large" in message:
-        return f"printed more than 8 MiB of output{_where(error)}"
+        return _("printed more than 8 MiB of output{where}").format(where=_where(error))
     if kind == "SyntaxError":
-        return f"SyntaxError: {one_line(message.strip().splitlines()[0] if message.strip() else '', 200)}{_where(error)}"
+        first = one_line(message.strip().splitlines()[0] if message.strip() else '', 200)
+        return _("SyntaxError: {message}{where}").format(message=first, where=_where(error))
     first_line = message.strip().splitlines()[0] if message.strip() else ""
-    return f"raised {kind}: {one_line(first_line, 200)}{_where(error)}"
+    return _("raised {kind}: {message}{where}").format(kind=kind, message=one_line(first_line, 200), where=_where(error))
+
+
+def _child_line(line: str) -> str:
+    """A line the child wrote, in the current language when it is one of CHILD_LINES (else unchanged)."""
+    for pattern, message in CHILD_LINES:
+        found = pattern.fullmatch(line)
+        if found:
+            return _(message).format(**found.groupdict())
+    return line
 
 
 def not_attempted(error: dict, question: Question) -> bool:
@@ -132,8 +150,8 @@ def refusal(what: str) -> str:
     """One line for an action the child refused (an import of the grader's packages, a file, a process)."""
     what = one_line(what, 200)
     if what.startswith("imports "):
-        return f"{what}; answers may import only torch, numpy, math and earlier exercises"
-    return f"{what}: not allowed in an answer, which may only compute with torch, numpy, math and earlier exercises"
+        return _("{what}; answers may import only torch, numpy, math and earlier exercises").format(what=what)
+    return _("{what}: not allowed in an answer, which may only compute with torch, numpy, math and earlier exercises").format(what=what)
 
 
 def _unchanged(after: torch.Tensor, before: torch.Tensor) -> bool:
@@ -228,7 +246,7 @@ class Student:
         """Send a request and return the child's answer; every kind of failure becomes a CheckFailure."""
         __tracebackhide__ = True  # pytest shows the test's line, not the proxy's
         if self._child.stopped:
-            raise CheckFailure("not run: the process had stopped during an earlier check", "stopped")
+            raise CheckFailure(_("not run: the process had stopped during an earlier check"), "stopped")
         try:
             answer = self._child.ask(request)
         except ChildStopped as stopped:
@@ -238,7 +256,8 @@ class Student:
             raise Refused(refusal(answer["refused"][0]))
         banned = [label for label in answer.get("spied", []) if label in self._forbid]
         if banned:
-            raise Refused(f"calls {banned[0]}, which question {self._question.number} asks you to do without: write it by hand")
+            raise Refused(_("calls {name}, which question {number} asks you to do without: write it by hand").format(
+                name=banned[0], number=self._question.number))
         if not answer["ok"]:
             error = answer["error"]
             raise StudentError(explain(error, self._question), error["type"], not_attempted(error, self._question))
@@ -260,7 +279,7 @@ class Student:
         before = [arg for arg in args if type(arg) is torch.Tensor]
         for index, (original, after) in enumerate(zip(before, answer.get("after", [])), start=1):
             if type(after) is torch.Tensor and after.shape == original.shape and not _unchanged(after, original):
-                raise CheckFailure(f"tensor argument {index} was modified in place; leave inputs untouched and return a new tensor")
+                raise CheckFailure(_("tensor argument {index} was modified in place; leave inputs untouched and return a new tensor").format(index=index))
         value = self._decode(answer["value"])
         call = Call(self, target, args, kwargs, value)
         if isinstance(value, Handle) and value._number is not None:

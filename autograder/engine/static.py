@@ -1,6 +1,8 @@
 """Read the student's source (never run it) for uses of the PyTorch functions a question forbids."""
 import ast
 
+from ..i18n import _
+
 NAMES = {
     "F.scaled_dot_product_attention": {"scaled_dot_product_attention"},
     "nn.MultiheadAttention": {"MultiheadAttention", "multi_head_attention_forward"},
@@ -48,6 +50,6 @@ def forbidden_uses(source: str, functions: tuple[str, ...], labels: tuple[str, .
         for name, line in _used_names(definitions[function], imported_as):
             label = next((label for label in labels if name in NAMES[label]), None)
             if label:
-                uses[function] = (label, f"line {line} uses {label}")
+                uses[function] = (label, _("line {line} uses {label}").format(line=line, label=label))
                 break
     return uses

@@ -4,6 +4,7 @@ from pathlib import Path
 
 from ..course.manifest import Course, Question, decode_answer
 from ..course.results import NOT_ATTEMPTED, PASSED, QuestionResult
+from ..i18n import N_, _
 from .stubs import StubError, expected_stubs
 
 Outcome = tuple[bool, str]  # (passed, one-line detail)
@@ -13,11 +14,11 @@ FORBIDDEN_IMPORTS = ("autograder", "reference", "solutions", "exercises")
 def _parse(path: Path) -> ast.Module | str:
     """The module's syntax tree, or why it has none."""
     if not path.is_file():
-        return "missing"
+        return _("missing")
     try:
         return ast.parse(path.read_text(encoding="utf-8"), str(path))
     except SyntaxError as error:
-        return f"SyntaxError line {error.lineno}"
+        return _("SyntaxError line {line}").format(line=error.lineno)
 
 
 def _defined(tree: ast.Module) -> set[str]:
@@ -39,15 +40,15 @@ def check_files(course: Course) -> Outcome:
     problems = []
     for folder in ("exercises", "solutions"):
         if not (course.root / folder / "__init__.py").is_file():
-            problems.append(f"{folder}/__init__.py is missing")
+            problems.append(_("{folder}/__init__.py is missing").format(folder=folder))
         for question in course.questions:
             path = course.root / folder / Path(question.file).name
             tree = _parse(path)
             if isinstance(tree, str):
                 problems.append(f"{folder}/{path.name}: {tree}")
             elif missing := [name for name in question.functions if name not in _defined(tree)]:
-                problems.append(f"{folder}/{path.name} does not define {', '.join(missing)}")
-    return _summary(problems, f"{len(course.questions)} modules in exercises/ and solutions/ define every listed function")
+                problems.append(_("{folder}/{file} does not define {names}").format(folder=folder, file=path.name, names=", ".join(missing)))
+    return _summary(problems, _("{count} modules in exercises/ and solutions/ define every listed function").format(count=len(course.questions)))
 
 
 def _points(node: ast.FunctionDef) -> bool:
@@ -66,10 +67,10 @@ def check_suites(course: Course) -> Outcome:
             continue
         tests = [node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name.startswith("test_")]
         if not tests:
-            problems.append(f"autograder/suites/{path.name} has no test function")
-        problems += [f"autograder/suites/{path.name}: {node.name} has no @pytest.mark.points(...)" for node in tests
+            problems.append(_("autograder/suites/{file} has no test function").format(file=path.name))
+        problems += [_("autograder/suites/{file}: {test} has no @pytest.mark.points(...)").format(file=path.name, test=node.name) for node in tests
                      if not _points(node) and not any("ungraded" in ast.unparse(d) for d in node.decorator_list)]
-    return _summary(problems, f"a pytest suite with pointed tests for each of the {len(course.questions)} questions")
+    return _summary(problems, _("a pytest suite with pointed tests for each of the {count} questions").format(count=len(course.questions)))
 
 
 def check_stubs(course: Course) -> Outcome:
@@ -79,16 +80,16 @@ def check_stubs(course: Course) -> Outcome:
     except StubError as error:
         return False, str(error)
     present = {path.name for path in (course.root / "exercises").glob("*.py")}
-    problems = [f"exercises/{name} is missing" for name in sorted(set(wanted) - present)]
-    problems += [f"exercises/{name} has no counterpart in solutions/" for name in sorted(present - set(wanted))]
+    problems = [_("exercises/{name} is missing").format(name=name) for name in sorted(set(wanted) - present)]
+    problems += [_("exercises/{name} has no counterpart in solutions/").format(name=name) for name in sorted(present - set(wanted))]
     for name in sorted(set(wanted) & present):
         have, want = (course.root / "exercises" / name).read_text(encoding="utf-8").splitlines(), wanted[name].splitlines()
         if have != want:
             line = next((i for i, (a, b) in enumerate(zip(have, want), start=1) if a != b), min(len(have), len(want)) + 1)
-            problems.append(f"exercises/{name} differs from the stub made from solutions/{name} at line {line}")
+            problems.append(_("exercises/{name} differs from the stub made from solutions/{name} at line {line}").format(name=name, line=line))
     if problems:
-        problems.append("regenerate with autograder.maintainer.stubs.write_stubs(Path('solutions'), Path('exercises'))")
-    return _summary(problems, f"exercises/ is exactly the {len(wanted)} files made from solutions/")
+        problems.append(_("regenerate with autograder.maintainer.stubs.write_stubs(Path('solutions'), Path('exercises'))"))
+    return _summary(problems, _("exercises/ is exactly the {count} files made from solutions/").format(count=len(wanted)))
 
 
 def check_teaching(course: Course) -> Outcome:
@@ -96,17 +97,18 @@ def check_teaching(course: Course) -> Outcome:
     problems = []
     for question in course.questions:
         if not any(hint.strip() for hint in question.hints):
-            problems.append(f"question {question.number} has no hint")
+            problems.append(_("question {number} has no hint").format(number=question.number))
         answered = [s for s in question.selftest if s.question.strip() and decode_answer(s.answer).strip()]
         if len(answered) < 2:
-            problems.append(f"question {question.number} has {len(answered)} self-test entries with answers (at least 2)")
-    return _summary(problems, "every question has hints and at least 2 answered self-test entries")
+            problems.append(_("question {number} has {count} self-test entries with answers (at least 2)").format(
+                number=question.number, count=len(answered)))
+    return _summary(problems, _("every question has hints and at least 2 answered self-test entries"))
 
 
 def check_points(course: Course) -> Outcome:
     """Every question is worth a positive number of points; report the total."""
-    problems = [f"question {q.number} is worth {q.points:g} points" for q in course.questions if q.points <= 0]
-    return _summary(problems, f"total {course.max_score:g} points over {len(course.questions)} questions")
+    problems = [_("question {number} is worth {points:g} points").format(number=q.number, points=q.points) for q in course.questions if q.points <= 0]
+    return _summary(problems, _("total {points:g} points over {count} questions").format(points=course.max_score, count=len(course.questions)))
 
 
 def _imports(question: Question, tree: ast.Module, modules: dict[str, int]) -> tuple[set[int], list[str]]:
@@ -119,11 +121,11 @@ def _imports(question: Question, tree: ast.Module, modules: dict[str, int]) -> t
                 if name.split(".")[0] in modules:
                     used.add(modules[name.split(".")[0]])
                 else:
-                    problems.append(f"question {question.number} imports .{name}, which is no question's module")
+                    problems.append(_("question {number} imports .{name}, which is no question's module").format(number=question.number, name=name))
         for name in [alias.name for alias in node.names] if isinstance(node, ast.Import) else \
                 [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []:
             if name.split(".")[0] in FORBIDDEN_IMPORTS:
-                problems.append(f"question {question.number} imports {name}; use a relative import of an earlier question")
+                problems.append(_("question {number} imports {name}; use a relative import of an earlier question").format(number=question.number, name=name))
     return used, problems
 
 
@@ -138,8 +140,9 @@ def check_requires(course: Course) -> Outcome:
         used, wrong = _imports(question, tree, modules)
         problems += wrong
         if used != set(question.requires):
-            problems.append(f"question {question.number} requires {sorted(question.requires)} but imports {sorted(used)}")
-    return _summary(problems, "every `requires` matches the relative imports of its solution")
+            problems.append(_("question {number} requires {required} but imports {imported}").format(
+                number=question.number, required=sorted(question.requires), imported=sorted(used)))
+    return _summary(problems, _("every `requires` matches the relative imports of its solution"))
 
 
 def check_grading(course: Course) -> list[tuple[str, bool, str]]:
@@ -152,15 +155,18 @@ def check_grading(course: Course) -> list[tuple[str, bool, str]]:
     try:
         stubs, answers = grade_many(course, [(course.root / "exercises", numbers), (course.root / "solutions", numbers)])
     except Exception as error:  # noqa: BLE001 - a broken suite or worker: say so in one line
-        reason = f"grading could not run: {type(error).__name__}: {error}".splitlines()[0]
-        return [("stubs fail", False, reason), ("solutions pass", False, reason)]
-    note = [f"questions {skipped} not graded (missing file or suite)"] if skipped else []
-    bad_stubs = [f"question {r.number} is {r.status!r} with {r.score:g}" for r in stubs.questions if r.status != NOT_ATTEMPTED or r.score != 0]
-    bad_answers = [f"question {r.number} is {r.status!r} with {r.score:g}/{r.max_score:g}: {_first_failure(r)}"
+        reason = _("grading could not run: {error}: {message}").format(error=type(error).__name__, message=error).splitlines()[0]
+        return [(STUBS_FAIL, False, reason), (SOLUTIONS_PASS, False, reason)]
+    note = [_("questions {numbers} not graded (missing file or suite)").format(numbers=skipped)] if skipped else []
+    bad_stubs = [_("question {number} is {status} with {score:g}").format(number=r.number, status=repr(r.status), score=r.score)
+                 for r in stubs.questions if r.status != NOT_ATTEMPTED or r.score != 0]
+    bad_answers = [_("question {number} is {status} with {score:g}/{total:g}: {failure}").format(
+                       number=r.number, status=repr(r.status), score=r.score, total=r.max_score, failure=_first_failure(r))
                    for r in answers.questions if r.status != PASSED]
     return [
-        ("stubs fail", *_summary(bad_stubs + note, f"all {len(numbers)} stubs graded 'not attempted', score 0")),
-        ("solutions pass", *_summary(bad_answers + note, f"all {len(numbers)} solutions at full marks, {answers.score:g}/{answers.max_score:g}")),
+        (STUBS_FAIL, *_summary(bad_stubs + note, _("all {count} stubs graded 'not attempted', score 0").format(count=len(numbers)))),
+        (SOLUTIONS_PASS, *_summary(bad_answers + note, _("all {count} solutions at full marks, {score:g}/{total:g}").format(
+            count=len(numbers), score=answers.score, total=answers.max_score))),
     ]
 
 
@@ -173,24 +179,26 @@ def _first_failure(result: QuestionResult) -> str:
     """The reason or the first failed check of a question result, in one line."""
     failed = [t for t in result.tests if not t.passed]
     text = result.reason or (f"{failed[0].name}: {failed[0].message}" if failed else "")
-    return text.splitlines()[0] if text else "no detail"
+    return text.splitlines()[0] if text else _("no detail")
 
 
-CHECKS = [("files and functions", check_files), ("suites", check_suites), ("stubs in sync", check_stubs),
-          ("hints and self-test", check_teaching), ("points", check_points), ("requires", check_requires)]
+CHECKS = [(N_("files and functions"), check_files), (N_("suites"), check_suites), (N_("stubs in sync"), check_stubs),
+          (N_("hints and self-test"), check_teaching), (N_("points"), check_points), (N_("requires"), check_requires)]
+STUBS_FAIL, SOLUTIONS_PASS, MANIFEST, SOLUTIONS = N_("stubs fail"), N_("solutions pass"), N_("manifest"), N_("solutions")  # names: translated where shown
 
 
 def _print(name: str, passed: bool, detail: str) -> None:
     """One line of the report: `ok` or `FAILED`, the check, the detail."""
-    print(f"{'ok' if passed else 'FAILED':<7} {name}: {detail}", flush=True)
+    verdict, shown = _("ok") if passed else _("FAILED"), _(name)
+    print(f"{verdict:<7} {shown}: {detail}", flush=True)
 
 
 def dev_check(course: Course) -> int:
     """Run every check, print one line each (ok / FAILED with the reason); 0 when all pass, else 1."""
     if not (course.root / "solutions").is_dir():
-        _print("solutions", False, f"no solutions/ in {course.root}: dev-check runs in the instructor's repository")
+        _print(SOLUTIONS, False, _("no solutions/ in {root}: dev-check runs in the instructor's repository").format(root=course.root))
         return 1
-    lines = [("manifest", True, f"course.yaml loads: {len(course.questions)} questions, numbers {course.numbers}")]
+    lines = [(MANIFEST, True, _("course.yaml loads: {count} questions, numbers {numbers}").format(count=len(course.questions), numbers=course.numbers))]
     _print(*lines[0])
     for name, check in CHECKS:
         lines.append((name, *check(course)))
@@ -198,7 +206,7 @@ def dev_check(course: Course) -> int:
     for line in check_grading(course):
         lines.append(line)
         _print(*line)
-    failed = [name for name, passed, _ in lines if not passed]
-    verdict = f"; FAILED: {', '.join(failed)}" if failed else ""
-    print(f"dev-check: {len(lines) - len(failed)} of {len(lines)} checks passed{verdict}")
+    failed = [name for name, passed, _detail in lines if not passed]
+    verdict = _("; FAILED: {names}").format(names=", ".join(_(name) for name in failed)) if failed else ""
+    print(_("dev-check: {passed} of {total} checks passed{verdict}").format(passed=len(lines) - len(failed), total=len(lines), verdict=verdict))
     return 1 if failed else 0

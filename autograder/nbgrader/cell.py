@@ -14,6 +14,8 @@ import subprocess
 import sys
 import tempfile
 import warnings
+
+from ..i18n import _
 from pathlib import Path
 
 KIT_DIR = str(Path(__file__).resolve().parents[2])  # the folder that holds the autograder package
@@ -45,10 +47,10 @@ def _ask(request: dict) -> dict:
     try:
         _server.stdin.write((json.dumps(request) + "\n").encode("utf-8"))
         _server.stdin.flush()
-        ready, _, _ = select.select([_server.stdout], [], [], GRADING_TIMEOUT)
+        ready, _writable, _failed = select.select([_server.stdout], [], [], GRADING_TIMEOUT)
         line = _server.stdout.readline() if ready else b""
         if not line:
-            raise OSError("no answer from the grading process")
+            raise OSError(_("no answer from the grading process"))
         return json.loads(line)
     except BaseException:  # an interrupt too: the answer still owed would be read by the next cell
         _server.kill()
@@ -61,7 +63,8 @@ def grade_question(course_root: str, number: int) -> float:
     try:
         answer = _ask({"course_root": str(course_root), "number": int(number), "history": _history()})
     except (OSError, ValueError) as error:
-        print(f"Question {number}: the grader could not run ({type(error).__name__}: {error}); 0 points.")
+        print(_("Question {number}: the grader could not run ({error}: {message}); 0 points.").format(
+            number=number, error=type(error).__name__, message=error))
         return 0.0
     print(answer["summary"], end="")
     return float(answer["score"])
@@ -113,7 +116,8 @@ def main() -> int:
                 answer = grader.grade(request)
             except Exception as error:  # noqa: BLE001 - the cell must get an answer, whatever went wrong
                 answer = {"score": 0.0, "max_score": None,
-                          "summary": f"Question {request.get('number')}: the grader failed ({type(error).__name__}: {error}); 0 points.\n"}
+                          "summary": _("Question {number}: the grader failed ({error}: {message}); 0 points.").format(
+                              number=request.get('number'), error=type(error).__name__, message=error) + "\n"}
             sys.stdout.write(json.dumps(answer) + "\n")
             sys.stdout.flush()
     finally:

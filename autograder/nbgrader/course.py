@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from ..course.manifest import Course, Question
+from ..i18n import _
 from .cell import KIT_DIR
 from .package import answer_id, graded_id, marker
 from ..maintainer.stubs import BEGIN
@@ -37,7 +38,7 @@ def answer_source(question: Question, solution: str) -> str:
     for line in drop_relative_imports(solution).splitlines():
         begin = BEGIN.match(line)
         if begin:
-            todo = (begin["todo"] or "write this part.").strip()
+            todo = (begin["todo"] or _("write this part.")).strip()
             lines += [f"{begin['indent']}# TODO: {todo}", f"{begin['indent']}### BEGIN SOLUTION"]
         else:
             lines.append(line)
@@ -47,7 +48,7 @@ def answer_source(question: Question, solution: str) -> str:
 def _names(question: Question) -> str:
     """`a`, `b` and `c`."""
     quoted = [f"`{name}`" for name in question.functions]
-    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+    return quoted[0] if len(quoted) == 1 else _("{first} and {last}").format(first=", ".join(quoted[:-1]), last=quoted[-1])
 
 
 def instructions(course: Course, question: Question) -> str:
@@ -55,21 +56,23 @@ def instructions(course: Course, question: Question) -> str:
     earlier = [course.question(n) for n in question.requires]
     uses = ""
     if earlier:
-        listed = ", ".join(f"question {q.number} ({q.title.lower()})" for q in earlier)
-        uses = f" It builds on your answers to {listed}: their cells above define those names, so use them directly."
+        listed = ", ".join(_("question {number} ({title})").format(number=q.number, title=q.title.lower()) for q in earlier)
+        uses = " " + _("It builds on your answers to {listed}: their cells above define those names, so use them directly.").format(listed=listed)
     hints = "\n".join(f"{index}. {hint}" for index, hint in enumerate(question.hints, start=1))
     parts = [
-        f"## Question {question.number}: {question.title} ({question.points:g} points)",
-        (f"Complete {_names(question)} in the answer cell below: replace each `raise NotImplementedError` with your code, "
-         f"keeping the names, signatures and docstrings.{uses} Answers may import torch, numpy and math only."),
-        (f"Run the answer cell, then the test cell after it. The test cell checks that your names are defined; "
-         f"the graded checks are hidden and run when your notebook is graded, in a sandbox limited to "
-         f"{question.time_limit:g} seconds for this question. Your score is the question's points times the weighted "
-         f"share of those checks that pass."),
-        "Keep the first line of the answer cell: the grader finds your answer by it.",
+        "## " + _("Question {number}: {title} ({points:g} points)").format(number=question.number, title=question.title, points=question.points),
+        _("Complete {names} in the answer cell below: replace each `raise NotImplementedError` with your code, "
+          "keeping the names, signatures and docstrings.{uses} Answers may import torch, numpy and math only.").format(
+            names=_names(question), uses=uses),
+        _("Run the answer cell, then the test cell after it. The test cell checks that your names are defined; "
+          "the graded checks are hidden and run when your notebook is graded, in a sandbox limited to "
+          "{seconds:g} seconds for this question. Your score is the question's points times the weighted "
+          "share of those checks that pass.").format(seconds=question.time_limit),
+        _("Keep the first line of the answer cell: the grader finds your answer by it."),
     ]
     if hints:
-        parts.append(f"<details><summary>Hints (open them only when stuck)</summary>\n\n{hints}\n\n</details>")
+        summary = _("Hints (open them only when stuck)")
+        parts.append(f"<details><summary>{summary}</summary>\n\n{hints}\n\n</details>")
     return "\n\n".join(parts)
 
 
@@ -103,8 +106,9 @@ def build_notebook(course: Course, kit_dir: str = KIT_DIR) -> "nbformat.Notebook
     from nbformat import v4
 
     cells = [v4.new_markdown_cell(
-        f"# {course.title}\n\n{course.description}\n\nWork from top to bottom: a later answer may use the names "
-        f"defined by earlier answer cells. The questions are worth {course.max_score:g} points in all.",
+        f"# {course.title}\n\n{course.description}\n\n" + _("Work from top to bottom: a later answer may use the names "
+                                                              "defined by earlier answer cells. The questions are worth {points:g} points in all.").format(
+            points=course.max_score),
         id="intro", metadata=_meta("intro", grade=False, solution=False, locked=True))]
     for question in course.questions:
         solution = (course.root / "solutions" / Path(question.file).name).read_text(encoding="utf-8")
@@ -152,13 +156,13 @@ def write_course(course: Course, course_dir: Path, assignment: str) -> int:
     try:
         import nbformat
     except ImportError:
-        print("autograder: the nbgrader command needs nbgrader: pip install nbgrader", file=sys.stderr)
+        print(_("autograder: the nbgrader command needs nbgrader: pip install nbgrader"), file=sys.stderr)
         return 2
     if not re.fullmatch(r"[A-Za-z0-9_.-]+", assignment):
-        print(f"autograder: {assignment!r} is not a usable assignment name (letters, digits, _ . -)", file=sys.stderr)
+        print(_("autograder: {assignment} is not a usable assignment name (letters, digits, _ . -)").format(assignment=repr(assignment)), file=sys.stderr)
         return 2
     if not (course.root / "solutions").is_dir():
-        print(f"autograder: no solutions/ in {course.root}: run this in the instructor's copy of the kit", file=sys.stderr)
+        print(_("autograder: no solutions/ in {root}: run this in the instructor's copy of the kit").format(root=course.root), file=sys.stderr)
         return 2
     course_dir = course_dir.resolve()
     target = course_dir / "source" / assignment / f"{NOTEBOOK}.ipynb"
@@ -166,10 +170,10 @@ def write_course(course: Course, course_dir: Path, assignment: str) -> int:
     config = course_dir / "nbgrader_config.py"
     if not config.exists():
         config.write_text(config_text(course), encoding="utf-8")
-        print(f"wrote {config}")
+        print(_("wrote {path}").format(path=config))
     elif CONFIG_MARK not in config.read_text(encoding="utf-8"):
-        print(f"kept your {config}; make sure it has these settings:\n\n" + config_text(course).split("\n", 1)[1])
+        print(_("kept your {path}; make sure it has these settings:").format(path=config) + "\n\n" + config_text(course).split("\n", 1)[1])
     nbformat.write(build_notebook(course), str(target))
-    print(f"wrote {target} ({len(course.questions)} questions, {course.max_score:g} points)")
-    print(f"next: cd {course_dir} && nbgrader generate_assignment {assignment}")
+    print(_("wrote {path} ({questions} questions, {points:g} points)").format(path=target, questions=len(course.questions), points=course.max_score))
+    print(_("next: cd {folder} && nbgrader generate_assignment {assignment}").format(folder=course_dir, assignment=assignment))
     return 0

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from ..course.manifest import Course
+from ..i18n import _
 from .package import answer_id, graded_id, summary_text, write_package
 from ..engine.run import grade_many
 from ..sandbox.parent import Sandbox
@@ -55,13 +56,14 @@ def read_submission(course: Course, folder: Path, notebooks: list[str]) -> Submi
     for name in notebooks:
         path = folder / f"{name}.ipynb"
         if not path.exists():
-            submission.problem = f"no {path.name} in {folder}"
+            submission.problem = _("no {name} in {folder}").format(name=path.name, folder=folder)
             return submission
         try:
             notebook = nbformat.read(str(path), as_version=4)
             found = extract_answers(course, notebook)
         except Exception as error:  # noqa: BLE001 - any unreadable notebook is reported, never fatal
-            submission.problem = f"{path.name} cannot be read ({type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''})"
+            submission.problem = _("{name} cannot be read ({error}: {message})").format(
+                name=path.name, error=type(error).__name__, message=str(error).splitlines()[0] if str(error) else '')
             return submission
         submission.sources.update(found)
     return submission
@@ -151,7 +153,7 @@ def _grade_class(course: Course, course_dir: Path, assignment: str, student: str
             SaveAutoGrades,
         )
     except ImportError:
-        print("autograder: grading with --nbgrader needs nbgrader: pip install nbgrader", file=sys.stderr)
+        print(_("autograder: grading with --nbgrader needs nbgrader: pip install nbgrader"), file=sys.stderr)
         return USAGE_ERROR
     from nbconvert.preprocessors import ClearMetadataPreprocessor
     from sqlalchemy.exc import SAWarning
@@ -165,14 +167,14 @@ def _grade_class(course: Course, course_dir: Path, assignment: str, student: str
         with Gradebook(*gradebook_args) as gb:
             notebooks = [notebook.name for notebook in gb.find_assignment(assignment).notebooks]
     except MissingEntry:
-        print(f"autograder: no assignment {assignment!r} in the gradebook of {course_dir}: run `nbgrader generate_assignment {assignment}` there first",
-              file=sys.stderr)
+        print(_("autograder: no assignment {name} in the gradebook of {folder}: run `nbgrader generate_assignment {assignment}` there first").format(
+            name=repr(assignment), folder=course_dir, assignment=assignment), file=sys.stderr)
         return USAGE_ERROR
     submitted = Path(coursedir.format_path(coursedir.submitted_directory, ".", "."))
     excluded = [s for s in coursedir.student_id_exclude.split(",") if s]  # the course's own exclusions stay excluded
     folders = sorted(p for p in submitted.glob(f"{student or '*'}/{assignment}") if p.is_dir() and p.parent.name not in excluded)
     if not folders:
-        print(f"autograder: no submissions in {submitted}/{student or '*'}/{assignment}", file=sys.stderr)
+        print(_("autograder: no submissions in {path}").format(path=f"{submitted}/{student or '*'}/{assignment}"), file=sys.stderr)
         return USAGE_ERROR
 
     submissions = [read_submission(course, folder, notebooks) for folder in folders]
@@ -210,11 +212,12 @@ def _grade_class(course: Course, course_dir: Path, assignment: str, student: str
     for submission in readable:
         autograded = Path(coursedir.format_path(coursedir.autograded_directory, submission.student, assignment))
         if not all((autograded / f"{name}.ipynb").exists() for name in notebooks):
-            reason = next((m for m in collected.messages if submission.student in m), "nbgrader could not process it")
-            submission.problem = f"nbgrader rejected the notebook: {reason.strip().splitlines()[0]}"
+            reason = next((m for m in collected.messages if submission.student in m), _("nbgrader could not process it"))
+            submission.problem = _("nbgrader rejected the notebook: {reason}").format(reason=reason.strip().splitlines()[0])
             rejected.append(submission)
     if readable and len(rejected) == len(readable) > 1:  # the whole class failed: nbgrader's problem, not the students'
-        print("autograder: nbgrader could not write any submission into the gradebook:\n  " + "\n  ".join(collected.messages[-5:]), file=sys.stderr)
+        print(_("autograder: nbgrader could not write any submission into the gradebook:") + "\n  " + "\n  ".join(collected.messages[-5:]),
+              file=sys.stderr)
         return USAGE_ERROR
     for submission in submissions:
         if submission.problem:
@@ -226,11 +229,13 @@ def _grade_class(course: Course, course_dir: Path, assignment: str, student: str
 
 def _print_table(course: Course, submissions: list[Submission]) -> None:
     """Per student: every question's score and the total; then the notebooks that could not be graded."""
-    width = max([len("student")] + [len(s.student) for s in submissions])
-    print(f"{'student':<{width}}  " + "  ".join(f"q{n:02d}".rjust(5) for n in course.numbers) + f"  {'total':>6} / {course.max_score:g}")
+    student, total = _("student"), _("total")
+    width = max([len(student)] + [len(s.student) for s in submissions])
+    print(f"{student:<{width}}  " + "  ".join(f"q{n:02d}".rjust(5) for n in course.numbers) + f"  {total:>6} / {course.max_score:g}")
     for s in submissions:
         print(f"{s.student:<{width}}  " + "  ".join(f"{s.scores.get(n, 0.0):5g}" for n in course.numbers) + f"  {sum(s.scores.values()):6g}")
     problems = [s for s in submissions if s.problem]
     for s in problems:
-        print(f"{s.student}: scored 0, {s.problem}")
-    print(f"graded {len(submissions)} submission(s) into the gradebook" + (f"; {len(problems)} could not be read" if problems else ""))
+        print(_("{student}: scored 0, {problem}").format(student=s.student, problem=s.problem))
+    print(_("graded {count} submission(s) into the gradebook").format(count=len(submissions))
+          + (_("; {count} could not be read").format(count=len(problems)) if problems else ""))

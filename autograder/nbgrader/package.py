@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..course.manifest import Course, Question
 from ..course.results import QuestionResult
+from ..i18n import _
 
 PACKAGE_INIT = '"""Answers taken from a notebook, one module per question."""\n'
 
@@ -29,7 +30,8 @@ def graded_id(number: int) -> str:
 
 def marker(question: Question) -> str:
     """First line of an answer cell: the comment by which the test cells find the cell's code."""
-    return f"# {answer_id(question.number)}: your answer to question {question.number}. Keep this line: the grader finds your code by it."
+    return "# " + _("{grade_id}: your answer to question {number}. Keep this line: the grader finds your code by it.").format(
+        grade_id=answer_id(question.number), number=question.number)
 
 
 def _defines(source: str, names: tuple[str, ...]) -> bool:
@@ -114,8 +116,10 @@ def write_package(course: Course, sources: dict[int, str], folder: Path, upto: i
 
 def summary_text(result: QuestionResult) -> str:
     """What a test cell prints: the score and each check passed or failed, never the expected values."""
-    lines = [f"Question {result.number}, {result.title}: {result.score:g} / {result.max_score:g} points ({result.status})"]
+    lines = [_("Question {number}, {title}: {score:g} / {total:g} points ({status})").format(
+        number=result.number, title=result.title, score=result.score, total=result.max_score, status=_(result.status))]
     if result.status not in ("passed", "failed") and result.reason:
         lines.append(f"  {result.reason}")
-    lines += [f"  [{'passed' if test.passed else 'FAILED'}] {test.name}" for test in result.tests]
+    passed, failed = _("passed"), _("FAILED")
+    lines += [f"  [{passed if test.passed else failed}] {test.name}" for test in result.tests]
     return "\n".join(lines) + "\n"

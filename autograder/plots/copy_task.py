@@ -2,6 +2,7 @@
 import numpy as np
 
 from ..engine.proxy import Student
+from ..i18n import _
 from ..suites.test_q10_train import HEADS, TRAIN_KWARGS, T, _trained_model, tokens
 from .grid import Heatmaps
 from .values import pair, table
@@ -16,15 +17,18 @@ def previous_share(weights: np.ndarray) -> np.ndarray:
 
 def trained_heads(student: Student, label: str) -> Heatmaps:
     """train_copy_task with the suite's settings, then each head's weights (T, T) on a seeded sample of T tokens."""
-    model, _ = _trained_model(student, TRAIN_KWARGS)
+    model, _losses = _trained_model(student, TRAIN_KWARGS)
     model.eval()
     sample = tokens(1, T, SAMPLE_SEED)  # (1, T)
     with student.no_grad():
-        _, weights = pair(model(sample, return_weights=True), "the trained model's forward(x, return_weights=True)", "(logits, weights)")
-    found = table(weights, (1, HEADS, T, T), f"the trained model's weights for x of shape {(1, T)}")[0]  # (H, T, T)
+        _logits, weights = pair(model(sample, return_weights=True), _("the trained model's forward(x, return_weights=True)"),
+                                "(logits, weights)")
+    found = table(weights, (1, HEADS, T, T), _("the trained model's weights for x of shape {shape}").format(shape=(1, T)))[0]  # (H, T, T)
     shares = previous_share(found)
-    title = (f"The heads of train_copy_task({', '.join(f'{k}={v}' for k, v in TRAIN_KWARGS.items())}) of {label}\n"
-             f"on {T} sample tokens; outlined: each position's previous one")
-    return Heatmaps("q10_trained_heads.png", title, found[None], ["trained model"],
-                    [f"head {h}: {share:.2f} on the previous" for h, share in enumerate(shares)], ("query i", "key j"),
+    settings = ", ".join(f"{k}={v}" for k, v in TRAIN_KWARGS.items())
+    title = _("The heads of train_copy_task({settings}) of {label}\non {T} sample tokens; outlined: each position's previous one").format(
+        settings=settings, label=label, T=T)
+    return Heatmaps("q10_trained_heads.png", title, found[None], [_("trained model")],
+                    [_("head {h}: {share:.2f} on the previous").format(h=h, share=share) for h, share in enumerate(shares)],
+                    (_("query i"), _("key j")),
                     diagonal=-1)

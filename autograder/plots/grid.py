@@ -8,6 +8,8 @@ from matplotlib.figure import Figure
 from matplotlib.image import AxesImage
 from matplotlib.patches import Rectangle
 
+from ..i18n import _
+
 ANNOTATED_CELLS = 64  # tables with at most this many cells show their values in the cells
 
 
@@ -37,7 +39,7 @@ class Heatmaps:
                 axes[r, c].set_title(self.col_labels[c] if r == 0 else "", fontsize=9)
                 axes[r, c].set_ylabel(f"{self.row_labels[r]}\n{self.axis_labels[0]}" if c == 0 else "", fontsize=9)
                 axes[r, c].set_xlabel(self.axis_labels[1] if r == rows - 1 else "", fontsize=9)
-        figure.colorbar(image, ax=axes, shrink=0.8, label="weight")
+        figure.colorbar(image, ax=axes, shrink=0.8, label=_("weight"))
         figure.suptitle(self.title, fontsize=10)
         return figure
 

@@ -7,6 +7,7 @@ from typing import Callable
 from ..course.manifest import Course
 from ..engine.plugin import KitPlugin
 from ..engine.proxy import CheckFailure, Student
+from ..i18n import _
 from ..sandbox.parent import Sandbox
 from . import attention, copy_task, tanh, timing
 from .grid import Heatmaps
@@ -43,7 +44,8 @@ def main(args: argparse.Namespace, course: Course, package: Path) -> int:
     try:
         picture = gather(course, package, number, sandbox)
     except CheckFailure as failure:
-        print(f"autograder: cannot draw question {number}: {failure.message} (`check {number}` says more)", file=sys.stderr)
+        print(_("autograder: cannot draw question {number}: {message} (`check {number}` says more)").format(number=number, message=failure.message),
+              file=sys.stderr)
         return 1
     finally:
         sandbox.close()

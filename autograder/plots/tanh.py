@@ -6,6 +6,7 @@ from reference import additive
 
 from ..engine.inputs import randn
 from ..engine.proxy import Student
+from ..i18n import _
 from ..suites.test_q06_additive import additive_args
 from .grid import Heatmaps
 from .values import table
@@ -27,10 +28,12 @@ def tanh_removal(student: Student, label: str) -> Heatmaps:
     rows = []
     for use_tanh in (True, False):
         got = student.weights_across_states(*inputs, use_tanh=use_tanh)
-        yours = table(got, (S, T), f"weights_across_states(..., use_tanh={use_tanh}) for {S} states and T = {T}")
+        yours = table(got, (S, T), _("weights_across_states(..., use_tanh={use_tanh}) for {S} states and T = {T}").format(
+            use_tanh=use_tanh, S=S, T=T))
         rows.append([yours, additive.weights_across_states(*inputs, use_tanh=use_tanh).numpy()])
     panels = np.array(rows)  # (2, 2, S, T)
-    title = (f"{S} decoder states attending over the same {T} source positions\nwithout tanh, the rows differ by up to "
-             f"{spread(panels[1, 0]):.2g} in yours and {spread(panels[1, 1]):.2g} in the reference")
-    return Heatmaps("q07_tanh_removal.png", title, panels, ["with tanh", "without tanh"], [f"yours ({label})", "reference"],
-                    ("decoder state", "source position j"))
+    title = _("{S} decoder states attending over the same {T} source positions\nwithout tanh, the rows differ by up to "
+              "{yours:.2g} in yours and {reference:.2g} in the reference").format(S=S, T=T, yours=spread(panels[1, 0]),
+                                                                                 reference=spread(panels[1, 1]))
+    return Heatmaps("q07_tanh_removal.png", title, panels, [_("with tanh"), _("without tanh")],
+                    [_("yours ({label})").format(label=label), _("reference")], (_("decoder state"), _("source position j")))

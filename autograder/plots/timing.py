@@ -9,6 +9,7 @@ from matplotlib.figure import Figure
 from reference import cost
 
 from ..engine.proxy import CheckFailure, Student
+from ..i18n import _
 from ..suites.test_q09_timing import WALL
 
 
@@ -32,12 +33,12 @@ class Timings:
         figure = Figure(figsize=(6.4, 4.4), layout="constrained")
         FigureCanvasAgg(figure)
         ax = figure.subplots()
-        ax.loglog(self.Ts, self.seconds, "o", color="black", label=f"time_attention of {self.label}")
-        ax.loglog(self.Ts, self.line(self.slope), "-", color="tab:blue", label=f"least-squares fit: T^{self.slope:.2f}")
-        ax.loglog(self.Ts, self.line(2.0), ":", color="tab:red", label="T^2, for comparison")
-        ax.set_xlabel("sequence length T")
-        ax.set_ylabel("seconds per forward")
-        ax.set_title(f"Real timings on this machine (not graded): time grows like T^{self.slope:.2f}", fontsize=10)
+        ax.loglog(self.Ts, self.seconds, "o", color="black", label=_("time_attention of {label}").format(label=self.label))
+        ax.loglog(self.Ts, self.line(self.slope), "-", color="tab:blue", label=_("least-squares fit: T^{slope:.2f}").format(slope=self.slope))
+        ax.loglog(self.Ts, self.line(2.0), ":", color="tab:red", label=_("T^2, for comparison"))
+        ax.set_xlabel(_("sequence length T"))
+        ax.set_ylabel(_("seconds per forward"))
+        ax.set_title(_("Real timings on this machine (not graded): time grows like T^{slope:.2f}").format(slope=self.slope), fontsize=10)
         ax.legend()
         return figure
 
@@ -56,9 +57,11 @@ def real_timings(student: Student, label: str) -> Timings:
     except (TypeError, KeyError, ValueError):
         readable = False
     if not readable:
-        raise CheckFailure("sent back timings the grader cannot read")
+        raise CheckFailure(_("sent back timings the grader cannot read"))
     if len(Ts) < 2:
-        raise CheckFailure(f"time_attention took more than {WALL['budget']:g} s for T = {WALL['Ts'][0]}: too slow for a second size")
+        raise CheckFailure(_("time_attention took more than {budget:g} s for T = {T}: too slow for a second size").format(
+            budget=WALL['budget'], T=WALL['Ts'][0]))
     if not all(math.isfinite(s) and s > 0 for s in seconds):
-        raise CheckFailure(f"time_attention returned {', '.join(f'{s:g}' for s in seconds)}; a log-log plot needs positive seconds")
+        raise CheckFailure(_("time_attention returned {seconds}; a log-log plot needs positive seconds").format(
+            seconds=", ".join(f"{s:g}" for s in seconds)))
     return fitted(Ts, seconds, label)

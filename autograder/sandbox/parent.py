@@ -12,6 +12,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..i18n import N_, _
+
 MEMORY_BYTES = 4 << 30  # address-space limit of a child
 OUTPUT_BYTES = 8 << 20  # largest file a child may write, its captured output included
 ANSWER_BYTES = 64 << 20  # largest answer the grader reads back
@@ -20,9 +22,9 @@ STARTUP_SECONDS = 120  # the most a zygote may take to start (it imports torch) 
 WALL_FACTOR = 3  # a child is stopped after this many times its time limit on the wall clock, however busy the machine
 OUTPUT_SHOWN = 2000  # characters of the child's captured output kept for the report
 KEPT_ENV = ("PATH", "LANG", "LC_ALL", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "SYSTEMROOT")
-SIGNALS = {-11: "a segmentation fault", -6: "an abort", -9: "being killed (memory or CPU limit?)", -24: "the CPU time limit",
-           -7: "a bus error", -8: "a floating-point exception",
-           -31: "a forbidden system call (signalling, tracing or writing into another process)"}
+SIGNALS = {-11: N_("a segmentation fault"), -6: N_("an abort"), -9: N_("being killed (memory or CPU limit?)"),
+           -24: N_("the CPU time limit"), -7: N_("a bus error"), -8: N_("a floating-point exception"),
+           -31: N_("a forbidden system call (signalling, tracing or writing into another process)")}
 TIMEOUT, CRASHED, ERROR = "timeout", "crashed", "error"
 
 
@@ -66,7 +68,7 @@ class Sandbox:
         """The last line the zygote wrote on stderr, or a generic one."""
         self.errors.seek(0)
         lines = self.errors.read().decode("utf-8", "replace").strip().splitlines()
-        return lines[-1] if lines else "the grading worker stopped unexpectedly"
+        return lines[-1] if lines else _("the grading worker stopped unexpectedly")
 
     def pump(self, timeout: float | None, extra: list[int] = ()) -> list[int]:
         """Read the zygote's messages for up to timeout seconds; return which of extra became readable.
@@ -74,12 +76,12 @@ class Sandbox:
         Raises ChildStopped when the zygote itself is gone (a fresh one is started for the next question).
         """
         stdout = self.process.stdout.fileno()
-        ready, _, _ = select.select([stdout, *extra], [], [], timeout)
+        ready, _writable, _failed = select.select([stdout, *extra], [], [], timeout)
         if stdout in ready:
             chunk = os.read(stdout, 1 << 16)
             if not chunk:
                 self._restart()
-                raise ChildStopped(ERROR, "the grader's worker stopped while this question ran (does the answer kill it?)")
+                raise ChildStopped(ERROR, _("the grader's worker stopped while this question ran (does the answer kill it?)"))
             self.pending += chunk
             while b"\n" in self.pending:
                 line, self.pending = self.pending.split(b"\n", 1)
@@ -174,13 +176,14 @@ class Child:
         """The exception for a child that ended on its own before answering."""
         code = self._exit_code()
         if code is not None and code < 0:
-            return self._stop(CRASHED, f"the process crashed with {SIGNALS.get(code, f'signal {-code}')}")
+            cause = _(SIGNALS[code]) if code in SIGNALS else _("signal {number}").format(number=-code)
+            return self._stop(CRASHED, _("the process crashed with {cause}").format(cause=cause))
         if code is None:
-            return self._stop(ERROR, "the answer closed the sandbox's channel to the grader: leave file descriptors you did not open alone")
+            return self._stop(ERROR, _("the answer closed the sandbox's channel to the grader: leave file descriptors you did not open alone"))
         if code == CHILD_FAILED:
-            return self._stop(ERROR, "the sandbox could not send your results back after your code ran: the answer changed something "
-                                     "it relies on (file descriptors, signal handlers, the recursion limit)")
-        return self._stop(CRASHED, f"the process exited (exit code {code}): do not call sys.exit() or os._exit() in an answer")
+            return self._stop(ERROR, _("the sandbox could not send your results back after your code ran: the answer changed something "
+                                       "it relies on (file descriptors, signal handlers, the recursion limit)"))
+        return self._stop(CRASHED, _("the process exited (exit code {code}): do not call sys.exit() or os._exit() in an answer").format(code=code))
 
     def first(self) -> dict:
         """The child's first word: whether the student's module imported (within the time limit)."""
@@ -221,7 +224,7 @@ class Child:
             left = min(self.time_limit - self._used(), WALL_FACTOR * self.time_limit - self.spent,
                        STARTUP_SECONDS + WALL_FACTOR * self.time_limit - self.waited)
             if left <= 0:
-                raise self._stop(TIMEOUT, f"stopped after {self.time_limit:g} s: an endless loop, or far too much work?")
+                raise self._stop(TIMEOUT, _("stopped after {seconds:g} s: an endless loop, or far too much work?").format(seconds=self.time_limit))
             start = time.monotonic()
             try:
                 ready = self.sandbox.pump(min(left, 0.05 if reader is None else 0.25), [reader] if reader is not None else [])
@@ -244,18 +247,18 @@ class Child:
             if len(self.buffer) >= 8:
                 size = int.from_bytes(self.buffer[:8], "little")
                 if size > ANSWER_BYTES:
-                    raise self._stop(ERROR, f"returned a result larger than {ANSWER_BYTES >> 20} MiB, which the grader does not take back")
+                    raise self._stop(ERROR, _("returned a result larger than {size} MiB, which the grader does not take back").format(size=ANSWER_BYTES >> 20))
                 if len(self.buffer) >= 8 + size:
                     frame, self.buffer = self.buffer[8:8 + size], self.buffer[8 + size:]
                     start = time.monotonic()
                     try:
                         answer = _load_answer(frame)
                     except Exception as error:  # noqa: BLE001 - the frame is the student's process's word
-                        raise self._stop(ERROR, f"sent back data the grader cannot read ({type(error).__name__})") from None
+                        raise self._stop(ERROR, _("sent back data the grader cannot read ({error})").format(error=type(error).__name__)) from None
                     finally:
                         self.spent += time.monotonic() - start  # reading an answer is charged to the question too
                     if not isinstance(answer, dict) or not isinstance(answer.get("ok"), bool) or not isinstance(answer.get("refused", []), list):
-                        raise self._stop(ERROR, "sent back data the grader cannot read (not an answer)")
+                        raise self._stop(ERROR, _("sent back data the grader cannot read (not an answer)"))
                     return answer
             if self._wait_for(self.answers):
                 try:
