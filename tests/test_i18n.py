@@ -3,6 +3,8 @@ import ast
 import base64
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -30,17 +32,17 @@ def _language_from_the_locale_afterwards():
     set_language(None)
 
 
-def _start(*args: str, lang: str | None) -> subprocess.Popen:
-    """`python -m autograder args` in the kit's folder, with LANG=lang and no other locale variable."""
+def _start(*args: str, lang: str | None, cwd: Path = ROOT) -> subprocess.Popen:
+    """`python -m autograder args` in the kit's folder (or cwd), with LANG=lang and no other locale variable."""
     env = {key: value for key, value in os.environ.items() if key not in LOCALE} | ({"LANG": lang} if lang else {})
-    return subprocess.Popen([sys.executable, "-m", "autograder", *args], cwd=ROOT, env=env, text=True,
+    return subprocess.Popen([sys.executable, "-m", "autograder", *args], cwd=cwd, env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
 
 
-def _finish(process: subprocess.Popen) -> str:
-    """The stdout of a finished run that exited 0."""
+def _finish(process: subprocess.Popen, status: int = 0) -> str:
+    """The stdout of a finished run that exited with status."""
     out, err = process.communicate(timeout=300)
-    assert process.returncode == 0, err
+    assert process.returncode == status, err
     return out
 
 
@@ -53,6 +55,37 @@ def test_check_3_reads_as_french_with_lang_or_with_a_french_locale() -> None:
         assert "Autoévaluation pour la question 3" in table
         assert "Quels rôles jouent la requête, la clé et la valeur" in table and "rétropropagation" in table
         assert "Single-head" not in table and "Self-test" not in table and "passed" not in table
+
+
+def test_a_failed_check_reads_as_french_name_mismatch_and_known_mistake(tmp_path: Path) -> None:
+    for name in ("autograder", "reference", "course.yaml"):
+        (shutil.copytree if (ROOT / name).is_dir() else shutil.copy)(ROOT / name, tmp_path / name)
+    shutil.copytree(ROOT / "solutions", tmp_path / "exercises", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "tests" / "corpus" / "wrong" / "q03_softmax_dim_minus2.py", tmp_path / "exercises" / "q03_attention.py")
+    runs = [_start("check", "3", "--lang", "fr", lang=None, cwd=tmp_path), _start("check", "3", "--json", "--lang", "fr", lang=None, cwd=tmp_path)]
+    table, report = [_finish(run, 1) for run in runs]
+    table = re.sub(r"\n +", " ", table)  # lines wrapped to the terminal, joined again
+    assert "x l'attention causale concorde avec F.scaled_dot_product_attention -- la sortie\u00a0: " in table
+    assert "positions sur" in table and "diffèrent des valeurs attendues, la première en [0, 0], avec un écart allant jusqu'à" in table
+    assert ("\u00a0; cela correspond à une erreur connue\u00a0: ce sont les colonnes des poids qui somment à 1, pas leurs lignes\u00a0: "
+            "le softmax porte sur l'axe des requêtes (dim -2) au lieu des clés (voir `python -m autograder hint 3`, indice 2)") in table
+    assert "[plus petite entrée en échec\u00a0: q float32" in table and "votre résultat pour les poids\u00a0: [[" in table
+    assert "known mistake" not in table and "positions differ" not in table and "smallest failing input" not in table
+    tests = json.loads(report)["questions"][0]["tests"]
+    assert tests[0]["name"] == "l'attention causale concorde avec F.scaled_dot_product_attention" and not tests[0]["passed"]
+    assert "cela correspond à une erreur connue" in tests[0]["message"]
+
+
+def test_one_error_in_several_checks_is_said_once_in_french_too() -> None:
+    from autograder.cli.report import failed_lines
+    from autograder.engine.inputs import INPUT_NOTE
+
+    set_language("fr")
+    message = _("the result differs from what this check expects")
+    tests = [CaseResult(name, False, f"{message} [{_(INPUT_NOTE)}: T {T}]") for name, T in (("a", 1), ("b", 2))]
+    lines = failed_lines(tests, 200)
+    assert lines[0].strip() == f"x 2 vérifications -- {message}, sur ces entrées\u00a0:" and len(lines) == 3
+    assert lines[1].strip() == "- a [plus petite entrée en échec\u00a0: T 1]"
 
 
 def test_json_keeps_the_contract_keys_and_statuses_in_english(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:

@@ -9,6 +9,7 @@ from types import FrameType
 
 from ..course.manifest import Course
 from ..course.results import PASSED
+from ..i18n import _
 from ..sandbox.parent import Sandbox
 from .progress import at_full_marks, remember
 from .report import render, wrap
@@ -92,7 +93,7 @@ def wait_for_save(before: Stamp, interval: float = POLL_SECONDS) -> list[Path]:
 def progress_bar(done: int, total: int) -> str:
     """`[#####-----] 3 / 10 questions at full marks`: done of total as a bar of BAR_WIDTH characters."""
     filled = round(BAR_WIDTH * done / total) if total else BAR_WIDTH
-    return f"[{'#' * filled}{'-' * (BAR_WIDTH - filled)}] {done} / {total} questions at full marks"
+    return f"[{'#' * filled}{'-' * (BAR_WIDTH - filled)}] " + _("{done} / {total} questions at full marks").format(done=done, total=total)
 
 
 def _done(course: Course) -> list[int]:
@@ -126,7 +127,7 @@ class Watch:
         from ..engine.run import run_suites
 
         while True:
-            print(f"Checking question {numbers[-1]} ...")
+            print(_("Checking question {number} ...").format(number=numbers[-1]))
             self.graded = stamp(list(watched_files(self.course, self.package, numbers[-1])))
             report = run_suites(self.course, self.sandbox, self.package, numbers, notes=True)
             if self.interrupt.seen:  # pytest caught the KeyboardInterrupt: the report is unfinished
@@ -139,17 +140,19 @@ class Watch:
             following = _next_question(self.course, current)
             if following is None:
                 return None
-            print(f"\nQuestion {current} is at full marks: on to question {following}, {self.course.question(following).title}.\n")
+            moving_on = _("Question {current} is at full marks: on to question {following}, {title}.").format(
+                current=current, following=following, title=self.course.question(following).title)
+            print(f"\n{moving_on}\n")
             numbers = [following]
 
     def status(self, number: int) -> None:
         """The progress bar, and what is watched now."""
         files = watched_files(self.course, self.package, number)
         others = [path.name for path, n in files.items() if n != number]
-        imports = f" (and {', '.join(others)}, which it runs)" if others else ""
+        imports = _(" (and {files}, which it runs)").format(files=", ".join(others)) if others else ""
         print(f"\n{progress_bar(len(_done(self.course)), len(self.course.questions))}")
-        print(wrap(f"Watching question {number}: save exercises/{Path(self.course.question(number).file).name}{imports} "
-                   "to check it again; Ctrl-C quits.", ""))
+        print(wrap(_("Watching question {number}: save exercises/{file}{imports} to check it again; Ctrl-C quits.").format(
+            number=number, file=Path(self.course.question(number).file).name, imports=imports), ""))
 
     def follow(self, start: int) -> None:
         """Grade start, then wait for saves and re-grade, moving on at full marks, until every question is done."""
@@ -162,10 +165,10 @@ class Watch:
                 print(CLEAR, end="")  # one run per screen
             else:
                 print("\n" + "=" * 2 * BAR_WIDTH)
-            print(f"Saved {', '.join(path.name for path in changed)} at {time.strftime('%H:%M:%S')}.")
+            print(_("Saved {files} at {time}.").format(files=", ".join(path.name for path in changed), time=time.strftime("%H:%M:%S")))
             current = self.grade(sorted({files[path] for path in changed} - {current}) + [current])
         print(f"\n{progress_bar(len(self.course.questions), len(self.course.questions))}")
-        print("Every question is at full marks: well done. `python -m autograder selftest N` opens the self-tests.")
+        print(_("Every question is at full marks: well done. `python -m autograder selftest N` opens the self-tests."))
 
 
 def watch(course: Course, package: Path, start: int | None = None) -> int:
@@ -178,7 +181,7 @@ def watch(course: Course, package: Path, start: int | None = None) -> int:
     try:
         first = start or _next_question(course, None)
         if first is None:
-            print("Every question is at full marks already: nothing left to watch.")
+            print(_("Every question is at full marks already: nothing left to watch."))
             return 0
         with interrupt.held_back():
             sandbox = Sandbox()  # first: its import of torch overlaps the grader's
@@ -188,7 +191,8 @@ def watch(course: Course, package: Path, start: int | None = None) -> int:
         Watch(course, package, sandbox, interrupt).follow(first)
     except KeyboardInterrupt:
         after_echo = "\n" if sys.stdout.isatty() else ""  # the terminal has just echoed ^C
-        print(f"{after_echo}Stopped watching: {len(_done(course))} / {len(course.questions)} questions at full marks.")
+        print(after_echo + _("Stopped watching: {done} / {total} questions at full marks.").format(done=len(_done(course)),
+                                                                                               total=len(course.questions)))
     finally:
         signal.signal(signal.SIGINT, previous)
         if sandbox is not None:

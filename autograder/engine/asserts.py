@@ -6,6 +6,7 @@ import math
 
 import torch
 
+from ..i18n import _, ngettext
 from .mistakes import known
 from .proxy import CheckFailure, Handle, Unsupported
 
@@ -20,7 +21,12 @@ def kind(value: object) -> str:
         return value.description
     if value is None:
         return "None"
-    return "a tuple" if isinstance(value, tuple) else f"a {type(value).__name__}"
+    return _("a tuple") if isinstance(value, tuple) else _("a {type}").format(type=type(value).__name__)
+
+
+def named(what: str) -> str:
+    """A result's name (`the output`, marked with N_ in the suites) in the current language; the empty name stays empty."""
+    return _(what) if what else what
 
 
 def first_position(where: torch.Tensor) -> list[int]:
@@ -30,12 +36,13 @@ def first_position(where: torch.Tensor) -> list[int]:
 
 def tensor_mismatch(got: object, expected: torch.Tensor, what: str = "the output") -> str | None:
     """None when got matches expected within the dtype's tolerance; otherwise one line saying how it differs."""
+    what = named(what)
     if type(got) is not torch.Tensor:
-        return f"{what} came back as {kind(got)}; expected a torch.Tensor"
+        return _("{what} came back as {kind}; expected a torch.Tensor").format(what=what, kind=kind(got))
     if got.shape != expected.shape:
-        return f"{what}: shape {tuple(got.shape)}, expected {tuple(expected.shape)}"
+        return _("{what}: shape {got}, expected {expected}").format(what=what, got=tuple(got.shape), expected=tuple(expected.shape))
     if got.dtype != expected.dtype:
-        return f"{what}: dtype {got.dtype}, expected {expected.dtype}"
+        return _("{what}: dtype {got}, expected {expected}").format(what=what, got=got.dtype, expected=expected.dtype)
     if got.numel() == 0:
         return None
     if expected.dtype in TOLERANCES:
@@ -43,7 +50,8 @@ def tensor_mismatch(got: object, expected: torch.Tensor, what: str = "the output
         unexpected = ~torch.isfinite(got) & torch.isfinite(expected)
         if unexpected.any():
             position = first_position(unexpected)
-            return f"{what}: {got[tuple(position)].item()} at position {position}, where a finite number is expected"
+            return _("{what}: {value} at position {position}, where a finite number is expected").format(
+                what=what, value=got[tuple(position)].item(), position=position)
         wrong = ~torch.isclose(got, expected, rtol=rtol, atol=atol, equal_nan=True)
     else:
         wrong = got != expected
@@ -53,10 +61,16 @@ def tensor_mismatch(got: object, expected: torch.Tensor, what: str = "the output
     count = int(wrong.sum())
     if expected.dtype in TOLERANCES:
         error = (got[wrong].double() - expected[wrong].double()).abs().max().item()
-        size = "infinitely" if math.isinf(error) or math.isnan(error) else f"up to {error:.3g}"
-        return (f"{what}: {count} of {got.numel()} positions differ from the expected values, first at {position}, off by {size} "
-                f"(tolerance about {atol:g}){row_sums(got, expected)}")
-    return f"{what}: {count} of {got.numel()} positions differ, first at {position}"
+        size = _("infinitely") if math.isinf(error) or math.isnan(error) else _("up to {error}").format(error=f"{error:.3g}")
+        # the English is the same for one position (and stays as it was), the French is not
+        return ngettext("{what}: {count} of {total} positions differ from the expected values, first at {position}, off by {size} "
+                        "(tolerance about {tolerance})",
+                        "{what}: {count} of {total} positions differ from the expected values, first at {position}, off by {size} "
+                        "(tolerance about {tolerance})", count).format(
+            what=what, count=count, total=got.numel(), position=position, size=size, tolerance=f"{atol:g}") + row_sums(got, expected)
+    return ngettext("{what}: {count} of {total} positions differ, first at {position}",
+                    "{what}: {count} of {total} positions differ, first at {position}", count).format(
+        what=what, count=count, total=got.numel(), position=position)
 
 
 def row_sums(got: torch.Tensor, expected: torch.Tensor) -> str:
@@ -70,21 +84,22 @@ def row_sums(got: torch.Tensor, expected: torch.Tensor) -> str:
     if torch.allclose(sums, torch.ones_like(sums), atol=1e-4):
         return ""
     low, high = sums.min().item(), sums.max().item()
-    measured = f"{low:.3g}" if f"{low:.3g}" == f"{high:.3g}" else f"{low:.3g} to {high:.3g}"
-    return f"; {'its rows sum' if expected.dim() > 1 else 'it sums'} to {measured}, not 1"
+    measured = f"{low:.3g}" if f"{low:.3g}" == f"{high:.3g}" else _("{low} to {high}").format(low=f"{low:.3g}", high=f"{high:.3g}")
+    sentence = _("; its rows sum to {measured}, not 1") if expected.dim() > 1 else _("; it sums to {measured}, not 1")
+    return sentence.format(measured=measured)
 
 
 def past_change(first: torch.Tensor, second: torch.Tensor, start: int, dim: int) -> str | None:
     """None when two outputs agree (beyond rounding) before position start along dim; else what changed there, such as
     `position 1 changed by up to 0.31`: the future leaked in."""
     if first.shape != second.shape:
-        return f"the two outputs have shapes {tuple(first.shape)} and {tuple(second.shape)}"
+        return _("the two outputs have shapes {first} and {second}").format(first=tuple(first.shape), second=tuple(second.shape))
     before, after = first.narrow(dim, 0, start), second.narrow(dim, 0, start)
     moved = ~torch.isclose(before, after, atol=1e-5, equal_nan=True)  # the same test as torch.allclose
     if not moved.any():
         return None
     position = int(moved.movedim(dim, 0).flatten(1).any(dim=1).nonzero()[0])
-    return f"position {position} changed by up to {(before - after).abs()[moved].max().item():.3g}"
+    return _("position {position} changed by up to {change}").format(position=position, change=f"{(before - after).abs()[moved].max().item():.3g}")
 
 
 def output_mismatch(got: object, expected: object, names: tuple[str, ...]) -> str | None:
@@ -92,7 +107,7 @@ def output_mismatch(got: object, expected: object, names: tuple[str, ...]) -> st
     if len(names) == 1:
         return tensor_mismatch(got, expected, names[0])
     if not isinstance(got, (tuple, list)) or len(got) != len(names):
-        return f"returned {kind(got)}; expected a tuple ({', '.join(names)})"
+        return _("returned {kind}; expected a tuple ({names})").format(kind=kind(got), names=", ".join(named(name) for name in names))
     for part, reference, name in zip(got, expected, names):
         problem = tensor_mismatch(part, reference, name)
         if problem:
@@ -111,13 +126,14 @@ def as_number(got: object) -> float | None:
 
 def number_mismatch(got: object, expected: float, what: str, rel: float = 1e-9, abs_: float = 0.0) -> str | None:
     """None when got is a number within rel (relative) or abs_ of expected."""
-    value = as_number(got)
+    value, what = as_number(got), named(what)
     if value is None:
-        return f"{what} came back as {kind(got)}; expected a number"
+        return _("{what} came back as {kind}; expected a number").format(what=what, kind=kind(got))
     if not math.isfinite(value):
-        return f"{what} is {value}; expected a finite number"
+        return _("{what} is {value}; expected a finite number").format(what=what, value=value)
     if abs(value - expected) > max(rel * abs(expected), abs_):
-        return f"{what} is off by {abs(value - expected) / max(abs(expected), 1e-300):.1%} of the expected value"
+        off = f"{abs(value - expected) / max(abs(expected), 1e-300):.1%}"
+        return _("{what} is off by {off} of the expected value").format(what=what, off=off)
     return None
 
 
@@ -136,7 +152,7 @@ def known_mistake(got: object, rel: float | None = None, abs_: float = 0.0) -> s
     """`; this matches a known mistake: ...` when got, the latest call's result, is what a mistake of the bank returns
     on the same input (numbers compared within rel or abs_); else the empty string."""
     sentence = known(got, lambda a, b: same(a, b, rel, abs_))
-    return f"; {sentence}" if sentence else ""
+    return _("; {mistake}").format(mistake=sentence) if sentence else ""  # French puts a no-break space before the semicolon
 
 
 def _fail(problem: str | None, compared: tuple | None = None) -> None:
@@ -165,4 +181,4 @@ def assert_future_blind(first: torch.Tensor, second: torch.Tensor, start: int, d
     to which the change measured is added."""
     __tracebackhide__ = True
     change = past_change(first, second, start, dim)
-    _fail(change and f"{what} ({change})")
+    _fail(change and f"{named(what)} ({change})")

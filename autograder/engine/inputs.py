@@ -10,6 +10,8 @@ from typing import Callable, Sequence
 import pytest
 import torch
 
+from ..i18n import N_, _
+
 
 def randn(*shape: int, seed: int, dtype: torch.dtype = torch.float32, scale: float = 1.0) -> torch.Tensor:
     """A seeded standard normal tensor of the given shape (times scale)."""
@@ -44,7 +46,8 @@ def case(**values: object) -> "pytest.param":
     return pytest.param(*values.values(), id=describe_all(values))
 
 
-INPUT_NOTE = "smallest failing input"  # how a failure names its input: ` [smallest failing input: ...]`
+# TRANSLATORS: followed by a colon and the input; end it with a no-break space where the colon needs one
+INPUT_NOTE = N_("smallest failing input")  # how a failure names its input: ` [smallest failing input: ...]`, translated where written
 MakeOne = Callable[[random.Random], dict[str, object]]
 Choice = tuple[int, int | float]  # (n, a value below n) for a drawn integer, (0, a float in [0, 1)) for random()
 SHRINK_TRIES = 40  # re-runs of a check's body at most, when its failure is shrunk
@@ -155,8 +158,10 @@ def shrink(make_one: MakeOne, choices: tuple[Choice, ...], still_fails: Callable
 
 
 def without_input(message: str) -> str:
-    """A failure's message without the input it names (and what follows it): the same error met on different inputs."""
-    return message.split(f" [{INPUT_NOTE}: ", 1)[0]
+    """A failure's message without the input it names (and what follows it): the same error met on different inputs.
+
+    The message was written in the current language, so the note is looked for in it too."""
+    return message.split(f" [{_(INPUT_NOTE)}: ", 1)[0]
 
 
 def entries(tensor: torch.Tensor) -> str:

@@ -14,6 +14,7 @@ from typing import Callable
 
 import torch
 
+from ..i18n import _
 from .proxy import Call, latest_call
 
 BANKS = "autograder.suites.mistakes"
@@ -24,7 +25,7 @@ class Mistake:
     """A mistake students make: one line saying what is wrong, the hint that helps, and what it returns."""
 
     name: str  # unique in its bank: q03.softmax_query_axis is `softmax_query_axis` in the bank of question 3
-    explanation: str
+    explanation: str  # marked with N_ where the bank defines it, translated when shown
     hint: int  # the number of the hint, as `python -m autograder hint N` numbers them
     variants: dict[str, Callable[..., object]]  # the student's function (or class) -> its result with this mistake
     hint_of: int | None = None  # the question whose hint helps, when it is not the bank's own
@@ -43,9 +44,9 @@ class Bank:
         return f"q{self.question:02d}.{mistake.name}"
 
     def sentence(self, mistake: Mistake) -> str:
-        """What the student reads: the explanation and the hint to open."""
-        return (f"this matches a known mistake: {mistake.explanation} "
-                f"(see `python -m autograder hint {mistake.hint_of or self.question}`, hint {mistake.hint})")
+        """What the student reads, in the current language: the explanation and the hint to open."""
+        return _("this matches a known mistake: {explanation} (see `python -m autograder hint {question}`, hint {hint})").format(
+            explanation=_(mistake.explanation), question=mistake.hint_of or self.question, hint=mistake.hint)
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ import torch
 
 from ..course.manifest import Course, Question
 from ..course.results import ERROR, FAILED, NOT_ATTEMPTED, PASSED, CaseResult, QuestionResult
+from ..i18n import _
 from ..sandbox.parent import Child, ChildStopped, Sandbox
 from .asserts import tensor_mismatch
 from .inputs import INPUT_NOTE, describe_all, entries, shrink
@@ -67,9 +68,10 @@ class QuestionRun:
 
 
 def check_name(item: pytest.Item) -> str:
-    """The check's name in the report: the first line of the test's docstring, else its function name in words."""
+    """The check's name in the report, in the current language: the first line of the test's docstring (which the
+    catalogue collects), else its function name in words."""
     doc = (item.function.__doc__ or "").strip()
-    return doc.splitlines()[0] if doc else item.originalname.removeprefix("test_").replace("_", " ")
+    return _(doc.splitlines()[0]) if doc else item.originalname.removeprefix("test_").replace("_", " ")
 
 
 def forbid_labels(item: pytest.Item) -> tuple[str, ...]:
@@ -83,11 +85,11 @@ def _failing_input(item: pytest.Item, error: BaseException, inputs: int, shrunk:
     if notes:
         lines = [line.strip().rstrip(",") for line in notes[0].splitlines()[1:-1]]
         shown = [line for line in lines if line and not line.startswith("student=")]
-        return f" [{INPUT_NOTE}: {', '.join(shown)}]" if shown else ""
+        return f" [{_(INPUT_NOTE)}: {', '.join(shown)}]" if shown else ""
     callspec = getattr(item, "callspec", None)
     if callspec is None or inputs < 2:
         return ""
-    return f" [{INPUT_NOTE}: {describe_all(shrunk if shrunk is not None else callspec.params)}]"
+    return f" [{_(INPUT_NOTE)}: {describe_all(shrunk if shrunk is not None else callspec.params)}]"
 
 
 def _side_by_side(error: BaseException) -> str:
@@ -101,8 +103,11 @@ def _side_by_side(error: BaseException) -> str:
     for part, reference, name in parts:
         if type(part) is torch.Tensor and 0 < part.numel() <= SIDE_BY_SIDE and 0 < reference.numel() <= SIDE_BY_SIDE \
                 and tensor_mismatch(part, reference, name) is not None:
-            yours = f"your {name.removeprefix('the ')}" if name.startswith("the ") else f"yours ({name})"
-            shown.append(f"; {yours} {entries(part)} vs expected {entries(reference)}")
+            label = _(name)
+            # TRANSLATORS: {short} is a result's English name without its article ("weights"); {name} is its whole name, translated
+            yours = (_("your {short}").format(short=name.removeprefix("the "), name=label) if name.startswith("the ")
+                     else _("yours ({name})").format(name=label))
+            shown.append(_("; {yours} {got} vs expected {expected}").format(yours=yours, got=entries(part), expected=entries(reference)))
     return "".join(shown)
 
 
@@ -144,10 +149,10 @@ def failure(item: pytest.Item, error: BaseException, inputs: int, shrunk: dict[s
     elif isinstance(error, AssertionError):
         text = str(error).strip()
         if not text or text.startswith("assert "):  # a bare assert: pytest's text would show the expected value
-            text = "the result differs from what this check expects"
+            text = _("the result differs from what this check expects")
         message, kind = text.splitlines()[0], "failed"
     else:
-        message, kind = f"returned something the grader cannot read as an answer ({type(error).__name__})", "failed"
+        message, kind = _("returned something the grader cannot read as an answer ({error})").format(error=type(error).__name__), "failed"
     if about_input:
         named = _failing_input(item, error, inputs, shrunk)
         message += named + (_side_by_side(error) if named else "")  # inputs the message names are public: show the values
@@ -191,7 +196,7 @@ class KitPlugin:
         run = self.run_of(question)
         source = self.package / Path(question.file).name
         if not source.exists():
-            run.status, run.reason = ERROR, f"{question.file} is missing: restore it (for example from git) and try again"
+            run.status, run.reason = ERROR, _("{file} is missing: restore it (for example from git) and try again").format(file=question.file)
             raise CheckFailure(run.reason, "error")
         run.child = self.sandbox.open(self.package, question.module, question.time_limit, self.hidden)
         try:
@@ -200,9 +205,10 @@ class KitPlugin:
                 run.status = ERROR
                 run.reason = refusal(imported["refused"][0]) if imported["refused"] else explain(imported["error"], question)
         except ChildStopped as stopped:
-            run.status, run.reason = stopped.status, f"{stopped.reason} (while importing your module)"
+            run.status, run.reason = stopped.status, _("{reason} (while importing your module)").format(reason=stopped.reason)
         except Exception as error:  # noqa: BLE001 - the child's first word is the student's process speaking
-            run.status, run.reason = ERROR, f"sent back data the grader cannot read while importing your module ({type(error).__name__})"
+            run.status, run.reason = ERROR, _("sent back data the grader cannot read while importing your module ({error})").format(
+                error=type(error).__name__)
         if run.status:
             self.finish(question)
             raise CheckFailure(run.reason, "error")
@@ -224,7 +230,8 @@ class KitPlugin:
             run.status, run.reason = stopped.status, stopped.reason
         if ending.orphans:
             run.status = ERROR
-            run.reason = f"started {ending.orphans} process(es) still running when it ended (the grader killed them): an answer may not start processes"
+            run.reason = _("started {count} process(es) still running when it ended (the grader killed them): an answer may not start "
+                           "processes").format(count=ending.orphans)
         run.child = None
 
     def shrink(self, run: QuestionRun, failing: Failing) -> None:
@@ -284,7 +291,7 @@ class KitPlugin:
         if self.first_failure_only and item.get_closest_marker("ungraded") is None:
             check = self.run_of(self.question_of(item.module)).checks.get(item.originalname)
             if check is not None and not check.passed:
-                pytest.skip("an earlier input of this check already failed")
+                pytest.skip(_("an earlier input of this check already failed"))
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(self, item: pytest.Item) -> object:
@@ -299,7 +306,7 @@ class KitPlugin:
             uses = self.static_uses(question, labels)
             if uses:
                 label, where = next(iter(uses.values()))
-                raise Refused(f"{where}, which question {question.number} asks you to do without: write it by hand")
+                raise Refused(_("{where}, which question {number} asks you to do without: write it by hand").format(where=where, number=question.number))
         return result
 
     @pytest.hookimpl(wrapper=True)
@@ -329,7 +336,8 @@ class KitPlugin:
         result = QuestionResult(question.number, question.title, question.points, PASSED, output=run.output, notes=run.notes)
         checks = list(run.checks.values())
         if not checks and not run.status:
-            run.status, run.reason = ERROR, f"no check of question {question.number} ran: its suite autograder/suites/test_{question.module}.py is missing or empty"
+            run.status, run.reason = ERROR, _("no check of question {number} ran: its suite autograder/suites/test_{module}.py is missing or empty").format(
+                number=question.number, module=question.module)
         if run.status == ERROR:
             result.status, result.reason = ERROR, run.reason
             result.tests = [CaseResult(c.name, False, run.reason, c.points) for c in checks]
@@ -338,7 +346,7 @@ class KitPlugin:
         if run.status:
             result.status, result.reason = run.status, run.reason
         elif checks and all(c.kind == "not attempted" for c in checks):
-            result.status, result.reason = NOT_ATTEMPTED, "not attempted yet: every function still raises NotImplementedError"
+            result.status, result.reason = NOT_ATTEMPTED, _("not attempted yet: every function still raises NotImplementedError")
         elif not all(c.passed for c in checks):
             result.status = FAILED
         return result

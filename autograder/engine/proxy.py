@@ -92,7 +92,7 @@ class CallRecord:
 def one_line(text: object, limit: int = 300) -> str:
     """Student-made text made safe for a one-line message: no line breaks or control characters, surrogates escaped, short."""
     text = str(text).encode("utf-8", "backslashreplace").decode("utf-8")
-    text = "".join(c if c.isprintable() else " " for c in text)
+    text = "".join(c if c.isprintable() or c == "\u00a0" else " " for c in text)  # French puts a no-break space before `:`
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 

@@ -1,11 +1,13 @@
 """Keep the translation catalogues in step with the code and course.yaml: extract, merge into each .po, compile the .mo.
 
 `python -m autograder.maintainer.catalog` (needs Babel, from the `test` extra) extracts every `_()`, `N_()` and
-`ngettext()` message of the autograder package and every text of course.yaml, merges them into
+`ngettext()` message of the autograder package, every check's name (the first docstring line of each `test_*`
+function of autograder/suites/) and every text of course.yaml, merges them into
 autograder/locale/<lang>/LC_MESSAGES/{autograder,course}.po (translations kept, new entries empty, vanished ones
 commented out), compiles each .mo, and lists the entries still to translate (exit status 1 while there are any).
 """
 import argparse
+import ast
 import io
 import sys
 from pathlib import Path
@@ -28,7 +30,22 @@ def message_template(package: Path = PACKAGE) -> Catalog:
     found = extract_from_dir(package, method_map=[("**.py", "python")], comment_tags=("TRANSLATORS:",))
     for filename, line, message, comments, _context in found:
         template.add(message, locations=[(f"autograder/{filename}", line)], auto_comments=comments)
+    for name, line, where in check_names(package):
+        template.add(name, locations=[(where, line)], auto_comments=["the name of a check: the first line of its docstring"])
     return template
+
+
+def check_names(package: Path = PACKAGE) -> list[tuple[str, int, str]]:
+    """(name, line, file) of every check of package's suites: the first docstring line of each `test_*` function,
+    as engine/plugin.py check_name() reads it."""
+    found = []
+    for path in sorted((package / "suites").glob("**/test_*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test_"):
+                doc = (ast.get_docstring(node, clean=False) or "").strip()
+                if doc:
+                    found.append((doc.splitlines()[0], node.lineno, f"autograder/{path.relative_to(package).as_posix()}"))
+    return found
 
 
 def course_template(root: Path) -> Catalog:

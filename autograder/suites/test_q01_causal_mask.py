@@ -7,6 +7,7 @@ import torch
 from autograder.engine.asserts import assert_same, first_position, kind
 from autograder.engine.inputs import batch_shape, case, draw, dtype, randn, seed
 from autograder.engine.proxy import Student
+from autograder.i18n import _
 from reference import masking
 
 
@@ -47,13 +48,13 @@ def test_mask_scores(student: Student, scores: torch.Tensor, mask: torch.Tensor)
     """mask_scores hides exactly the masked scores"""
     got = student.mask_scores(scores, mask)
     expected = masking.mask_scores(scores, mask)
-    assert type(got) is torch.Tensor, f"the output came back as {kind(got)}; expected a torch.Tensor"
+    assert type(got) is torch.Tensor, _("the output came back as {kind}; expected a torch.Tensor").format(kind=kind(got))
     if got.shape != expected.shape or got.dtype != expected.dtype:
         assert_same(got, expected)
     visible = mask.expand_as(scores)
     changed = visible & (got != scores)
-    assert not changed.any(), (f"at {first_position(changed)}, where the mask is True, the score became "
-                               f"{got[tuple(first_position(changed))].item():g}: keep it there (check which side of the mask you fill)")
+    assert not changed.any(), _("at {position}, where the mask is True, the score became {value}: keep it there (check which side of the mask you "
+                               "fill)").format(position=first_position(changed), value=f"{got[tuple(first_position(changed))].item():g}")
     shown = ~visible & ~(got <= -1e9)
-    assert not shown.any(), (f"at {first_position(shown)}, where the mask is False, the value is {got[tuple(first_position(shown))].item():g}, "
-                             f"not -inf (fill where the mask is False, with float('-inf'))")
+    assert not shown.any(), _("at {position}, where the mask is False, the value is {value}, not -inf (fill where the mask is False, with "
+                             "float('-inf'))").format(position=first_position(shown), value=f"{got[tuple(first_position(shown))].item():g}")

@@ -8,6 +8,7 @@ import torch
 from autograder.engine.asserts import as_number, assert_number, assert_same
 from autograder.engine.inputs import batch_shape, case, draw, dtype, randn, seed
 from autograder.engine.proxy import Student
+from autograder.i18n import N_, _
 from reference import dot_product
 
 LESSON_QUERY = [1.0, 0.0]
@@ -40,9 +41,9 @@ def test_toy_weights_lesson(student: Student, query: torch.Tensor, keys: torch.T
     expected = torch.tensor(LESSON_WEIGHTS[scale])
     if type(got) is torch.Tensor and got.shape == expected.shape and got.dtype == torch.float32:
         assert torch.allclose(got, expected, atol=0.006, rtol=0), \
-            f"the lesson's example gives weights that do not round to the lesson's figures at scale {scale:g}"
+            _("the lesson's example gives weights that do not round to the lesson's figures at scale {scale}").format(scale=f"{scale:g}")
     else:
-        assert_same(got, expected, "the weights")
+        assert_same(got, expected, N_("the weights"))
 
 
 @pytest.mark.points(2)
@@ -71,9 +72,11 @@ def test_dot_product_std_seed_and_n(student: Student) -> None:
     """dot_product_std depends on its seed and n"""
     got = [student.dot_product_std(8, n=n, seed=s) for n, s in ((5000, 0), (5000, 1), (5000, 0), (100, 0))]
     values = [as_number(value) for value in got]
-    assert all(value is not None for value in values), "dot_product_std should return a number (a Python float)"
+    assert all(value is not None for value in values), _("dot_product_std should return a number (a Python float)")
     first, other_seed, again, fewer = values
     assert first == again, \
-        f"two calls with the same seed give different results ({first:.6g}, then {again:.6g}): draw from a torch.Generator seeded with `seed`"
-    assert first != other_seed, f"seeds 0 and 1 give the same figure ({first:.6g}): the result must come from random draws made with `seed`"
-    assert first != fewer, f"n=5000 and n=100 give the same figure ({first:.6g}): draw n pairs of vectors"
+        _("two calls with the same seed give different results ({first}, then {again}): draw from a torch.Generator seeded with "
+              "`seed`").format(first=f"{first:.6g}", again=f"{again:.6g}")
+    assert first != other_seed, _("seeds 0 and 1 give the same figure ({first}): the result must come from random draws made with `seed`").format(
+        first=f"{first:.6g}")
+    assert first != fewer, _("n=5000 and n=100 give the same figure ({first}): draw n pairs of vectors").format(first=f"{first:.6g}")

@@ -7,6 +7,7 @@ import torch
 from autograder.engine.asserts import assert_future_blind, assert_same, kind
 from autograder.engine.inputs import batch_shape, draw, dtype, randn, seed
 from autograder.engine.proxy import Student
+from autograder.i18n import N_, _
 from reference import dot_product
 
 pytestmark = pytest.mark.forbid("F.scaled_dot_product_attention", "nn.MultiheadAttention")
@@ -42,14 +43,14 @@ def _resampled(T: int, start: int, first: int, again: int) -> torch.Tensor:
 @pytest.mark.parametrize("q, k, v, causal", draw(301, 12, lambda rng: _qkv_input(rng, True)))
 def test_causal_attention(student: Student, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool) -> None:
     """causal attention matches F.scaled_dot_product_attention"""
-    assert_same(student.attention(q, k, v, causal=causal), dot_product.attention(q, k, v, causal=causal), ("the output", "the weights"))
+    assert_same(student.attention(q, k, v, causal=causal), dot_product.attention(q, k, v, causal=causal), (N_("the output"), N_("the weights")))
 
 
 @pytest.mark.points(2)
 @pytest.mark.parametrize("q, k, v, causal", draw(302, 8, lambda rng: _qkv_input(rng, False)))
 def test_non_causal_attention(student: Student, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool) -> None:
     """attention with causal=False and Tq != Tk"""
-    assert_same(student.attention(q, k, v, causal=causal), dot_product.attention(q, k, v, causal=causal), ("the output", "the weights"))
+    assert_same(student.attention(q, k, v, causal=causal), dot_product.attention(q, k, v, causal=causal), (N_("the output"), N_("the weights")))
 
 
 @pytest.mark.points(2)
@@ -62,9 +63,10 @@ def test_future_blind(student: Student, T: int, start: int) -> None:
     outs = [student.attention(q, k, v), student.attention(q, changed_k, changed_v)]
     for out in outs:
         assert isinstance(out, tuple | list) and len(out) == 2 and type(out[0]) is torch.Tensor, \
-            f"attention returned {kind(out)}; expected (output, weights)"
+            _("attention returned {kind}; expected (output, weights)").format(kind=kind(out))
     assert_future_blind(outs[0][0], outs[1][0], start, -2,
-                        f"changing keys and values at positions {start} and later changed the output at an earlier position: the future leaks in")
+                        _("changing keys and values at positions {start} and later changed the output at an earlier position: the future "
+                          "leaks in").format(start=start))
 
 
 @pytest.mark.points(2)

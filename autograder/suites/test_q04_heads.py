@@ -7,6 +7,7 @@ import torch
 from autograder.engine.asserts import assert_same, kind
 from autograder.engine.inputs import case, draw, randn, seed
 from autograder.engine.proxy import Student, StudentError
+from autograder.i18n import N_, _
 from reference import dot_product
 
 
@@ -44,7 +45,7 @@ def test_combine_heads(student: Student, x: torch.Tensor) -> None:
 def test_round_trip(student: Student, x: torch.Tensor, n_heads: int) -> None:
     """split then combine gives x back exactly"""
     heads = student.split_heads(x, n_heads)
-    assert_same(student.combine_heads(heads), x, "combine_heads(split_heads(x))")
+    assert_same(student.combine_heads(heads), x, N_("combine_heads(split_heads(x))"))
 
 
 @pytest.mark.points(1)
@@ -57,4 +58,4 @@ def test_split_heads_raises(student: Student, x: torch.Tensor, n_heads: int) -> 
         if raised.type != "ValueError":
             raise  # another error: the message says what the student's code raised, and where
     else:
-        raise AssertionError(f"returned {kind(got)} instead of raising ValueError")
+        raise AssertionError(_("returned {kind} instead of raising ValueError").format(kind=kind(got)))

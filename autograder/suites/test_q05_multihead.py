@@ -5,6 +5,7 @@ import torch
 from autograder.engine.asserts import assert_same, kind, past_change
 from autograder.engine.inputs import case, randn
 from autograder.engine.proxy import Handle, Student, StudentError, load_weights, structure
+from autograder.i18n import N_, _
 from reference import dot_product
 
 FORBID = pytest.mark.forbid("F.scaled_dot_product_attention", "nn.MultiheadAttention")
@@ -45,11 +46,13 @@ def test_layout(student: Student) -> None:
     found = structure(student.MultiHeadSelfAttention(D, 4, max_len=max_len).to(torch.float32))
     expected = {"qkv.weight": [3 * D, D], "qkv.bias": [3 * D], "proj.weight": [D, D], "proj.bias": [D]}
     if found.parameters != expected:
-        listed = ", ".join(f"{name} {tuple(shape)}" for name, shape in found.parameters.items()) or "none"
-        raise AssertionError(f"the trainable parameters should be exactly qkv = nn.Linear({D}, {3 * D}) and proj = nn.Linear({D}, {D}); found {listed}")
-    assert found.children.get("qkv") == "Linear" and found.children.get("proj") == "Linear", "qkv and proj should be nn.Linear layers"
+        listed = ", ".join(f"{name} {tuple(shape)}" for name, shape in found.parameters.items()) or _("none")
+        raise AssertionError(_("the trainable parameters should be exactly qkv = nn.Linear({D}, {D3}) and proj = nn.Linear({D}, {D}); found {listed}").format(
+            D=D, D3=3 * D, listed=listed))
+    assert found.children.get("qkv") == "Linear" and found.children.get("proj") == "Linear", _("qkv and proj should be nn.Linear layers")
     masks = [shape for shape, _ in found.buffers.values() if shape[-2:] == [max_len, max_len] and all(s == 1 for s in shape[:-2])]
-    assert masks, f"no ({max_len}, {max_len}) causal mask among the module's buffers: create it once with register_buffer"
+    assert masks, _("no ({max_len}, {max_len}) causal mask among the module's buffers: create it once with register_buffer").format(
+        max_len=max_len)
 
 
 @FORBID
@@ -59,7 +62,7 @@ def test_matches_nn_multihead(student: Student, d_model: int, n_heads: int, max_
     """output and weights match nn.MultiheadAttention with the same weights"""
     model = _model(student, d_model, n_heads, max_len, seed, x.dtype)
     expected = dot_product.multihead(_weights(d_model, seed, x.dtype), x, n_heads)
-    assert_same(model(x, return_weights=True), expected, ("the output", "the weights"))
+    assert_same(model(x, return_weights=True), expected, (N_("the output"), N_("the weights")))
 
 
 @FORBID
@@ -69,8 +72,8 @@ def test_output_only(student: Student) -> None:
     B, T, D, H, seed = 2, 3, 6, 2, 509
     x = randn(B, T, D, seed=seed + 9)
     model = _model(student, D, H, 16, seed, x.dtype)
-    out, _ = dot_product.multihead(_weights(D, seed, x.dtype), x, H)
-    assert_same(model(x), out, "forward(x) without return_weights")
+    out = dot_product.multihead(_weights(D, seed, x.dtype), x, H)[0]
+    assert_same(model(x), out, N_("forward(x) without return_weights"))
 
 
 @FORBID
@@ -85,10 +88,12 @@ def test_future_blind(student: Student, d_model: int, n_heads: int, x: torch.Ten
     model = _model(student, d_model, n_heads, 16, seed, x.dtype)
     first, second, again = model(x), model(changed), model(x)
     if type(first) is not torch.Tensor or type(second) is not torch.Tensor or first.shape != second.shape:
-        raise AssertionError(f"forward(x) returned {kind(first)}; expected a (B, T, D) torch.Tensor")
+        raise AssertionError(_("forward(x) returned {kind}; expected a (B, T, D) torch.Tensor").format(kind=kind(first)))
     rerun, leak = past_change(first, again, length, dim=1), past_change(first, second, start, dim=1)
-    assert not rerun, f"two forwards of the same x gave different outputs ({rerun}): is dropout, or other randomness, left in the module?"
-    assert not leak, f"changing x at positions {start} and later changed the output at an earlier position ({leak}): is the mask applied?"
+    assert not rerun, _("two forwards of the same x gave different outputs ({change}): is dropout, or other randomness, left in the "
+                       "module?").format(change=rerun)
+    assert not leak, _("changing x at positions {start} and later changed the output at an earlier position ({change}): is the mask "
+                      "applied?").format(start=start, change=leak)
 
 
 @pytest.mark.points(1)

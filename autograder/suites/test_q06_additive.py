@@ -14,6 +14,7 @@ from autograder.engine.asserts import assert_same
 from autograder.engine.inputs import draw, dtype, randn, seed
 from autograder.engine.proxy import Student
 from autograder.engine.strategies import dtypes, seeds, settings, sizes
+from autograder.i18n import N_
 from reference import additive
 
 
@@ -48,4 +49,4 @@ def test_additive_attention(student: Student, s: torch.Tensor, H: torch.Tensor, 
                             v: torch.Tensor, b: torch.Tensor) -> None:
     """additive_attention gives softmax weights and their context"""
     args = (s, H, W, U, v, b)
-    assert_same(student.additive_attention(*args), additive.additive_attention(*args), ("the weights", "the context"))
+    assert_same(student.additive_attention(*args), additive.additive_attention(*args), (N_("the weights"), N_("the context")))

@@ -7,6 +7,7 @@ import torch
 from autograder.engine.asserts import assert_same, kind
 from autograder.engine.inputs import case, draw, randn, seed
 from autograder.engine.proxy import Student
+from autograder.i18n import N_, _
 from autograder.sandbox.child.helpers import FUNCTIONS
 from reference import additive
 
@@ -32,7 +33,7 @@ NUMERICAL = [
 @pytest.mark.parametrize("e, H", draw(801, 10, lambda rng: _read_input(rng, False)))
 def test_read(student: Student, e: torch.Tensor, H: torch.Tensor) -> None:
     """read returns softmax weights and their context"""
-    assert_same(student.read(e, H), additive.read(e, H), ("the weights a", "the context c"))
+    assert_same(student.read(e, H), additive.read(e, H), (N_("the weights a"), N_("the context c")))
 
 
 @pytest.mark.points(4)
@@ -55,11 +56,13 @@ def test_numerical_grad(student: Student, f: str, x: torch.Tensor, eps: float | 
     else:
         expected, tolerance = additive.central_difference(function, x, eps), 1e-7
     got = student.numerical_grad(student.known_function(f), x, **({} if eps is None else {"eps": eps}))
-    assert type(got) is torch.Tensor, f"numerical_grad returned {kind(got)}; expected a torch.Tensor"
+    assert type(got) is torch.Tensor, _("numerical_grad returned {kind}; expected a torch.Tensor").format(kind=kind(got))
     assert got.shape == x.shape and got.dtype == torch.float64, \
-        f"numerical_grad returned {got.dtype} {tuple(got.shape)}; expected float64 {tuple(x.shape)} like x"
+        _("numerical_grad returned {dtype} {shape}; expected float64 {expected} like x").format(
+            dtype=got.dtype, shape=tuple(got.shape), expected=tuple(x.shape))
     error = (got - expected).abs().max().item()
     if not error <= tolerance * (1 + expected.abs().max().item()):
         position = torch.nonzero((got - expected).abs() == error)
-        where = f", worst at {position[0].tolist()}" if len(position) else ""
-        raise AssertionError(f"numerical_grad is off by {error:.2g}{where}: use central differences (f(x+eps) - f(x-eps)) / (2 eps) with the given eps")
+        where = _(", worst at {position}").format(position=position[0].tolist()) if len(position) else ""
+        raise AssertionError(_("numerical_grad is off by {error}{where}: use central differences (f(x+eps) - f(x-eps)) / (2 eps) with the given "
+                             "eps").format(error=f"{error:.2g}", where=where))

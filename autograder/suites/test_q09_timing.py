@@ -7,6 +7,7 @@ import torch
 from autograder.engine.asserts import kind, known_mistake, number_mismatch
 from autograder.engine.inputs import case
 from autograder.engine.proxy import Student
+from autograder.i18n import N_, _
 from autograder.sandbox.child.clock import BURST_SIZE
 from reference import cost
 
@@ -27,18 +28,21 @@ def test_time_attention(student: Student, T: int, d: int, repeats: int) -> None:
     with student.virtual_clock() as speed:  # work per virtual second, drawn afresh: only a measured figure can match it
         value = student.time_attention(T, d=d, repeats=repeats)
         reads = student.last.reads  # how often that call read the clock
-    assert type(value) in (int, float), f"time_attention returned {kind(value)}; expected a float number of seconds"
-    assert reads >= 2, "time_attention's figure did not come from reading a clock (time.perf_counter) before and after the attention call"
+    assert type(value) in (int, float), _("time_attention returned {kind}; expected a float number of seconds").format(kind=kind(value))
+    assert reads >= 2, _("time_attention's figure did not come from reading a clock (time.perf_counter) before and after the attention "
+                      "call")
     one_forward = 4 * T**2 * d / speed
     ratio = value / one_forward
     if 0.97 <= ratio <= 1.3:
         return
-    assert abs(ratio / repeats - 1) >= 0.3, f"the figure is about {repeats} forwards long: return the time of one forward, not the total"
-    assert not 500 <= ratio <= 2000, "the figure looks like milliseconds: return seconds, as time.perf_counter gives them"
-    assert ratio <= 1.3, (f"the figure is {ratio:.1f} times one forward of random (T, d) inputs: a noisy or cold run got in, or more "
-                          f"work than one forward was timed; time each repeat on its own after a warm-up and keep the minimum or the "
-                          f"median (a mean is pulled up by bursts up to {BURST_SIZE + 1:g}x)")
-    raise AssertionError(f"the figure is {ratio:.2f} times the work of one forward: run the attention between the two clock readings")
+    assert abs(ratio / repeats - 1) >= 0.3, _("the figure is about {repeats} forwards long: return the time of one forward, not the total").format(
+        repeats=repeats)
+    assert not 500 <= ratio <= 2000, _("the figure looks like milliseconds: return seconds, as time.perf_counter gives them")
+    assert ratio <= 1.3, _("the figure is {ratio} times one forward of random (T, d) inputs: a noisy or cold run got in, or more "
+                          "work than one forward was timed; time each repeat on its own after a warm-up and keep the minimum or the "
+                          "median (a mean is pulled up by bursts up to {burst}x)").format(ratio=f"{ratio:.1f}", burst=f"{BURST_SIZE + 1:g}")
+    raise AssertionError(_("the figure is {ratio} times the work of one forward: run the attention between the two clock readings").format(
+        ratio=f"{ratio:.2f}"))
 
 
 @pytest.mark.points(2)
@@ -46,28 +50,29 @@ def test_time_attention(student: Student, T: int, d: int, repeats: int) -> None:
 def test_fit_exponent(student: Student, Ts: list[int], seconds: list[float]) -> None:
     """fit_exponent is a least-squares slope in log-log space"""
     got = student.fit_exponent(Ts, seconds)
-    problem = number_mismatch(got, cost.fit_exponent(Ts, seconds), "the exponent", rel=1e-6)
-    assert not problem, problem + (known_mistake(got, rel=1e-6) or " (fit a least-squares line to every point in log-log space)")
+    problem = number_mismatch(got, cost.fit_exponent(Ts, seconds), N_("the exponent"), rel=1e-6)
+    assert not problem, problem + (known_mistake(got, rel=1e-6) or _(" (fit a least-squares line to every point in log-log space)"))
 
 
 def _exact_int(got: object, expected: int, factors: str) -> None:
     """got is the int expected, else a failure that names the factors to check but does not give the count away."""
-    assert type(got) is int, f"returned {kind(got)}; expected an int"
-    assert got == expected, f"returned {got}, which is not the right count{known_mistake(got) or f' (check each factor: {factors})'}"
+    assert type(got) is int, _("returned {kind}; expected an int").format(kind=kind(got))
+    assert got == expected, _("returned {got}, which is not the right count").format(got=got) + (
+        known_mistake(got) or _(" (check each factor: {factors})").format(factors=_(factors)))
 
 
 @pytest.mark.points(1.5)
 @pytest.mark.parametrize("args", BYTES)
 def test_scores_bytes(student: Student, args: tuple) -> None:
     """scores_bytes counts T * T entries of the dtype"""
-    _exact_int(student.scores_bytes(*args), cost.scores_bytes(*args), "T queries, T keys, the bytes of one entry of the dtype")
+    _exact_int(student.scores_bytes(*args), cost.scores_bytes(*args), N_("T queries, T keys, the bytes of one entry of the dtype"))
 
 
 @pytest.mark.points(1.5)
 @pytest.mark.parametrize("T, d", FLOPS)
 def test_attention_flops(student: Student, T: int, d: int) -> None:
     """attention_flops counts both matrix products"""
-    _exact_int(student.attention_flops(T, d), cost.attention_flops(T, d), "T, d, both products, 2 per multiply-add")
+    _exact_int(student.attention_flops(T, d), cost.attention_flops(T, d), N_("T, d, both products, 2 per multiply-add"))
 
 
 @pytest.mark.ungraded
@@ -76,5 +81,5 @@ def test_wall_time_note(student: Student, note: Callable[[str], None]) -> None:
     measured = student.wall_times("time_attention", WALL["Ts"], WALL["d"], WALL["budget"])
     Ts, seconds = measured["Ts"], measured["seconds"]
     figures = ", ".join(f"T={T}: {s * 1e3:.2f} ms" for T, s in zip(Ts, seconds))
-    trend = f"; time grows like T^{cost.fit_exponent(Ts, seconds):.2f}" if len(Ts) > 1 and min(seconds) > 0 else ""
-    note(f"your time_attention on this machine's real clock (not graded): {figures}{trend}")
+    trend = _("; time grows like T^{exponent}").format(exponent=f"{cost.fit_exponent(Ts, seconds):.2f}") if len(Ts) > 1 and min(seconds) > 0 else ""
+    note(_("your time_attention on this machine's real clock (not graded): {figures}").format(figures=figures) + trend)

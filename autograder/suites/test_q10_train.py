@@ -8,6 +8,7 @@ import torch.nn.functional as F
 from autograder.engine.asserts import first_position, kind, past_change
 from autograder.engine.inputs import case
 from autograder.engine.proxy import CheckFailure, Generator, Handle, Student, StudentError, structure
+from autograder.i18n import _
 
 VOCAB, T, D, HEADS = 64, 12, 32, 4
 
@@ -39,15 +40,15 @@ TRAIN_INPUTS = [case(**SHORT_KWARGS, held_out=EVAL_TOKENS), case(**TRAIN_KWARGS,
 def _relation(x: torch.Tensor, y: torch.Tensor) -> str:
     """What y is instead of the shifted x, when it is the unshifted or the wrongly shifted one: ` (y[:, t] is x[:, t], ...)`."""
     if torch.equal(y[:, 1:], x[:, 1:]):
-        return " (y[:, t] is x[:, t], the token itself)"
-    return " (y[:, t] is x[:, t + 1], the next token)" if torch.equal(y[:, :-1], x[:, 1:]) else ""
+        return _(" (y[:, t] is x[:, t], the token itself)")
+    return _(" (y[:, t] is x[:, t + 1], the next token)") if torch.equal(y[:, :-1], x[:, 1:]) else ""
 
 
 def _pairs(outs: list) -> None:
     """Every output is a tuple (x, y) of tensors."""
     for out in outs:
         assert isinstance(out, (tuple, list)) and len(out) == 2 and all(type(t) is torch.Tensor for t in out), \
-            f"copy_batch returned {kind(out)}; expected a tuple (x, y) of tensors"
+            _("copy_batch returned {kind}; expected a tuple (x, y) of tensors").format(kind=kind(out))
 
 
 @pytest.mark.points(2)
@@ -60,14 +61,17 @@ def test_copy_batch_shift(student: Student) -> None:
         length, vocab = kwargs.get("T", T), kwargs.get("vocab", VOCAB)
         for name, tensor in (("x", x), ("y", y)):
             assert tensor.shape == (B, length) and tensor.dtype == torch.int64, \
-                f"{name} is {tensor.dtype} {tuple(tensor.shape)}; expected torch.int64 {(B, length)}"
-        assert not (x.min() < 0 or x.max() >= vocab), f"x has tokens outside 0..{vocab - 1}"
+                _("{name} is {dtype} {shape}; expected torch.int64 {expected}").format(name=name, dtype=tensor.dtype, shape=tuple(tensor.shape),
+                                                                          expected=(B, length))
+        assert not (x.min() < 0 or x.max() >= vocab), _("x has tokens outside 0..{last}").format(last=vocab - 1)
         seen = _relation(x, y)
         assert bool((y[:, 0] == -100).all()), \
-            f"y[:, 0] holds {y[:, 0][y[:, 0] != -100][0].item()}{seen}; it should be -100 (no earlier token to copy, ignored by the loss)"
+            _("y[:, 0] holds {value}{seen}; it should be -100 (no earlier token to copy, ignored by the loss)").format(
+                value=y[:, 0][y[:, 0] != -100][0].item(), seen=seen)
         wrong = y[:, 1:] != x[:, :-1]
         row, column = first_position(wrong) if wrong.any() else (0, 0)
-        assert not wrong.any(), f"y[{row}, {column + 1}] is not x[{row}, {column}]{seen}: y[:, t] should be x[:, t - 1], the token one step earlier"
+        assert not wrong.any(), _("y[{row}, {next}] is not x[{row}, {column}]{seen}: y[:, t] should be x[:, t - 1], the token one step "
+                                  "earlier").format(row=row, next=column + 1, column=column, seen=seen)
 
 
 @pytest.mark.points(1)
@@ -76,13 +80,13 @@ def test_copy_batch_generator(student: Student) -> None:
     outs = [student.copy_batch(4, generator=Generator(3)), student.copy_batch(4, generator=Generator(3)),
             student.copy_batch(4, generator=Generator(4)), student.copy_batch(512, T=7, vocab=5, generator=Generator(5))]
     _pairs(outs)
-    (first, _), (again, _), (other, _), (large, _) = outs
-    assert torch.equal(first, again), "two generators with the same seed gave different batches: draw with generator=generator"
-    assert not torch.equal(first, other), "generators with different seeds gave the same batch: draw with generator=generator"
+    first, again, other, large = (pair[0] for pair in outs)
+    assert torch.equal(first, again), _("two generators with the same seed gave different batches: draw with generator=generator")
+    assert not torch.equal(first, other), _("generators with different seeds gave the same batch: draw with generator=generator")
     counts = torch.bincount(large.flatten(), minlength=5).double() / large.numel() if large.dtype == torch.int64 and large.min() >= 0 else None
-    measured = f" (measured: {', '.join(f'{c:.2f}' for c in counts.tolist())})" if counts is not None else ""
+    measured = _(" (measured: {counts})").format(counts=", ".join(f"{c:.2f}" for c in counts.tolist())) if counts is not None else ""
     assert counts is not None and len(counts) == 5 and bool(((counts > 0.15) & (counts < 0.25)).all()), \
-        f"with vocab=5 each token should appear about 1/5 of the time{measured}: draw tokens uniformly"
+        _("with vocab=5 each token should appear about 1/5 of the time{measured}: draw tokens uniformly").format(measured=measured)
 
 
 @pytest.mark.points(3)
@@ -97,37 +101,42 @@ def test_tiny_attention_lm(student: Student, x: torch.Tensor, return_weights: bo
     layout = structure(model)
     wanted = {"tok": "Embedding", "pos": "Embedding", "attn": "MultiHeadSelfAttention", "head": "Linear"}
     for name, cls in wanted.items():
-        assert layout.children.get(name) == cls, f"{built}.{name} should be a {cls}; found {layout.children.get(name, 'nothing')}"
+        assert layout.children.get(name) == cls, _("{built}.{name} should be a {cls}; found {found}").format(
+            built=built, name=name, cls=cls, found=layout.children.get(name) or _("nothing"))
     for name, shape in {"tok.weight": [vocab, width], "pos.weight": [sizes["max_len"], width], "head.weight": [vocab, width]}.items():
         assert layout.parameters.get(name) == shape, \
-            f"{built}: {name} should have shape {tuple(shape)}; found {layout.parameters.get(name)} (use the arguments)"
+            _("{built}: {name} should have shape {shape}; found {found} (use the arguments)").format(
+                built=built, name=name, shape=tuple(shape), found=layout.parameters.get(name))
     B, length = x.shape
     if not return_weights:  # plain forward(x): the logits alone
         out = model(x)
         assert type(out) is torch.Tensor and out.shape == (B, length, vocab), \
-            f"forward(x) returned {kind(out) if type(out) is not torch.Tensor else tuple(out.shape)}; expected logits {(B, length, vocab)} alone"
+            _("forward(x) returned {found}; expected logits {expected} alone").format(
+                found=kind(out) if type(out) is not torch.Tensor else tuple(out.shape), expected=(B, length, vocab))
         return
     out = model(x, return_weights=True)
     assert isinstance(out, (tuple, list)) and len(out) == 2 and all(type(t) is torch.Tensor for t in out), \
-        f"forward(x, return_weights=True) returned {kind(out)}; expected (logits, weights)"
+        _("forward(x, return_weights=True) returned {kind}; expected (logits, weights)").format(kind=kind(out))
     assert out[0].shape == (B, length, vocab) and out[1].shape == (B, heads, length, length), \
-        (f"{built}, x of shape {(B, length)}: logits {tuple(out[0].shape)} and weights {tuple(out[1].shape)}; "
-         f"expected {(B, length, vocab)} and {(B, heads, length, length)}")
+        _("{built}, x of shape {shape}: logits {logits} and weights {weights}; expected {expected_logits} and {expected_weights}").format(
+            built=built, shape=(B, length), logits=tuple(out[0].shape), weights=tuple(out[1].shape), expected_logits=(B, length, vocab),
+            expected_weights=(B, heads, length, length))
     if future_from is not None:
         alt = model(resampled(x, future_from, 1002), return_weights=True)
         assert isinstance(alt, (tuple, list)) and type(alt[0]) is torch.Tensor and alt[0].shape == out[0].shape, \
-            f"forward(x, return_weights=True) returned {kind(alt)}; expected (logits, weights)"
+            _("forward(x, return_weights=True) returned {kind}; expected (logits, weights)").format(kind=kind(alt))
         change = past_change(out[0], alt[0], future_from, dim=1)
-        assert not change, f"changing the tokens from position {future_from} on changed earlier logits ({change}): the model sees the future"
+        assert not change, _("changing the tokens from position {start} on changed earlier logits ({change}): the model sees the "
+                             "future").format(start=future_from, change=change)
 
 
 def _trained_model(student: Student, kwargs: dict) -> tuple[Handle, object]:
     """train_copy_task(**kwargs) as (the model's handle, the losses); a first item that is no nn.Module fails the check."""
     result = student.train_copy_task(**kwargs)
     if not isinstance(result, (tuple, list)) or len(result) != 2:
-        raise CheckFailure(f"train_copy_task should return (model, losses); it returned {kind(result)}")
+        raise CheckFailure(_("train_copy_task should return (model, losses); it returned {kind}").format(kind=kind(result)))
     trained = result[0]
-    not_a_module = CheckFailure(f"train_copy_task should return (model, losses); its first item is {kind(trained)}")
+    not_a_module = CheckFailure(_("train_copy_task should return (model, losses); its first item is {kind}").format(kind=kind(trained)))
     if not isinstance(trained, Handle):
         raise not_a_module
     try:
@@ -140,11 +149,13 @@ def _trained_model(student: Student, kwargs: dict) -> tuple[Handle, object]:
 def _honours_seed_and_lr(student: Student, kwargs: dict, losses: list[float]) -> None:
     """The same seed gives the same losses again; another seed, or another lr, other losses."""
     again = _trained_model(student, kwargs)[1]
-    assert again == losses, "two runs with the same seed gave different losses: seed torch with `seed` (model and batches)"
+    assert again == losses, _("two runs with the same seed gave different losses: seed torch with `seed` (model and batches)")
     other_seed = _trained_model(student, kwargs | {"seed": kwargs["seed"] + 1})[1]
-    assert other_seed != losses, f"seeds {kwargs['seed']} and {kwargs['seed'] + 1} gave the same losses: use the `seed` argument"
+    assert other_seed != losses, _("seeds {first} and {second} gave the same losses: use the `seed` argument").format(
+        first=kwargs["seed"], second=kwargs["seed"] + 1)
     other_lr = _trained_model(student, kwargs | {"lr": kwargs["lr"] * 10})[1]
-    assert other_lr != losses, f"lr={kwargs['lr']:g} and lr={kwargs['lr'] * 10:g} gave the same losses: give `lr` to the optimiser"
+    assert other_lr != losses, _("lr={first} and lr={second} gave the same losses: give `lr` to the optimiser").format(
+        first=f"{kwargs['lr']:g}", second=f"{kwargs['lr'] * 10:g}")
 
 
 @pytest.mark.points(6)
@@ -158,29 +169,33 @@ def test_train_copy_task(student: Student, epochs: int, steps_per_epoch: int, ba
     with student.no_grad():
         evaluated = model(held_out, return_weights=True)  # (B, T) tokens drawn here, not by the student
     if not isinstance(evaluated, (tuple, list)) or len(evaluated) != 2:
-        raise CheckFailure(f"forward(x, return_weights=True) returned {kind(evaluated)}; expected (logits, weights)")
+        raise CheckFailure(_("forward(x, return_weights=True) returned {kind}; expected (logits, weights)").format(kind=kind(evaluated)))
     logits, weights = evaluated
-    assert isinstance(losses, (list, tuple)), f"the losses should be a list of Python floats (loss.item()); got {kind(losses)}"
+    assert isinstance(losses, (list, tuple)), _("the losses should be a list of Python floats (loss.item()); got {kind}").format(kind=kind(losses))
     odd = next((v for v in losses if type(v) not in (int, float)), None)
-    assert odd is None, f"the losses should be Python floats (loss.item()); one is {kind(odd)}"
+    assert odd is None, _("the losses should be Python floats (loss.item()); one is {kind}").format(kind=kind(odd))
     steps = epochs * steps_per_epoch
-    assert len(losses) == steps, f"{len(losses)} losses for epochs * steps_per_epoch = {steps} steps: record every step's loss, use the arguments"
-    assert all(math.isfinite(v) for v in losses), "some losses are NaN or infinite"
+    assert len(losses) == steps, _("{count} losses for epochs * steps_per_epoch = {steps} steps: record every step's loss, use the "
+                                  "arguments").format(count=len(losses), steps=steps)
+    assert all(math.isfinite(v) for v in losses), _("some losses are NaN or infinite")
     assert abs(losses[0] - math.log(VOCAB)) <= 1.0, \
-        f"the first loss is {losses[0]:.2f}; an untrained model should be near log({VOCAB}) = {math.log(VOCAB):.2f}"
+        _("the first loss is {loss}; an untrained model should be near log({vocab}) = {expected}").format(
+            loss=f"{losses[0]:.2f}", vocab=VOCAB, expected=f"{math.log(VOCAB):.2f}")
     if steps < 100:  # a short run only shows that the arguments are honoured: seed and lr among them
         _honours_seed_and_lr(student, {"epochs": epochs, "steps_per_epoch": steps_per_epoch, "batch_size": batch_size, "lr": lr,
                                        "seed": seed}, losses)
         return
     final = sum(losses[-10:]) / 10
-    assert final < 1.0, f"the last losses average {final:.2f}; they should end well below 1.0 (is position 0 ignored, is the optimiser stepping?)"
+    assert final < 1.0, _("the last losses average {final}; they should end well below 1.0 (is position 0 ignored, is the optimiser "
+                          "stepping?)").format(final=f"{final:.2f}")
     assert type(logits) is torch.Tensor and logits.shape == (*held_out.shape, VOCAB), \
-        f"the trained model's logits are {kind(logits)}; expected a {(*held_out.shape, VOCAB)} tensor"
+        _("the trained model's logits are {kind}; expected a {shape} tensor").format(kind=kind(logits), shape=(*held_out.shape, VOCAB))
     loss = F.cross_entropy(logits[:, 1:].reshape(-1, VOCAB).float(), held_out[:, :-1].reshape(-1)).item()
-    assert loss < 1.0, f"on a fresh batch the trained model's loss is {loss:.2f}; it should be well below 1.0"
+    assert loss < 1.0, _("on a fresh batch the trained model's loss is {loss}; it should be well below 1.0").format(loss=f"{loss:.2f}")
     assert (logits[:, 0].argmax(dim=-1) == 0).double().mean() <= 0.5, \
-        "the model learned to predict token 0 at position 0: targets of -100 must be ignored by the loss, not replaced"
+        _("the model learned to predict token 0 at position 0: targets of -100 must be ignored by the loss, not replaced")
     assert type(weights) is torch.Tensor and weights.shape == (held_out.shape[0], HEADS, T, T), \
-        f"the trained model's weights are {kind(weights)}; expected {(held_out.shape[0], HEADS, T, T)}"
+        _("the trained model's weights are {kind}; expected {shape}").format(kind=kind(weights), shape=(held_out.shape[0], HEADS, T, T))
     previous = weights.diagonal(offset=-1, dim1=-2, dim2=-1).mean(dim=(0, 2))  # (H,): weight on position t - 1
-    assert previous.max() > 0.5, f"no head puts most of its weight on the previous position (best head: {previous.max():.2f})"
+    assert previous.max() > 0.5, _("no head puts most of its weight on the previous position (best head: {best})").format(
+        best=f"{previous.max():.2f}")
