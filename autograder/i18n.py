@@ -4,9 +4,10 @@ Mark a message with `_("... {x} ...").format(x=...)`; mark a constant that is tr
 The catalogues are autograder/locale/<lang>/LC_MESSAGES/{autograder,course}.po, compiled to .mo files that
 `python -m autograder.maintainer.catalog` keeps in step with the code and with course.yaml.
 """
+import contextlib
 import gettext
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
@@ -39,6 +40,17 @@ def set_language(language: str | None = None) -> str:
     for domain in (MESSAGES, COURSE):
         _installed[domain] = gettext.translation(domain, LOCALE_DIR, languages=[chosen], fallback=True)
     return chosen
+
+
+@contextlib.contextmanager
+def in_english() -> Iterator[None]:
+    """Messages made inside the block are English, whatever the language: for comparing failures by their wording."""
+    saved = _catalogue(MESSAGES)
+    _installed[MESSAGES] = gettext.NullTranslations()
+    try:
+        yield
+    finally:
+        _installed[MESSAGES] = saved
 
 
 def _catalogue(domain: str) -> gettext.NullTranslations:

@@ -139,3 +139,21 @@ def test_the_earlier_questions_are_named_only_when_implicated(tmp_path: Path, ea
     table = _table(Report(questions), tmp_path)
     hint = f"(question 3 runs your code from question(s) {shown}: `check {shown}` first)"
     assert (hint in table) if shown else ("runs your code from" not in table), table
+
+
+def test_the_shrunk_input_is_the_same_in_every_language(tmp_path: Path) -> None:
+    """Shrinking compares failures by their English wording, so French (whose plurals differ) shrinks to the same input."""
+    from autograder.i18n import set_language
+
+    package = _package(tmp_path, "scale_by_d", {})
+    shutil.copy(ROOT / "tests" / "corpus" / "wrong" / "q02_scale_by_d.py", package / "q02_scaled_scores.py")
+    inputs = []
+    try:
+        for language in ("en", "fr"):
+            set_language(language)
+            (report,) = grade_many(COURSE, [(package, [2])])
+            message = next(test.message for test in report.questions[0].tests if not test.passed)
+            inputs.append(re.search(r"q float\d\d \([\d, ]*\), k float\d\d \([\d, ]*\)", message).group(0))
+    finally:
+        set_language("en")
+    assert inputs[0] == inputs[1] == "q float32 (1, 2), k float32 (1, 2)", inputs

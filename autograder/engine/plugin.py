@@ -13,7 +13,7 @@ import torch
 
 from ..course.manifest import Course, Question
 from ..course.results import ERROR, FAILED, NOT_ATTEMPTED, PASSED, CaseResult, QuestionResult
-from ..i18n import _
+from ..i18n import _, in_english
 from ..sandbox.parent import Child, ChildStopped, Sandbox
 from .asserts import tensor_mismatch
 from .inputs import INPUT_NOTE, describe_all, entries, shrink
@@ -239,27 +239,37 @@ class KitPlugin:
 
         Only the message changes: the check has failed already, and re-runs come after the question's other checks.
         """
-        item, wanted = failing.item, _signature(failing.error)
+        item = failing.item
         make_one, choices, order = item.get_closest_marker("drawn").args
         names = list(item.callspec.params)
         last: list[BaseException] = []
 
-        def still_fails(values: dict[str, object]) -> bool:
+        def fails(values: dict[str, object]) -> BaseException | None:
+            """The failure of the check's body on values, None when it passes or the child cannot take more."""
             if run.child.stopped or run.child.spent > SHRINK_SHARE * run.child.time_limit or len(values) != len(names):
-                return False
+                return None
             run.student.forbid(failing.labels)
             try:
                 item.obj(**{**failing.arguments, **dict(zip(names, values.values()))})
             except Exception as error:  # noqa: BLE001 - any failure of the check's body, compared by its kind
-                if _signature(error) == wanted:
-                    last.append(error)
-                    return True
+                return error
+            return None
+
+        def still_fails(values: dict[str, object]) -> bool:
+            error = fails(values)
+            if error is not None and _signature(error) == wanted:
+                last.append(error)
+                return True
             return False
 
-        shrunk = shrink(make_one, choices, still_fails, order)
+        with in_english():  # failures are compared by their English wording, the same in every language (plurals included)
+            original = fails(dict(item.callspec.params))
+            wanted = _signature(original if original is not None else failing.error)
+            shrunk = shrink(make_one, choices, still_fails, order)
         if shrunk is not None:
+            error = fails(shrunk) or last[-1]  # once more, in the student's language
             inputs = self.inputs.get((item.module.__name__, item.originalname), 1)
-            failing.check.message, failing.check.kind = failure(item, last[-1], inputs, shrunk)
+            failing.check.message, failing.check.kind = failure(item, error, inputs, shrunk)
 
     def static_uses(self, question: Question, labels: tuple[str, ...]) -> dict[str, tuple[str, str]]:
         """forbidden_uses of the question's source for labels, read and parsed once per question and labels."""
