@@ -25,9 +25,9 @@ _started = []
 
 def _spam() -> None:
     fd = _fd("answers")
-    while True:
-        time.sleep(0.05)
-        os.write(fd, (40).to_bytes(8, "little") + b"PK not a torch.save archive at all......")
+    while True:  # at once and often: the grader meets a garbage frame whatever the speed of the calls
+        os.write(fd, (40).to_bytes(8, "little") + b"Z not a frame of the kit's wire format...")
+        time.sleep(0.001)
 
 
 def prefix_average(x: Tensor) -> Tensor:
