@@ -91,7 +91,9 @@ def render(report: Report, course: Course, label: str, answers: Collection[int] 
             lines += failed_lines(question.tests, width)
             numbers = [str(n) for n in earlier_implicated(question, report, course)]
             if numbers:
-                lines.append(wrap(_("(question {number} runs your code from question(s) {listed}: `check {numbers}` first)").format(
+                lines.append(wrap(ngettext("(question {number} runs your code from question(s) {listed}: `check {numbers}` first)",
+                                           "(question {number} runs your code from question(s) {listed}: `check {numbers}` first)",
+                                           len(numbers)).format(
                     number=question.number, listed=", ".join(numbers), numbers=" ".join(numbers)), "      ", width))
         if question.output.strip():
             shown = question.output.strip().splitlines()
