@@ -241,7 +241,8 @@ def test_lines_the_sandbox_child_writes_in_english_are_translated_where_they_are
     from autograder.engine.proxy import explain
 
     question = load_course(ROOT).question(1)
-    missing = {"type": "MissingFunction", "message": "function `causal_mask` not found in exercises/q01_causal_mask.py", "where": []}
+    missing = {"type": "MissingFunction", "message": "function `causal_mask` not found in exercises/q01_causal_mask.py", "where": [],
+               "template": "function `{name}` not found in {file}", "fields": {"name": "causal_mask", "file": "exercises/q01_causal_mask.py"}}
     other = {"type": "MissingFunction", "message": "a line no pattern knows", "where": []}
     set_language("fr")
     assert explain(missing, question) == "fonction `causal_mask` introuvable dans exercises/q01_causal_mask.py"

@@ -20,11 +20,11 @@ from ..sandbox.parent import Child, ChildStopped
 
 
 CLOCK_SPEEDS = (1.0e9, 2.0e9)  # units of work per virtual second, drawn for each virtual_clock block
-CHILD_LINES = (  # lines the sandbox child writes in English (it runs without the kit's catalogues), translated here
-    (re.compile(r"function `(?P<name>.*)` not found in (?P<file>.*)"), N_("function `{name}` not found in {file}")),
-    (re.compile(r"the module has no parameter or buffer `(?P<name>.*)`"), N_("the module has no parameter or buffer `{name}`")),
-    (re.compile(r"returned a result the grader cannot take back \((?P<error>.*)\)"), N_("returned a result the grader cannot take back ({error})")),
-)
+CHILD_LINES = frozenset({  # the kit's lines the sandbox child sends as a template and fields (it has no catalogue), worded here
+    N_("function `{name}` not found in {file}"),
+    N_("the module has no parameter or buffer `{name}`"),
+    N_("returned a result the grader cannot take back ({error})"),
+})
 
 
 class CheckFailure(AssertionError):
@@ -109,7 +109,7 @@ def explain(error: dict, question: Question) -> str:
     """One line saying what the student's code raised, and where in their own files."""
     kind, message = one_line(error["type"], 100), str(error["message"])
     if kind in ("MissingFunction", "UnsavableResult"):
-        return _child_line(one_line(message))
+        return _child_line(error)
     if kind == "NotImplementedError":
         frame = error["where"][-1] if error["where"] else None
         if frame and not frame["file"].endswith(question.file.split("/")[-1]):
@@ -132,13 +132,16 @@ def explain(error: dict, question: Question) -> str:
     return _("raised {kind}: {message}{where}").format(kind=kind, message=one_line(first_line, 200), where=_where(error))
 
 
-def _child_line(line: str) -> str:
-    """A line the child wrote, in the current language when it is one of CHILD_LINES (else unchanged)."""
-    for pattern, message in CHILD_LINES:
-        found = pattern.fullmatch(line)
-        if found:
-            return _(message).format(**found.groupdict())
-    return line
+def _child_line(error: dict) -> str:
+    """The kit's line the child described by a template of CHILD_LINES and its fields, in the current language; any
+    other template (the child is the student's process) is ignored and its English message shown as it came."""
+    template, fields = error.get("template"), error.get("fields")
+    if isinstance(template, str) and template in CHILD_LINES and isinstance(fields, dict):
+        try:
+            return one_line(_(template).format(**{str(k): one_line(v, 200) for k, v in fields.items()}))
+        except (KeyError, IndexError, ValueError):
+            pass
+    return one_line(error["message"])
 
 
 def not_attempted(error: dict, question: Question) -> bool:

@@ -359,7 +359,11 @@ def _describe(error: BaseException, package_dir: str) -> dict:
         message = str(error.msg if isinstance(error, SyntaxError) else error)
     except BaseException:  # noqa: B036 - a __str__ that raises (even SystemExit)
         message = "(its message could not be read)"
-    return {"type": str(type(error).__name__)[:100], "message": message[:500], "where": where}
+    described = {"type": str(type(error).__name__)[:100], "message": message[:500], "where": where}
+    template, fields = getattr(error, "template", None), getattr(error, "fields", None)
+    if described["type"] == "MissingFunction" and type(template) is str and type(fields) is dict:  # the kit's own line, worded by the grader
+        described["template"], described["fields"] = template, {str(k): str(v)[:200] for k, v in fields.items()}
+    return described
 
 
 def read_frame(fd: int) -> bytes | None:
@@ -392,7 +396,8 @@ def _answer(fd: int, answer: dict, describe: object) -> None:
     try:
         _write_frame(fd, answer)
     except Exception as error:  # noqa: BLE001 - a result the codec cannot write
-        unsaved = {"type": "UnsavableResult", "message": f"returned a result the grader cannot take back ({type(error).__name__})", "where": []}
+        unsaved = {"type": "UnsavableResult", "message": f"returned a result the grader cannot take back ({type(error).__name__})", "where": [],
+                   "template": "returned a result the grader cannot take back ({error})", "fields": {"error": type(error).__name__}}
         _write_frame(fd, {"ok": False, "error": unsaved, "spied": answer.get("spied", []), "refused": answer.get("refused", []), "reads": 0})
 
 

@@ -17,7 +17,14 @@ from builtins import dict, getattr, id, isinstance, len, list, tuple, type  # no
 
 
 class MissingFunction(Exception):
-    """The exercise module does not define a function or class the question asks for."""
+    """The exercise module does not define a function or class the question asks for.
+
+    The grader words the student's line from template and fields, in the student's language (the child has no catalogue).
+    """
+
+    def __init__(self, template: str, **fields: str) -> None:
+        super().__init__(template.format(**fields))
+        self.template, self.fields = template, fields
 
 
 class Session:
@@ -57,7 +64,8 @@ class Session:
         try:
             return getattr(self.module, target)
         except AttributeError:
-            raise MissingFunction(f"function `{target}` not found in exercises/{self.module.__name__.split('.')[-1]}.py") from None
+            raise MissingFunction("function `{name}` not found in {file}", name=str(target),
+                                  file=f"exercises/{self.module.__name__.split('.')[-1]}.py") from None
 
     def handle(self, request: dict) -> dict:
         """Answer one request; never raises (the student's exceptions are described in the answer)."""
@@ -145,5 +153,5 @@ def load(model: object, state: dict) -> None:
                 try:
                     target = model.get_buffer(name)
                 except AttributeError:
-                    raise MissingFunction(f"the module has no parameter or buffer `{name}`") from None
+                    raise MissingFunction("the module has no parameter or buffer `{name}`", name=str(name)) from None
             target.copy_(tensor)
