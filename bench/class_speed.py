@@ -13,7 +13,7 @@
 3. Floor: the time the students' own functions take when called directly with the suites' inputs, no grader. Every
    distinct module of the class is graded once, on its own question, with the other modules correct, while every
    request the grader sends to the sandboxed child (the function called, its arguments, which are the suites'
-   inputs) is recorded. A plain process (torch imported once, one thread, the sandbox's 4 GiB memory limit, no
+   inputs) is recorded. A plain process (torch imported once, with the modules of the suites' preload markers, one thread, the sandbox's 4 GiB memory limit, no
    grader, no sandbox, no pytest) then imports each module and makes the same calls in the same order, timing only
    the import of the student's modules and the calls themselves. A call the sandbox stopped (an endless loop, a
    crash) is not repeated: the time the grader let it run counts instead. A submission's floor is the sum over its
@@ -193,23 +193,38 @@ def record(kit: Path, pieces: dict[tuple[int, str], Path], scratch: Path) -> Pat
         sandbox.close()
         parent.Sandbox.open, parent.Child.first, parent.Child.ask = original_open, original_first, original_ask
     path = scratch / "recorded.pt"
-    torch.save(sessions, path)
+    torch.save({"preload": preloaded(course), "sessions": sessions}, path)
     return path
+
+
+def preloaded(course: object) -> list[str]:
+    """The modules of the suites' preload markers: torch imports them lazily and slowly (torch._dynamo, on an optimizer's
+    first step); the grader's sandbox imports them once, and so does the plain program of the floor."""
+    import importlib
+
+    from autograder.engine.run import suite_file
+
+    marks = [getattr(importlib.import_module(f"autograder.suites.{suite_file(course, n).stem}"), "pytestmark", []) for n in course.numbers]
+    marks = [mark for found in marks for mark in (found if isinstance(found, list) else [found])]  # one mark, or a list of them
+    return sorted({name for mark in marks if mark.name == "preload" for name in mark.args})
 
 
 def replay(recorded: Path, answer: Path) -> None:
     """In a plain process: the recorded calls made directly on the students' modules, timed; {key: [wall, CPU]} to answer."""
-    start, cpu = time.perf_counter(), time.process_time()
-    import torch
-
-    imported = [time.perf_counter() - start, time.process_time() - cpu]
     import importlib
     import importlib.util
 
+    start, cpu = time.perf_counter(), time.process_time()
+    import torch
+
+    found = torch.load(recorded, weights_only=False)
+    for name in found["preload"]:
+        importlib.import_module(name)
+    imported = [time.perf_counter() - start, time.process_time() - cpu]
     from autograder.sandbox.child.helpers import Counted
 
     torch.set_num_threads(1)
-    sessions = torch.load(recorded, weights_only=False)
+    sessions = found["sessions"]
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, resource.getrlimit(resource.RLIMIT_AS)[1]))
     seconds: dict[str, list[float]] = {}
     for piece in sessions:

@@ -24,6 +24,8 @@ MARKERS = (
     "points(n): the points of this check; a question's points (course.yaml) are shared in proportion",
     "forbid(*labels): PyTorch work the student's code may not do in this check (F.scaled_dot_product_attention, ...)",
     "ungraded: a note shown to the student (real timings), never part of the score",
+    "preload(*modules): modules the question's child needs that torch imports lazily and slowly (torch._dynamo, on an "
+    "optimizer's first step); the sandbox imports them once, before forking, instead of once per student",
     "drawn(make_one, choices, order): set by engine.inputs.draw on each input it made, so that a failure can be shrunk",
 )
 SIDE_BY_SIDE = 16  # the most entries per tensor for which a failure shows the student's result next to the expected one
@@ -190,15 +192,17 @@ class KitPlugin:
 
     # -- the student fixture's work ---------------------------------------------------------------
 
-    def start(self, question: Question) -> Student:
-        """Open the question's child and return the proxy; CheckFailure when the module is missing or does not import."""
+    def start(self, question: Question, preload: tuple[str, ...] = ()) -> Student:
+        """Open the question's child and return the proxy; CheckFailure when the module is missing or does not import.
+
+        preload: the modules of the suite's preload marker, imported by the sandbox before it forks the child."""
         __tracebackhide__ = True
         run = self.run_of(question)
         source = self.package / Path(question.file).name
         if not source.exists():
             run.status, run.reason = ERROR, _("{file} is missing: restore it (for example from git) and try again").format(file=question.file)
             raise CheckFailure(run.reason, "error")
-        run.child = self.sandbox.open(self.package, question.module, question.time_limit, self.hidden)
+        run.child = self.sandbox.open(self.package, question.module, question.time_limit, self.hidden, preload)
         try:
             imported = run.child.first()
             if not imported["ok"] or imported["refused"]:

@@ -19,6 +19,7 @@ OUTPUT_BYTES = 8 << 20  # largest file a child may write, its captured output in
 ANSWER_BYTES = 64 << 20  # largest answer the grader reads back
 CHILD_FAILED = 70  # exit code of a child whose own loop failed (worker.py)
 STARTUP_SECONDS = 120  # the most a zygote may take to start (it imports torch) before its first child is given up
+POLL_SECONDS = 0.25  # the longest wait on a child between two looks at its time
 WALL_FACTOR = 3  # a child is stopped after this many times its time limit on the wall clock, however busy the machine
 OUTPUT_SHOWN = 2000  # characters of the child's captured output kept for the report
 KEPT_ENV = ("PATH", "LANG", "LC_ALL", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "SYSTEMROOT")
@@ -55,6 +56,7 @@ class Sandbox:
         self.messages: dict[int, dict] = {}  # job id -> the zygote's last word on it ({"pid"} or {"exit", "orphans"})
         self.process = self._start()
         self.pending = b""
+        self.preloaded: set[str] = set()  # modules the running zygote was asked to import before forking
 
     def _start(self) -> subprocess.Popen:
         """Start a zygote: worker.py, which imports torch and then reads jobs on its stdin."""
@@ -98,12 +100,14 @@ class Sandbox:
                 pipe.close()
             except OSError:
                 pass
-        self.process, self.pending = self._start(), b""
+        self.process, self.pending, self.preloaded = self._start(), b"", set()
 
-    def open(self, package: Path, module: str, time_limit: float, hidden: tuple[Path, ...] = ()) -> "Child":
+    def open(self, package: Path, module: str, time_limit: float, hidden: tuple[Path, ...] = (), preload: tuple[str, ...] = ()) -> "Child":
         """Fork a child that imports exercises.<module> from package; it answers requests until closed.
 
         hidden: folders the child may not read, beside the kit's own (other students' packages); the package stays readable.
+        preload: modules the zygote imports first, once in its life, so that the child (and every later one) finds them
+        imported; the time this takes is not the child's.
         """
         self.jobs += 1
         workdir = self.folder / f"job{self.jobs}"
@@ -119,6 +123,10 @@ class Sandbox:
                "hidden": [str(folder) for folder in hidden]}
         for attempt in range(2):
             try:
+                missing = [name for name in preload if name not in self.preloaded]
+                if missing:
+                    self.process.stdin.write((json.dumps({"preload": missing}) + "\n").encode())
+                    self.preloaded.update(missing)
                 self.process.stdin.write((json.dumps(job) + "\n").encode())
                 self.process.stdin.flush()
                 break
@@ -221,13 +229,14 @@ class Child:
     def _wait_for(self, reader: int | None) -> bool:
         """Wait (counting the time) until reader is readable or the pipe drains; raise when the child stops or runs out of time."""
         while True:
-            left = min(self.time_limit - self._used(), WALL_FACTOR * self.time_limit - self.spent,
+            charged = self.time_limit - self.spent  # at most what _used() leaves: its /proc read is needed only near the end
+            left = min(charged if charged > POLL_SECONDS else self.time_limit - self._used(), WALL_FACTOR * self.time_limit - self.spent,
                        STARTUP_SECONDS + WALL_FACTOR * self.time_limit - self.waited)
             if left <= 0:
                 raise self._stop(TIMEOUT, _("stopped after {seconds:g} s: an endless loop, or far too much work?").format(seconds=self.time_limit))
             start = time.monotonic()
             try:
-                ready = self.sandbox.pump(min(left, 0.05 if reader is None else 0.25), [reader] if reader is not None else [])
+                ready = self.sandbox.pump(min(left, 0.05 if reader is None else POLL_SECONDS), [reader] if reader is not None else [])
             except ChildStopped as stopped:
                 self.sandbox.kill(self.pid)
                 self.stopped = stopped

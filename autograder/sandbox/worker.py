@@ -1,7 +1,7 @@
 """The sandbox: a zygote process that imports torch once and forks one child per graded question.
 
 Run as a script (never imported by the grader): `python -I worker.py CHILD_DIR`. It reads one JSON job
-per line on stdin and answers JSON lines on stdout: {"id", "pid"} when a child starts, {"id", "exit",
+per line on stdin (or {"preload": [module, ...]}: modules to import once, before the next fork) and answers JSON lines on stdout: {"id", "pid"} when a child starts, {"id", "exit",
 "orphans"} when it ends (orphans: processes it left behind, which the zygote, a subreaper, killed).
 Each child runs the student's code with resource limits, in its own process group and temporary
 folder. It imports the student's module, then answers the grader's requests (calls of the student's
@@ -11,6 +11,8 @@ from the grader's files, from every folder but its own for writing, from other p
 own limits. The grader, in another process, decodes the answers (never unpickling anything) and
 decides the score.
 """
+import _signal
+import ctypes
 import gc
 import importlib.abc
 import importlib.util
@@ -39,7 +41,8 @@ def _load_module(name: str, path: str, search: list[str] | None = None) -> objec
 
 _codec = _load_module("_codec", os.path.join(os.path.dirname(os.path.abspath(__file__)), "codec.py"))
 _encode, _decode, _os_read, _os_write = _codec.encode, _codec.decode, os.read, os.write
-_block_signals, _ALL_SIGNALS = signal.pthread_sigmask, frozenset(signal.valid_signals())
+# The C function: signal.pthread_sigmask would turn the old mask into 64 Enum members on every call, twice per request.
+_block_signals, _ALL_SIGNALS = _signal.pthread_sigmask, frozenset(signal.valid_signals())
 
 REFUSED_PACKAGES = ("reference", "solutions", "autograder")
 KIT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # autograder/sandbox/worker.py
@@ -51,6 +54,8 @@ C_EVENTS = frozenset({"ctypes.dlopen", "ctypes.dlsym", "ctypes.dlsym/handle"})
 # The gc's object lists reach the grader's own objects in the child (its watch on forbidden work, its channel).
 REACH_EVENTS = {"gc.get_objects": "lists the interpreter's objects (gc)", "gc.get_referrers": "lists the interpreter's objects (gc)",
                 "gc.get_referents": "lists the interpreter's objects (gc)"}
+WATCHED_EVENTS = frozenset({"import", "open", "os.kill", "os.killpg", "resource.setrlimit", "resource.prlimit",
+                            *PATH_EVENTS, *SPAWN_EVENTS, *REACH_EVENTS, *C_EVENTS})  # the events Guard looks at
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 PIDFD_FUNCTIONS = (("os", "pidfd_open"), ("posix", "pidfd_open"), ("signal", "pidfd_send_signal"), ("_signal", "pidfd_send_signal"))  # no audit event
 PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 36, 38
@@ -59,6 +64,7 @@ CHILD_FAILED = 70  # exit code of a child whose own loop failed after the studen
 LANDLOCK_CREATE_RULESET, LANDLOCK_ADD_RULE, LANDLOCK_RESTRICT_SELF, LANDLOCK_RULE_PATH_BENEATH = 444, 445, 446, 1
 FS_WRITE_FILE, FS_READ_FILE, FS_TRUNCATE, FS_REFER = 1 << 1, 1 << 2, 1 << 14, 1 << 13
 FS_CHANGES = sum(1 << bit for bit in range(4, 13))  # remove dir/file, make char/dir/reg/sock/fifo/block/sym
+FILE_RIGHTS = FS_WRITE_FILE | FS_READ_FILE | FS_TRUNCATE  # the rights a rule on a file (not a folder) may carry
 
 
 class RefusedImport(importlib.abc.MetaPathFinder):
@@ -146,6 +152,8 @@ class Guard:
 
     def __call__(self, event: str, args: tuple) -> None:
         """The audit hook itself: return for allowed events, record and raise for refused ones."""
+        if event not in WATCHED_EVENTS:  # most events (builtins.id, object.__getattr__, exec ...): one set lookup
+            return
         if event == "import":
             if str(args[0]).partition(".")[0] in REFUSED_PACKAGES:
                 self.attempts.append(f"imports `{args[0]}`")
@@ -178,65 +186,105 @@ class Guard:
             self._refuse(f"changes a resource limit ({event})")  # as root it could lift its own memory limit
 
 
-def _landlock(workdir: str, package_dir: str, extra_hidden: list[str]) -> bool:
-    """Landlock rules, kernel-enforced even for C code (torch.save, torch.from_file): write only in workdir, read nothing hidden.
+class _Beneath(ctypes.Structure):
+    """struct landlock_path_beneath_attr."""
 
-    Hidden: the kit's oracle, solutions, suites and .git, plus extra_hidden (the sandbox's folder, where the other
-    children's channels are, and the folders holding other students' packages), except the package and workdir themselves.
+    _pack_ = 1
+    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
+class _Landlock:
+    """Linux Landlock, kernel-enforced even for C code (torch.save, torch.from_file): a child writes only in its folder and
+    reads nothing hidden.
+
+    Hidden: the kit's oracle, solutions, suites and .git, plus the job's extra folders (the sandbox's folder, where the
+    other children's channels are, and the folders holding other students' packages), except the package and the child's
+    folder themselves. Landlock only grants, so every other entry of each folder above a hidden one gets its own read
+    rule. The zygote plans the rules before each fork, listing those folders again only when one of them changed; the
+    child applies them.
     """
-    import ctypes
 
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.syscall.restype = ctypes.c_long
-    abi = libc.syscall(LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(1))
-    if abi < 1:
-        return False  # no Landlock in this kernel: the Guard alone watches Python's own file access
-    root = os.path.realpath(KIT_ROOT)
-    package, own = os.path.realpath(package_dir), os.path.realpath(workdir)
-    kit_hidden = {h for h in (os.path.realpath(os.path.join(root, name)) for name in HIDDEN_FOLDERS)
-                  if os.path.exists(h) and package != h and not package.startswith(h + os.sep)}
-    hidden = kit_hidden | {os.path.realpath(h) for h in extra_hidden if os.path.isdir(h)}
-    inside = lambda path: any(path == h or path.startswith(h + os.sep) for h in hidden)  # noqa: E731
-    kept = [package, own]
-    chains = {a for h in hidden for a in _ancestors(h)}  # folders above a hidden one: all their other entries stay readable
-    tunnels = {a for k in kept for a in [k, *_ancestors(k)] if inside(a)} - set(kept)  # hidden folders on the way to a kept one
-    writes = FS_WRITE_FILE | FS_CHANGES | (FS_REFER if abi >= 2 else 0) | (FS_TRUNCATE if abi >= 3 else 0)
-    handled = ctypes.c_uint64(writes | (FS_READ_FILE if hidden else 0))
-    ruleset = libc.syscall(LANDLOCK_CREATE_RULESET, ctypes.byref(handled), ctypes.c_size_t(8), ctypes.c_uint32(0))
-    if ruleset < 0:
-        return False
+    def __init__(self) -> None:
+        """Ask the kernel which Landlock version it has (no C handle is kept: a child's student code could reach it)."""
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.syscall.restype = ctypes.c_long
+        self.abi = libc.syscall(LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(1))
+        self.listings: dict[tuple, tuple[list[int], list[tuple[str, int]]]] = {}  # (folders, hidden) -> (their mtimes, rules)
 
-    class Beneath(ctypes.Structure):
-        _pack_ = 1
-        _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+    def plan(self, workdir: str, package_dir: str, extra_hidden: list[str]) -> dict | None:
+        """The zygote's part: {"handled": rights, "rules": [(path, rights)]} for a child, None without Landlock."""
+        if self.abi < 1:
+            return None  # no Landlock in this kernel: the Guard alone watches Python's own file access
+        root = os.path.realpath(KIT_ROOT)
+        package, own = os.path.realpath(package_dir), os.path.realpath(workdir)
+        kit_hidden = {h for h in (os.path.realpath(os.path.join(root, name)) for name in HIDDEN_FOLDERS)
+                      if os.path.exists(h) and package != h and not package.startswith(h + os.sep)}
+        hidden = frozenset(kit_hidden | {os.path.realpath(h) for h in extra_hidden if os.path.isdir(h)})
+        kept = [package, own]
+        chains = frozenset(a for h in hidden for a in _ancestors(h))  # folders above a hidden one
+        tunnels = {a for k in kept for a in [k, *_ancestors(k)] if _inside(a, hidden)} - set(kept)  # hidden, on the way to a kept one
+        writes = FS_WRITE_FILE | FS_CHANGES | (FS_REFER if self.abi >= 2 else 0) | (FS_TRUNCATE if self.abi >= 3 else 0)
+        rules = self._beside(tuple(sorted(chains - tunnels)), hidden, chains)
+        rules = [*rules, (package, FS_READ_FILE), (workdir, writes | FS_READ_FILE), (os.devnull, writes | FS_READ_FILE)]
+        return {"handled": writes | (FS_READ_FILE if hidden else 0), "rules": rules}
 
-    def allow(path: str, access: int) -> None:
-        """Grant access beneath path (a folder) or on path (a file)."""
-        try:
-            fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
-        except OSError:
-            return
-        try:
-            if not os.path.isdir(path):
-                access &= FS_WRITE_FILE | FS_READ_FILE | FS_TRUNCATE  # the rights a rule on a file may carry
-            libc.syscall(LANDLOCK_ADD_RULE, ruleset, LANDLOCK_RULE_PATH_BENEATH, ctypes.byref(Beneath(access, fd)), ctypes.c_uint32(0))
-        finally:
-            os.close(fd)
+    def _beside(self, folders: tuple[str, ...], hidden: frozenset[str], chains: frozenset[str]) -> list[tuple[str, int]]:
+        """A read rule for every entry of folders that is neither hidden nor above a hidden one (links left out); listed
+        again when a folder's modification time changed since the last listing."""
+        times = []
+        for folder in folders:
+            try:
+                times.append(os.stat(folder).st_mtime_ns)
+            except OSError:
+                times.append(-1)
+        key = (folders, hidden)
+        if key in self.listings and self.listings[key][0] == times:
+            return self.listings[key][1]
+        rules = []
+        for folder in folders:
+            try:
+                entries = list(os.scandir(folder))
+            except OSError:
+                continue
+            rules += [(entry.path, FS_READ_FILE) for entry in entries
+                      if not (_inside(entry.path, hidden) or entry.path in chains or entry.is_symlink())]
+        self.listings = {key: (times, rules)}  # one class folder at a time: the last plan's listing is kept
+        return rules
 
-    try:
-        for folder in chains - tunnels:  # read: everything beside the path down to each hidden folder
-            for entry in os.listdir(folder):
-                path = os.path.join(folder, entry)
-                if not inside(path) and path not in chains and not os.path.islink(path):
-                    allow(path, FS_READ_FILE)
-        allow(package, FS_READ_FILE)
-        allow(workdir, writes | FS_READ_FILE)
-        allow(os.devnull, writes | FS_READ_FILE)
-        if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+    def restrict(self, plan: dict | None) -> bool:
+        """The child's part: apply plan to this process for good; False where that is not possible."""
+        if plan is None:
             return False
-        return libc.syscall(LANDLOCK_RESTRICT_SELF, ruleset, ctypes.c_uint32(0)) == 0
-    finally:
-        os.close(ruleset)
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.syscall.restype = ctypes.c_long
+        handled = ctypes.c_uint64(plan["handled"])
+        ruleset = libc.syscall(LANDLOCK_CREATE_RULESET, ctypes.byref(handled), ctypes.c_size_t(8), ctypes.c_uint32(0))
+        if ruleset < 0:
+            return False
+        rule, add_rule = _Beneath(0, -1), libc.syscall
+        try:
+            for path, rights in plan["rules"]:
+                try:
+                    fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+                except OSError:
+                    continue
+                try:
+                    if rights & ~FILE_RIGHTS and not os.path.isdir(path):
+                        rights &= FILE_RIGHTS
+                    rule.allowed_access, rule.parent_fd = rights, fd
+                    add_rule(LANDLOCK_ADD_RULE, ruleset, LANDLOCK_RULE_PATH_BENEATH, ctypes.byref(rule), ctypes.c_uint32(0))
+                finally:
+                    os.close(fd)
+            if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+                return False
+            return libc.syscall(LANDLOCK_RESTRICT_SELF, ruleset, ctypes.c_uint32(0)) == 0
+        finally:
+            os.close(ruleset)
+
+
+def _inside(path: str, folders: frozenset[str]) -> bool:
+    """True when path is one of folders or below one."""
+    return any(path == folder or path.startswith(folder + os.sep) for folder in folders)
 
 
 # seccomp: the signal syscalls (checked: only the child itself or its own group may be signalled) and those that
@@ -260,7 +308,6 @@ def _seccomp() -> bool:
     """A seccomp filter, kernel-enforced even for C code and fresh copies of os: no signal to any process but the child's own
     (or its group's), no pidfd, ptrace or process_vm_writev, no signal owner set on a file (SIGIO). False where this
     architecture is not known here."""
-    import ctypes
     import platform
 
     if platform.machine() not in SECCOMP_ARCHES:
@@ -412,7 +459,7 @@ def _run_child(job: dict) -> None:
     torch.manual_seed(0)
     attempts: list[str] = []
     folder, package_dir = job["workdir"], job["package"]
-    _landlock(folder, package_dir, [os.path.dirname(folder), *job.get("hidden", [])])  # before the Guard, which refuses ctypes
+    _LANDLOCK.restrict(job["landlock"])  # before the Guard, which refuses ctypes
     _seccomp()
     sys.meta_path.insert(0, RefusedImport(attempts))
     sys.addaudithook(Guard(attempts, folder, package_dir, [os.path.dirname(folder), *job.get("hidden", [])]))
@@ -475,8 +522,6 @@ def _say(message: dict) -> None:
 
 def _become_subreaper() -> None:
     """Orphans of a child (a process it started, even in a new session) are re-parented here, not to init."""
-    import ctypes
-
     ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 
 
@@ -507,8 +552,21 @@ def _reap_orphans(children: set[int]) -> int:
     return count
 
 
+def _preload(modules: list[str]) -> None:
+    """Import modules here, once, so that every later child finds them imported (torch imports some lazily, at a cost)."""
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except Exception as error:  # noqa: BLE001 - a module this torch build lacks: each child imports what it can itself
+            print(f"preloading {name} failed: {type(error).__name__}: {error}", file=sys.stderr, flush=True)
+    gc.freeze()
+
+
+_LANDLOCK = _Landlock()
+
+
 def serve(child_dir: str) -> None:
-    """Zygote loop: fork a child per job line, report each child's pid and exit."""
+    """Zygote loop: fork a child per job line (or import the modules of a preload line), report each child's pid and exit."""
     _load_module("_child", os.path.join(child_dir, "__init__.py"), [child_dir])
     _become_subreaper()
     gc.freeze()  # the objects the zygote made stay out of every collection: a child's collector never touches (copies) their pages
@@ -525,7 +583,11 @@ def serve(child_dir: str) -> None:
                 while b"\n" in pending:
                     line, pending = pending.split(b"\n", 1)
                     job = json.loads(line)
+                    if "preload" in job:
+                        _preload(job["preload"])
+                        continue
                     job["close_fds"] = list(children)
+                    job["landlock"] = _LANDLOCK.plan(job["workdir"], job["package"], [os.path.dirname(job["workdir"]), *job.get("hidden", [])])
                     pid = _fork(job)
                     children[os.pidfd_open(pid)] = (job["id"], pid)
                     _say({"id": job["id"], "pid": pid})

@@ -33,7 +33,7 @@ def student(request: pytest.FixtureRequest) -> Iterator[Student]:
     """The student's module for this suite's question, its code running in one sandboxed child."""
     plugin = kit(request.config)
     question = plugin.question_of(request.module)
-    proxy = plugin.start(question)
+    proxy = plugin.start(question, tuple(name for marker in request.node.iter_markers("preload") for name in marker.args))
     yield proxy
     plugin.finish(question)
 

@@ -10,6 +10,9 @@ from autograder.engine.inputs import case
 from autograder.engine.proxy import CheckFailure, Generator, Handle, Student, StudentError, structure
 from autograder.i18n import _
 
+# An optimizer's first step imports torch._dynamo (800 modules, over a second): done once in the sandbox, not per student.
+pytestmark = pytest.mark.preload("torch._dynamo")
+
 VOCAB, T, D, HEADS = 64, 12, 32, 4
 
 

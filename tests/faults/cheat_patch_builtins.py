@@ -1,5 +1,5 @@
 # fault: patches builtins (all, any, abs, max, min, round, isinstance, issubclass) hoping the grader uses them, then answers wrong
-# expect: module=q01_causal_mask status=error|failed match=relies on
+# expect: module=q01_causal_mask status=failed match=positions differ
 """Question 1: prefix averages as one matrix product, and the causal mask."""
 import builtins
 import torch
