@@ -11,11 +11,12 @@ from ..course.results import Report
 from ..sandbox.parent import Sandbox
 
 SUITES = Path(__file__).resolve().parent.parent / "suites"
-PYTEST_ARGS = ["-q", "--tb=no", "-o", "addopts=", "--capture=no",  # the student's prints stay in the child; ours go nowhere
+PYTEST_ARGS = ["-o", "addopts=", "--capture=no",  # the student's prints stay in the child; ours go nowhere
                *(arg for plugin in ("cacheprovider", "stepwise", "logging", "unraisableexception", "threadexception", "faulthandler",
                                     "junitxml", "pastebin", "doctest", "debugging", "warnings", "unittest", "legacypath", "tmpdir",
-                                    "monkeypatch", "recwarn", "setuponly", "setupplan", "subtests") for arg in ("-p", f"no:{plugin}"))]
-# The plugins left out are not needed by `check`: each costs time on every one of the ~230 checks, or on every run.
+                                    "monkeypatch", "recwarn", "setuponly", "setupplan", "subtests", "terminal") for arg in ("-p", f"no:{plugin}"))]
+# The plugins left out are not needed by `check`: each costs time on every one of the ~230 checks, or on every run. Without
+# the terminal reporter (its -q and --tb options go with it) pytest writes nothing: the report is the plugin's.
 
 
 def suite_file(course: Course, number: int) -> Path:

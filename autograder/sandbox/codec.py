@@ -21,12 +21,13 @@ MAX_NODES = 1 << 20
 MAX_DIMS = 32
 
 # Bound at import, in the zygote, before any student code runs: patching torch or struct later does not reach the codec.
-_pack, _unpack_from, _Tensor, _uint8 = struct.pack, struct.unpack_from, torch.Tensor, torch.uint8
+_pack, _Tensor, _uint8 = struct.pack, torch.Tensor, torch.uint8
 _detach, _contiguous, _resolve_conj, _resolve_neg = torch.Tensor.detach, torch.Tensor.contiguous, torch.Tensor.resolve_conj, torch.Tensor.resolve_neg
 _reshape, _view, _numpy, _frombuffer, _empty = (torch.Tensor.reshape, torch.Tensor.view, torch.Tensor.numpy,
                                                 torch.frombuffer, torch.empty)
 _type, _len, _isinstance = type, len, isinstance
 _I64 = (-(1 << 63), (1 << 63) - 1)
+_STRUCTS = {fmt: struct.Struct(fmt) for fmt in ("<c", "<q", "<I", "<d", "<B", "<BB", "<Q", *(f"<{dims}q" for dims in range(MAX_DIMS + 1)))}
 
 
 def encode(value: object) -> bytes:
@@ -102,8 +103,9 @@ class _Reader:
         self.frame, self.position, self.nodes = frame, 0, 0
 
     def _take(self, fmt: str) -> tuple:
-        values = _unpack_from(fmt, self.frame, self.position)
-        self.position += struct.calcsize(fmt)
+        reader = _STRUCTS[fmt]
+        values = reader.unpack_from(self.frame, self.position)
+        self.position += reader.size
         return values
 
     def _bytes(self, size: int) -> memoryview:
