@@ -13,12 +13,14 @@
 3. Floor: the time the students' own functions take when called directly with the suites' inputs, no grader. Every
    distinct module of the class is graded once, on its own question, with the other modules correct, while every
    request the grader sends to the sandboxed child (the function called, its arguments, which are the suites'
-   inputs) is recorded. A plain process (torch imported once, with the modules of the suites' preload markers, one thread, the sandbox's 4 GiB memory limit, no
-   grader, no sandbox, no pytest) then imports each module and makes the same calls in the same order, timing only
-   the import of the student's modules and the calls themselves. A call the sandbox stopped (an endless loop, a
-   crash) is not repeated: the time the grader let it run counts instead. A submission's floor is the sum over its
-   ten questions; the class's floor is one torch import plus the sum over students divided by the jobs (a plain
-   program using the same cores), per submission. Overhead = seconds per submission - floor.
+   inputs) is recorded. A plain process (torch imported once, with the modules of the suites' preload markers; one
+   thread; the sandbox's 4 GiB memory limit; no grader, no sandbox, no pytest) then imports each module and makes the
+   same calls in the same order, timing only the import of the student's modules and the calls themselves. A call
+   the sandbox stopped (an endless loop, a crash) is not repeated: the time the grader let it run counts instead. A
+   module several submissions hold is replayed up to 5 times and the median counts: this machine's CPU time for the
+   same work varies by half from run to run. A submission's floor is the sum over its ten questions; the class's
+   floor is one torch import plus the sum over students divided by the jobs (a plain program using the same cores),
+   per submission. Overhead = seconds per submission - floor.
 4. nbgrader. --notebooks of the same submissions (drawn in proportion to the kinds), as notebooks of the nbgrader
    assignment built from the same course, graded by `nbgrader autograde` (one kernel per notebook, as nbgrader
    works): seconds per submission, and the ratio to grade DIR's seconds per submission. The same notebooks are
@@ -35,6 +37,7 @@ import random
 import re
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -49,6 +52,7 @@ ENV = {**os.environ, "PYTHONPATH": str(KIT) + os.pathsep + os.environ.get("PYTHO
 PATTERN = ["correct"] * 20 + ["wrong"] * 17 + ["stubs"] * 5 + ["half"] * 5 + ["loop_forever", "segfault", "memory_hog"]
 FAULT_MODULE = "q01_causal_mask.py"
 MARKERS = re.compile(r"^\s*### (BEGIN|END) SOLUTION.*\n", re.MULTILINE)  # a student's file has no solution markers
+REPEATS = 5  # a piece several submissions hold is replayed up to this many times, and its median counts (the CPU is noisy)
 MEMORY_BYTES = 4 << 30  # the sandbox's limit, kept for the floor's calls (the memory hog must fail the same way)
 
 
@@ -144,7 +148,7 @@ def csv_scores(out: Path) -> dict[str, list[float]]:
 # -- the floor: record the grader's requests, replay them without the grader -----------------------------------
 
 
-def record(kit: Path, pieces: dict[tuple[int, str], Path], scratch: Path) -> Path:
+def record(kit: Path, pieces: dict[tuple[int, str], Path], uses: dict[tuple[int, str], int], scratch: Path) -> Path:
     """Grade each (question, variant) package on its question, recording every request sent to the child; the file."""
     import torch
 
@@ -187,7 +191,7 @@ def record(kit: Path, pieces: dict[tuple[int, str], Path], scratch: Path) -> Pat
     torch.set_num_threads(1)
     try:
         for (number, variant), package in pieces.items():
-            sessions.append({"question": number, "variant": variant, "package": str(package), "sessions": []})
+            sessions.append({"question": number, "variant": variant, "package": str(package), "uses": uses[number, variant], "sessions": []})
             run_suites(course, sandbox, package, [number])
     finally:
         sandbox.close()
@@ -228,33 +232,44 @@ def replay(recorded: Path, answer: Path) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, resource.getrlimit(resource.RLIMIT_AS)[1]))
     seconds: dict[str, list[float]] = {}
     for piece in sessions:
-        total = [0.0, 0.0]  # wall, CPU
-        for session in piece["sessions"]:
-            for name in [n for n in sys.modules if n == "exercises" or n.startswith("exercises.")]:
-                del sys.modules[name]
-            package = piece["package"]
-            spec = importlib.util.spec_from_file_location("exercises", os.path.join(package, "__init__.py"), submodule_search_locations=[package])
-            sys.modules["exercises"] = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(sys.modules["exercises"])
-            torch.manual_seed(0)
-            objects: dict[int, object] = {}
-            module = None
-            for event in session["events"]:
-                if "stopped" in event:  # the sandbox stopped it: the time it was let run is the floor (it ran on a CPU)
-                    total = [total[0] + event["spent"], total[1] + event["spent"]]
-                    break
-                if event.get("import"):
-                    begin = (time.perf_counter(), time.thread_time())
-                    try:
-                        module = importlib.import_module("exercises." + session["module"])
-                    except BaseException:  # noqa: BLE001, B036 - a student's module may raise anything
-                        module = None
-                    took = (time.perf_counter() - begin[0], time.thread_time() - begin[1])
-                else:
-                    took = _replay_one(event, module, objects, Counted)
-                total = [total[0] + took[0], total[1] + took[1]]
-        seconds[f"{piece['question']}|{piece['variant']}"] = total
+        runs = [_replay_piece(piece, Counted) for _ in range(min(piece["uses"], REPEATS))]
+        seconds[f"{piece['question']}|{piece['variant']}"] = [statistics.median(run[i] for run in runs) for i in (0, 1)]
     answer.write_text(json.dumps({"torch_import": imported, "seconds": seconds}))
+
+
+def _replay_piece(piece: dict, counted: type) -> list[float]:
+    """One replay of a piece's recorded sessions in this process: [wall, CPU] seconds of the student's own code."""
+    import importlib
+    import importlib.util
+
+    import torch
+
+    total = [0.0, 0.0]  # wall, CPU
+    for session in piece["sessions"]:
+        for name in [n for n in sys.modules if n == "exercises" or n.startswith("exercises.")]:
+            del sys.modules[name]
+        package = piece["package"]
+        spec = importlib.util.spec_from_file_location("exercises", os.path.join(package, "__init__.py"), submodule_search_locations=[package])
+        sys.modules["exercises"] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules["exercises"])
+        torch.manual_seed(0)
+        objects: dict[int, object] = {}
+        module = None
+        for event in session["events"]:
+            if "stopped" in event:  # the sandbox stopped it: the time it was let run is the floor (it ran on a CPU)
+                total = [total[0] + event["spent"], total[1] + event["spent"]]
+                break
+            if event.get("import"):
+                begin = (time.perf_counter(), time.thread_time())
+                try:
+                    module = importlib.import_module("exercises." + session["module"])
+                except BaseException:  # noqa: BLE001, B036 - a student's module may raise anything
+                    module = None
+                took = (time.perf_counter() - begin[0], time.thread_time() - begin[1])
+            else:
+                took = _replay_one(event, module, objects, counted)
+            total = [total[0] + took[0], total[1] + took[1]]
+    return total
 
 
 def _replay_one(event: dict, module: object, objects: dict, counted: type) -> tuple[float, float]:
@@ -329,12 +344,14 @@ def floor(kit: Path, submissions: list[dict], texts: dict[str, str], scratch: Pa
     by_file = {Path(q.file).name: q.number for q in course.questions}
     correct = {name: f"correct:{name}" for name in by_file}
     pieces: dict[tuple[int, str], Path] = {}
+    uses: dict[tuple[int, str], int] = {}  # how many submissions hold the piece
     for submission in submissions:
         for name, variant in submission["files"].items():
             key = (by_file[name], variant)
+            uses[key] = uses.get(key, 0) + 1
             if key not in pieces:
                 pieces[key] = write_package(scratch / f"piece{len(pieces)}", correct | {name: variant}, texts)
-    recorded = record(kit, pieces, scratch)
+    recorded = record(kit, pieces, uses, scratch)
     answer = scratch / "floor.json"
     subprocess.run([sys.executable, __file__, "--replay", str(recorded), str(answer)], cwd=kit, env=ENV, check=True)
     found = json.loads(answer.read_text())

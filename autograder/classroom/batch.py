@@ -10,8 +10,8 @@ the same fingerprint (commit and hash of the graded files) and grader version is
 Locally the entries are graded by --jobs worker processes (default: the core count). The driver imports torch,
 pytest and the grading engine once, then forks the workers, which therefore start with all of it imported;
 each starts one Sandbox (whose zygote imports torch once) and keeps it for its whole life, grading one entry at
-a time and sending each report back as soon as it is done. With --scheduler the same work goes to a Dask
-cluster (cluster.py), and the results come back to the same on_result.
+a time in one pytest run (the suites collected once) and sending each report back as soon as it is done. With
+--scheduler the same work goes to a Dask cluster (cluster.py), and the results come back to the same on_result.
 """
 import argparse
 import csv
@@ -27,7 +27,7 @@ import sys
 import tempfile
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from multiprocessing.connection import wait
 from pathlib import Path
@@ -166,10 +166,10 @@ def _die_with_parent(parent: int) -> None:
 
 
 def _worker(connection: object, course: Course, parent: int, scratch_root: str) -> None:
-    """A worker's life: one Sandbox; grade each entry received and send back (index, report); stop on None."""
+    """A worker's life: one Sandbox and one pytest run; grade each entry received and send back (index, report); stop on None."""
     _die_with_parent(parent)
     from ..sandbox.parent import Sandbox
-    from .work import grade_entry
+    from .work import grade_entries
 
     gc.freeze()  # what the driver imported stays out of the collector's way (and its pages shared)
     sandbox = Sandbox()
@@ -177,15 +177,23 @@ def _worker(connection: object, course: Course, parent: int, scratch_root: str) 
     # job being sent, so the first student must not pay for the zygote's import of torch on a busy machine.
     select.select([sandbox.process.stdout], [], [], ZYGOTE_START)
     scratch = Path(tempfile.mkdtemp(prefix="worker-", dir=scratch_root))
+    indices: dict[int, int] = {}  # id(entry) -> its index in the driver's list
+
+    def received() -> Iterator[Entry]:
+        """The entries the driver sends, one at a time (it sends the next once this one's report is back), until None."""
+        try:
+            while (job := connection.recv()) is not None:
+                indices[id(job[1])] = job[0]
+                yield job[1]
+        except (EOFError, OSError):
+            return
+
+    def send(entry: Entry, report: dict) -> None:
+        connection.send((indices.pop(id(entry)), report | {"_worker": os.getpid()}))
+
     try:
-        while True:
-            job = connection.recv()
-            if job is None:
-                break
-            index, entry = job
-            report = grade_entry(course, entry, sandbox, scratch)
-            connection.send((index, report | {"_worker": os.getpid()}))
-    except (EOFError, BrokenPipeError, KeyboardInterrupt):
+        grade_entries(course, received(), sandbox, scratch, send)
+    except (BrokenPipeError, KeyboardInterrupt):
         pass
     finally:
         sandbox.close()

@@ -1,9 +1,10 @@
-"""One student's grading: the entry's files into a package, the hidden suites on it in an open sandbox, the report.
+"""Students' grading: each entry's files into a package, the hidden suites on it in an open sandbox, the report.
 
-grade_entry is the unit of work of `grade DIR`, whether it runs in a local worker process or on a Dask worker.
-It builds an exercises-like package from the entry (the modules of a folder or of a repository's HEAD, or the
-answer cells of a notebook turned into modules as `grade --nbgrader` does), runs run_suites on every question,
-and returns `check --json`'s object for that package plus who, what and when. An entry that cannot be read
+grade_entries is the work of a local `grade DIR` worker process (the entries it receives, one at a time, graded in
+one pytest run), grade_entry that of a task on a Dask worker (one entry). Each builds an exercises-like package from
+the entry (the modules of a folder or of a repository's HEAD, or the answer cells of a notebook turned into modules
+as `grade --nbgrader` does), runs the suites of every question on it (engine/run.py's run_each), and gives `check
+--json`'s object for that package plus who, what and when. An entry that cannot be read
 gives every question 0 with "problem" saying why; a fault of the student's code costs only its question, as
 with `check`. The grader's own failure on an entry (a bug, a full disk) is reported the same way, with
 "grader_error": true, so that the next run grades it again.
@@ -16,11 +17,13 @@ import shutil
 import sys
 import tempfile
 import traceback
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from ..course.manifest import Course
 from ..course.results import ERROR, QuestionResult, Report
 from ..i18n import _
+from ..engine.run import Submission
 from ..sandbox.parent import Sandbox
 from .intake import Contents, Entry, fingerprint_of, read_entry
 
@@ -113,28 +116,79 @@ def unreadable_report(course: Course, entry: Entry, contents: Contents, problem:
     return zero_report(course, problem) | _about(course, entry, contents) | {"problem": problem}
 
 
-def grade_entry(course: Course, entry: Entry, sandbox: Sandbox, scratch: Path) -> dict:
-    """The student's report: check --json's object plus student, source, commit or sha256, grader_version, graded_at.
+def grade_entries(course: Course, entries: Iterable[Entry], sandbox: Sandbox, scratch: Path, on_result: Callable[[Entry, dict], None]) -> None:
+    """Grade entries in turn, in one pytest run while the grader does not break: on_result(entry, report) as each report is
+    decided (check --json's object plus student, source, commit or sha256, grader_version, graded_at).
 
-    An unreadable entry gives every question 0 with "problem": reason. Never raises for a student's fault.
-    scratch: a folder this call may fill and empty (created when missing).
+    An unreadable entry gives every question 0 with "problem" saying why; a fault of the student's code costs only its
+    question. The grader's own failure on an entry (a bug, a full disk) is reported the same way, with "grader_error":
+    true, so that the next run grades it again; the entries after it are graded in a new pytest run.
+    entries may be drawn lazily (a worker receives them one at a time). scratch: a folder these calls fill and empty.
     """
-    contents = read_entry(entry)
-    if contents.problem:
-        return unreadable_report(course, entry, contents)
+    from ..engine.run import run_each
+
     scratch = Path(scratch)
     scratch.mkdir(parents=True, exist_ok=True)
-    folder = Path(tempfile.mkdtemp(prefix="entry-", dir=scratch))  # new for every entry: no module cache can mix two students
-    try:
-        package, problem = build_package(course, contents, folder)
-        if package is None:
-            return unreadable_report(course, entry, contents, problem)
-        from ..engine.run import run_suites
+    remaining = iter(entries)
+    while True:
+        drawn: list[Entry] = []
+        stream = _submissions(course, remaining, scratch, on_result, drawn)
+        try:
+            run_each(course, sandbox, course.numbers, stream)
+        finally:
+            stream.close()  # the entry in hand when a run stopped before its report is reported as the grader's failure
+        if drawn and drawn[-1] is None:
+            return
+        if not drawn:
+            raise RuntimeError("the grading run stopped before it graded anything")
 
-        report = run_suites(course, sandbox, package, course.numbers, hidden=classmates(entry, package)).to_dict()
-    except Exception as error:  # noqa: BLE001 - the grader's own fault: reported for this entry, graded again next run
-        reason = _("the grader failed on this entry ({error}: {message}); run the command again").format(error=type(error).__name__, message=error)
-        return unreadable_report(course, entry, contents, reason) | {"grader_error": True, "traceback": traceback.format_exc()[-4000:]}
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-    return report | _about(course, entry, contents)
+
+def _submissions(course: Course, entries: Iterator[Entry], scratch: Path, on_result: Callable[[Entry, dict], None],
+                 drawn: list) -> Iterator[Submission]:
+    """The Submission of each readable entry, built in a fresh folder; once the engine graded it (or broke while it did),
+    its report goes to on_result and the folder is removed. drawn: each entry taken, then None when there are no more."""
+    for entry in entries:
+        drawn.append(entry)
+        try:
+            contents = read_entry(entry)
+        except Exception:  # noqa: BLE001 - the grader's own fault (every student fault is a Contents.problem)
+            on_result(entry, _failed_report(course, entry, Contents(), traceback.format_exc()))
+            continue
+        if contents.problem:
+            on_result(entry, unreadable_report(course, entry, contents))
+            continue
+        folder = Path(tempfile.mkdtemp(prefix="entry-", dir=scratch))  # new for every entry: no module cache can mix two students
+        try:
+            try:
+                package, problem = build_package(course, contents, folder)
+            except Exception:  # noqa: BLE001 - the grader's own fault: reported for this entry, graded again next run
+                on_result(entry, _failed_report(course, entry, contents, traceback.format_exc()))
+                continue
+            if package is None:
+                on_result(entry, unreadable_report(course, entry, contents, problem))
+                continue
+            submission = Submission(package, classmates(entry, package))
+            try:
+                yield submission
+            finally:
+                report = submission.report
+                on_result(entry, _failed_report(course, entry, contents, submission.failed) if report is None or submission.failed
+                          else report.to_dict() | _about(course, entry, contents))
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+    drawn.append(None)
+
+
+def _failed_report(course: Course, entry: Entry, contents: Contents, trace: str) -> dict:
+    """The report of an entry the grader itself failed on: every question 0, the reason, "grader_error" and the traceback."""
+    last = (trace.strip().splitlines() or ["RuntimeError: the grading run stopped before this entry's report"])[-1]
+    error, _colon, message = last.partition(": ")
+    reason = _("the grader failed on this entry ({error}: {message}); run the command again").format(error=error[:100], message=message[:300])
+    return unreadable_report(course, entry, contents, reason) | {"grader_error": True, "traceback": trace[-4000:]}
+
+
+def grade_entry(course: Course, entry: Entry, sandbox: Sandbox, scratch: Path) -> dict:
+    """The student's report, as grade_entries gives it, for one entry. scratch: a folder this call may fill and empty."""
+    found: list[dict] = []
+    grade_entries(course, [entry], sandbox, scratch, lambda _entry, report: found.append(report))
+    return found[0]

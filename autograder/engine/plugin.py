@@ -5,20 +5,26 @@ or passed to pytest.main by engine/run.py for `python -m autograder check`. Eith
 every test's outcome and turns them into one QuestionResult per question (course/results.py).
 """
 import re
+import traceback
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 import torch
 
 from ..course.manifest import Course, Question
-from ..course.results import ERROR, FAILED, NOT_ATTEMPTED, PASSED, CaseResult, QuestionResult
+from ..course.results import ERROR, FAILED, NOT_ATTEMPTED, PASSED, CaseResult, QuestionResult, Report
 from ..i18n import _, in_english
 from ..sandbox.parent import Child, ChildStopped, Sandbox
 from .asserts import tensor_mismatch
 from .inputs import INPUT_NOTE, describe_all, entries, shrink
 from .proxy import CheckFailure, Refused, Student, StudentError, explain, one_line, refusal
 from .static import forbidden_uses
+
+if TYPE_CHECKING:
+    from .run import Submission
 
 MARKERS = (
     "points(n): the points of this check; a question's points (course.yaml) are shared in proportion",
@@ -174,6 +180,10 @@ class KitPlugin:
         self.suites: dict[str, Question] = {}  # suite module name -> its question
         self.inputs: dict[tuple[str, str], int] = {}  # (suite module, test function) -> how many inputs it is run on
         self.static: dict[tuple[int, tuple[str, ...]], dict[str, tuple[str, str]]] = {}
+
+    def reset(self, package: Path, hidden: tuple[Path, ...] = ()) -> None:
+        """Grade package next, from a clean slate (the collected suites and their inputs are kept)."""
+        self.package, self.hidden, self.runs, self.static = package.resolve(), hidden, {}, {}
 
     def question_of(self, module: object) -> Question:
         """The question whose suite is module (test_q03_attention.py -> q03_attention)."""
@@ -364,6 +374,30 @@ class KitPlugin:
         elif not all(c.passed for c in checks):
             result.status = FAILED
         return result
+
+
+class EachSubmission:
+    """pytest plugin: run the collected checks once per submission, in one session, so that the suites are collected once."""
+
+    def __init__(self, kit: KitPlugin, course: Course, numbers: list[int], submissions: Iterable["Submission"]) -> None:
+        self.kit, self.course, self.numbers, self.submissions = kit, course, numbers, submissions
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> bool:
+        """For each submission: the kit's state reset to its package, every item's protocol (as pytest's own loop runs
+        them), its report. A suite that failed to import runs no check, as in pytest's loop."""
+        items = [] if session.testsfailed else session.items
+        for submission in self.submissions:
+            try:
+                self.kit.reset(submission.package, submission.hidden)
+                for index, item in enumerate(items):
+                    item.config.hook.pytest_runtest_protocol(item=item, nextitem=items[index + 1] if index + 1 < len(items) else None)
+            except BaseException:
+                submission.failed = traceback.format_exc()
+                raise
+            finally:
+                submission.report = Report([self.kit.result(self.course.question(n)) for n in self.numbers])
+        return True
 
 
 def kit(config: pytest.Config) -> KitPlugin | None:

@@ -1,9 +1,16 @@
-"""Grade packages in-process: the hidden suites run by pytest.main with the kit's plugin, one sandbox for all."""
+"""Grade packages in-process: the hidden suites run by pytest.main with the kit's plugin, one sandbox for all.
+
+One pytest run grades any number of packages on the same questions (run_each): the suites are collected once and
+every check runs again for each package, as pytest-rerunfailures re-runs an item.
+"""
 import contextlib
 import io
+import itertools
 import os
 import sys
 import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..course.manifest import Course
@@ -24,22 +31,47 @@ def suite_file(course: Course, number: int) -> Path:
     return SUITES / f"test_{course.question(number).module}.py"
 
 
+@dataclass
+class Submission:
+    """One package for run_each, and once it is graded, its report (failed: the grader's own traceback, if it broke)."""
+
+    package: Path
+    hidden: tuple[Path, ...] = ()  # folders its code may not read, such as the one holding the other students' packages
+    report: Report | None = None
+    failed: str = ""
+
+
+def run_each(course: Course, sandbox: Sandbox, numbers: list[int], submissions: Iterable[Submission], notes: bool = False) -> None:
+    """Grade each submission on the questions' suites in an open sandbox (left open), with one pytest run for all of them.
+
+    Each submission's report is set before the next one is drawn, so submissions may be a generator that hands out
+    one package at a time and reads the previous one's report. When the grader itself breaks, the submission being
+    graded keeps its partial report and the traceback in `failed`, and the rest are not drawn.
+    """
+    import pytest
+
+    from .plugin import EachSubmission, KitPlugin
+
+    kit = KitPlugin(course, course.root, sandbox, notes, first_failure_only=True)
+    suites = [str(suite_file(course, n)) for n in numbers if suite_file(course, n).exists()]
+    if not suites:
+        for submission in submissions:
+            kit.reset(submission.package, submission.hidden)
+            submission.report = Report([kit.result(course.question(n)) for n in numbers])
+        return
+    with _quiet_pytest():
+        pytest.main([*PYTEST_ARGS, *suites], plugins=[kit, EachSubmission(kit, course, numbers, submissions)])
+
+
 def run_suites(course: Course, sandbox: Sandbox, package: Path, numbers: list[int], notes: bool = False,
                hidden: tuple[Path, ...] = ()) -> Report:
     """One pytest run of the questions' suites on package, in an open sandbox (left open).
 
     hidden: folders the student's code may not read, such as the one holding the other students' packages.
     """
-    import pytest
-
-    from .plugin import KitPlugin
-
-    plugin = KitPlugin(course, package, sandbox, notes, first_failure_only=True, hidden=hidden)
-    suites = [str(suite_file(course, n)) for n in numbers if suite_file(course, n).exists()]
-    if suites:
-        with _quiet_pytest():
-            pytest.main([*PYTEST_ARGS, *suites], plugins=[plugin])
-    return Report([plugin.result(course.question(n)) for n in numbers])
+    submission = Submission(package, hidden)
+    run_each(course, sandbox, numbers, [submission], notes)
+    return submission.report
 
 
 def classmates_folder(packages: list[Path]) -> tuple[Path, ...]:
@@ -67,7 +99,10 @@ def grade_many(course: Course, submissions: list[tuple[Path, list[int]]], notes:
 
         torch.set_num_threads(1)  # the oracle works on tiny tensors: a thread pool only adds waiting
         hidden = classmates_folder([package for package, _ in submissions])
-        return [run_suites(course, sandbox, package, numbers, notes, hidden) for package, numbers in submissions]
+        graded = [(Submission(package, hidden), numbers) for package, numbers in submissions]
+        for numbers, group in itertools.groupby(graded, key=lambda pair: pair[1]):  # one pytest run per run of the same questions
+            run_each(course, sandbox, numbers, [submission for submission, _ in group], notes)
+        return [submission.report for submission, _ in graded]
     finally:
         sandbox.close()
 

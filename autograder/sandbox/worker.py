@@ -1,9 +1,9 @@
 """The sandbox: a zygote process that imports torch once and forks one child per graded question.
 
 Run as a script (never imported by the grader): `python -I worker.py CHILD_DIR`. It reads one JSON job
-per line on stdin (or {"preload": [module, ...]}: modules to import once, before the next fork) and answers JSON lines on stdout: {"id", "pid"} when a child starts, {"id", "exit",
-"orphans"} when it ends (orphans: processes it left behind, which the zygote, a subreaper, killed).
-Each child runs the student's code with resource limits, in its own process group and temporary
+per line on stdin (or {"preload": [module, ...]}: modules to import once, before the next fork) and
+answers JSON lines on stdout: {"id", "pid"} when a child starts, {"id", "exit", "orphans"} when it ends
+(orphans: processes it left behind, which the zygote, a subreaper, killed). Each child runs the student's code with resource limits, in its own process group and temporary
 folder. It imports the student's module, then answers the grader's requests (calls of the student's
 functions) one at a time: each request and each answer is one frame (sandbox/codec.py) on a pair of FIFOs in
 its folder. An audit hook (Guard) and, where the kernel has it, Landlock keep the student's code away

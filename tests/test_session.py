@@ -1,0 +1,98 @@
+"""One pytest run grades many packages (engine/run.py run_each, the way `grade DIR`'s workers and grade_many grade).
+
+The suites are collected once and every check runs again for each package. The reports must be exactly those of
+one run per package, whatever came before (a wrong answer, a stub, a crash), and a grader that breaks on one
+student must cost only that student's report (grader_error, graded again next run) while the others are graded.
+"""
+import shutil
+from pathlib import Path
+
+import pytest
+
+from autograder.classroom import work
+from autograder.classroom.intake import Entry
+from autograder.course.manifest import load_course
+from autograder.engine import plugin
+from autograder.engine.run import Submission, run_each, run_suites
+from autograder.sandbox.parent import Sandbox
+
+ROOT = Path(__file__).resolve().parent.parent
+COURSE = load_course(ROOT)
+NUMBERS = [1, 3]
+
+
+def _package(folder: Path, replaced: dict[str, Path]) -> Path:
+    """A copy of solutions/ in folder with some modules replaced by the given files."""
+    shutil.copytree(ROOT / "solutions", folder, ignore=shutil.ignore_patterns("__pycache__"))
+    for name, source in replaced.items():
+        shutil.copy(source, folder / name)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def sandbox():
+    opened = Sandbox()
+    yield opened
+    opened.close()
+
+
+def test_one_run_gives_each_package_its_own_report(tmp_path: Path, sandbox: Sandbox) -> None:
+    """Solutions, a wrong q3, the stubs, a crashing q1 and the solutions again: one run's reports equal separate runs'."""
+    wrong = _package(tmp_path / "wrong", {"q03_attention.py": ROOT / "tests/corpus/wrong/q03_no_scaling.py"})
+    crash = _package(tmp_path / "crash", {"q01_causal_mask.py": ROOT / "tests/faults/segfault.py"})
+    packages = [ROOT / "solutions", wrong, ROOT / "exercises", crash, ROOT / "solutions"]
+    separate = [run_suites(COURSE, sandbox, package, NUMBERS).to_dict() for package in packages]
+    submissions = [Submission(package) for package in packages]
+    run_each(COURSE, sandbox, NUMBERS, submissions)
+    together = [submission.report.to_dict() for submission in submissions]
+    assert together == separate
+    assert [report["score"] for report in together] == [20.0, together[1]["score"], 0.0, together[3]["score"], 20.0]
+    assert together[1]["score"] < 20 and together[3]["questions"][0]["status"] == "crashed"
+    assert not any(submission.failed for submission in submissions)
+
+
+def test_a_grader_failure_costs_only_that_student(tmp_path: Path, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The grader breaking on the second of three students: that one is reported as a grader_error, the others graded."""
+    entries = []
+    for student in ("ann", "bob", "cid"):
+        folder = tmp_path / "class" / student
+        shutil.copytree(ROOT / "solutions", folder, ignore=shutil.ignore_patterns("__pycache__"))
+        entries.append(Entry(student, folder, "folder"))
+    reset = plugin.KitPlugin.reset
+
+    def breaks_on_bob(self: plugin.KitPlugin, package: Path, hidden: tuple[Path, ...] = ()) -> None:
+        reset(self, package, hidden)
+        if calls.append(package) or len(calls) == 2:
+            raise OSError("disk full")
+
+    calls: list[Path] = []
+    monkeypatch.setattr(plugin.KitPlugin, "reset", breaks_on_bob)
+    reports: dict[str, dict] = {}
+    work.grade_entries(COURSE, entries, sandbox, tmp_path / "scratch", lambda entry, report: reports.setdefault(entry.student, report))
+    assert list(reports) == ["ann", "bob", "cid"]
+    assert reports["ann"]["score"] == reports["cid"]["score"] == 100.0
+    assert reports["bob"]["grader_error"] and reports["bob"]["score"] == 0
+    assert "OSError: disk full" in reports["bob"]["problem"] and "breaks_on_bob" in reports["bob"]["traceback"]
+    assert "grader_error" not in reports["ann"] and "grader_error" not in reports["cid"]
+    assert not any((tmp_path / "scratch").iterdir()), "every student's package folder is removed"
+
+
+def test_a_preloaded_module_is_imported_once_by_the_zygote_for_every_later_child(tmp_path: Path) -> None:
+    """Sandbox.open(preload=...) (the suites' preload marker): the child, and every later one, finds the module imported."""
+    package = tmp_path / "exercises"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "q01_causal_mask.py").write_text("import sys\n\n\ndef imported(name):\n    return name in sys.modules\n")
+    sandbox = Sandbox()
+    try:
+        found = []
+        for preload in ((), ("wave",), ()):
+            child = sandbox.open(package, "q01_causal_mask", 20, preload=preload)
+            try:
+                assert child.first()["ok"]
+                found.append(child.ask({"op": "call", "target": "imported", "args": ["wave"], "kwargs": {}})["value"])
+            finally:
+                child.close()
+        assert found == [False, True, True] and sandbox.preloaded == {"wave"}
+    finally:
+        sandbox.close()
