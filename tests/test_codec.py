@@ -87,3 +87,10 @@ def test_decoded_tensors_do_not_share_the_frame() -> None:
     first = codec.decode(frame)
     first += 1
     assert torch.equal(codec.decode(frame), torch.ones(3))
+
+
+def test_a_decoded_tensor_can_be_resized() -> None:
+    """A student's resize_ (or `out=`) on a tensor the grader sent works: its storage is its own, not the frame's."""
+    x = codec.decode(codec.encode(torch.zeros(2, 2)))
+    x.resize_(3, 5).fill_(4.0)
+    assert x.shape == (3, 5) and float(x.sum()) == 60.0

@@ -13,7 +13,7 @@ from autograder.classroom import work
 from autograder.classroom.intake import Entry
 from autograder.course.manifest import load_course
 from autograder.engine import plugin
-from autograder.engine.run import Submission, run_each, run_suites
+from autograder.engine.run import Submission, grade_many, run_each, run_suites
 from autograder.sandbox.parent import Sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -75,6 +75,49 @@ def test_a_grader_failure_costs_only_that_student(tmp_path: Path, sandbox: Sandb
     assert "OSError: disk full" in reports["bob"]["problem"] and "breaks_on_bob" in reports["bob"]["traceback"]
     assert "grader_error" not in reports["ann"] and "grader_error" not in reports["cid"]
     assert not any((tmp_path / "scratch").iterdir()), "every student's package folder is removed"
+
+
+def test_a_failure_outside_the_checks_is_reported_too(tmp_path: Path, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A full disk while the second student's package is built: that student is reported (grader_error), the run goes on.
+
+    Every entry drawn gets exactly one report, or a worker would wait for the next entry while its driver waits for this one.
+    """
+    entries = []
+    for student in ("ann", "bob", "cid"):
+        folder = tmp_path / "class" / student
+        shutil.copytree(ROOT / "solutions", folder, ignore=shutil.ignore_patterns("__pycache__"))
+        entries.append(Entry(student, folder, "folder"))
+    made = []
+    mkdtemp = work.tempfile.mkdtemp
+
+    def full_disk_for_bob(*args: object, **kwargs: object) -> str:
+        made.append(1)
+        if len(made) == 2:
+            raise OSError(28, "No space left on device")
+        return mkdtemp(*args, **kwargs)
+
+    monkeypatch.setattr(work.tempfile, "mkdtemp", full_disk_for_bob)
+    reports: list[tuple[str, dict]] = []
+    work.grade_entries(COURSE, entries, sandbox, tmp_path / "scratch", lambda entry, report: reports.append((entry.student, report)))
+    assert [student for student, _ in reports] == ["ann", "bob", "cid"]
+    scores = {student: (report["score"], report.get("grader_error", False)) for student, report in reports}
+    assert scores == {"ann": (100.0, False), "bob": (0, True), "cid": (100.0, False)}
+    assert "No space left on device" in dict(reports)["bob"]["problem"]
+
+
+def test_grade_many_gives_every_package_a_report_when_the_grader_breaks_on_one(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The grader breaking on the second of three packages: the third is still graded, in another run."""
+    reset, calls = plugin.KitPlugin.reset, []
+
+    def breaks_on_the_second(self: plugin.KitPlugin, package: Path, hidden: tuple[Path, ...] = ()) -> None:
+        reset(self, package, hidden)
+        calls.append(package)
+        if len(calls) == 2:
+            raise OSError("disk full")
+
+    monkeypatch.setattr(plugin.KitPlugin, "reset", breaks_on_the_second)
+    reports = grade_many(COURSE, [(ROOT / "solutions", [1])] * 3, sandbox=Sandbox())
+    assert [report.score for report in reports] == [8.0, 0.0, 8.0]
 
 
 def test_a_preloaded_module_is_imported_once_by_the_zygote_for_every_later_child(tmp_path: Path) -> None:

@@ -172,7 +172,7 @@ def _worker(connection: object, course: Course, parent: int, scratch_root: str) 
     from .work import grade_entries
 
     gc.freeze()  # what the driver imported stays out of the collector's way (and its pages shared)
-    sandbox = Sandbox()
+    sandbox = Sandbox(Path(scratch_root))  # beside the other workers' sandboxes and packages, which no student's code may read
     # Wait for the zygote's first word ("ready", left unread for the sandbox): a question's time limit counts from its
     # job being sent, so the first student must not pay for the zygote's import of torch on a busy machine.
     select.select([sandbox.process.stdout], [], [], ZYGOTE_START)
@@ -192,7 +192,7 @@ def _worker(connection: object, course: Course, parent: int, scratch_root: str) 
         connection.send((indices.pop(id(entry)), report | {"_worker": os.getpid()}))
 
     try:
-        grade_entries(course, received(), sandbox, scratch, send)
+        grade_entries(course, received(), sandbox, scratch, send, hidden=(Path(scratch_root),))
     except (BrokenPipeError, KeyboardInterrupt):
         pass
     finally:

@@ -116,67 +116,89 @@ def unreadable_report(course: Course, entry: Entry, contents: Contents, problem:
     return zero_report(course, problem) | _about(course, entry, contents) | {"problem": problem}
 
 
-def grade_entries(course: Course, entries: Iterable[Entry], sandbox: Sandbox, scratch: Path, on_result: Callable[[Entry, dict], None]) -> None:
-    """Grade entries in turn, in one pytest run while the grader does not break: on_result(entry, report) as each report is
-    decided (check --json's object plus student, source, commit or sha256, grader_version, graded_at).
+def grade_entries(course: Course, entries: Iterable[Entry], sandbox: Sandbox, scratch: Path, on_result: Callable[[Entry, dict], None],
+                  hidden: tuple[Path, ...] = ()) -> None:
+    """Grade entries in turn, in one pytest run while the grader does not break: on_result(entry, report) once for each
+    entry, as soon as its report is decided (check --json's object plus student, source, commit or sha256,
+    grader_version, graded_at).
 
     An unreadable entry gives every question 0 with "problem" saying why; a fault of the student's code costs only its
     question. The grader's own failure on an entry (a bug, a full disk) is reported the same way, with "grader_error":
     true, so that the next run grades it again; the entries after it are graded in a new pytest run.
     entries may be drawn lazily (a worker receives them one at a time). scratch: a folder these calls fill and empty.
+    hidden: folders no student's code may read (where the other students' packages and sandboxes are), beside the class folder.
     """
     from ..engine.run import run_each
 
     scratch = Path(scratch)
     scratch.mkdir(parents=True, exist_ok=True)
-    remaining = iter(entries)
+    remaining, last_reported = iter(entries), [None]  # entries are graded one after the other: only the last one can lack its report
+
+    def report(entry: Entry, result: dict) -> None:
+        last_reported[0] = entry
+        on_result(entry, result)
+
     while True:
-        drawn: list[Entry] = []
-        stream = _submissions(course, remaining, scratch, on_result, drawn)
+        drawn: list[Entry | None] = []
+        stream = _submissions(course, remaining, scratch, report, drawn, hidden)
+        trace = ""
         try:
             run_each(course, sandbox, course.numbers, stream)
+        except Exception:  # noqa: BLE001 - the grader's own failure: the entry in hand is reported below, the rest graded on
+            trace = traceback.format_exc()
         finally:
             stream.close()  # the entry in hand when a run stopped before its report is reported as the grader's failure
+        if drawn and drawn[-1] is not None and drawn[-1] is not last_reported[0]:
+            report(drawn[-1], _failed_report(course, drawn[-1], Contents(), trace))
         if drawn and drawn[-1] is None:
             return
         if not drawn:
-            raise RuntimeError("the grading run stopped before it graded anything")
+            raise RuntimeError(f"the grading run stopped before it graded anything\n{trace}")
 
 
-def _submissions(course: Course, entries: Iterator[Entry], scratch: Path, on_result: Callable[[Entry, dict], None],
-                 drawn: list) -> Iterator[Submission]:
+def _submissions(course: Course, entries: Iterator[Entry], scratch: Path, report: Callable[[Entry, dict], None], drawn: list,
+                 hidden: tuple[Path, ...]) -> Iterator[Submission]:
     """The Submission of each readable entry, built in a fresh folder; once the engine graded it (or broke while it did),
-    its report goes to on_result and the folder is removed. drawn: each entry taken, then None when there are no more."""
+    its report goes to report() and the folder is removed. drawn: each entry taken, then None when there are no more."""
     for entry in entries:
         drawn.append(entry)
+        contents, folder, submission = Contents(), None, None
         try:
             contents = read_entry(entry)
-        except Exception:  # noqa: BLE001 - the grader's own fault (every student fault is a Contents.problem)
-            on_result(entry, _failed_report(course, entry, Contents(), traceback.format_exc()))
-            continue
-        if contents.problem:
-            on_result(entry, unreadable_report(course, entry, contents))
-            continue
-        folder = Path(tempfile.mkdtemp(prefix="entry-", dir=scratch))  # new for every entry: no module cache can mix two students
-        try:
-            try:
+            if contents.problem:
+                result = unreadable_report(course, entry, contents)
+            else:
+                folder = Path(tempfile.mkdtemp(prefix="entry-", dir=scratch))  # new for every entry: no module cache can mix two students
                 package, problem = build_package(course, contents, folder)
-            except Exception:  # noqa: BLE001 - the grader's own fault: reported for this entry, graded again next run
-                on_result(entry, _failed_report(course, entry, contents, traceback.format_exc()))
-                continue
-            if package is None:
-                on_result(entry, unreadable_report(course, entry, contents, problem))
-                continue
-            submission = Submission(package, classmates(entry, package))
+                if package is None:
+                    result = unreadable_report(course, entry, contents, problem)
+                else:
+                    submission = Submission(package, classmates(entry, package) + hidden)
+        except Exception:  # noqa: BLE001 - the grader's own fault (a student's is a Contents.problem): graded again next run
+            result, submission = _failed_report(course, entry, contents, traceback.format_exc()), None
+        if submission is not None:
             try:
                 yield submission
             finally:
-                report = submission.report
-                on_result(entry, _failed_report(course, entry, contents, submission.failed) if report is None or submission.failed
-                          else report.to_dict() | _about(course, entry, contents))
-        finally:
+                result = _graded_report(course, entry, contents, submission)
+                if folder is not None:
+                    shutil.rmtree(folder, ignore_errors=True)
+                report(entry, result)
+            continue
+        if folder is not None:
             shutil.rmtree(folder, ignore_errors=True)
+        report(entry, result)
     drawn.append(None)
+
+
+def _graded_report(course: Course, entry: Entry, contents: Contents, submission: Submission) -> dict:
+    """The report of a graded submission, or the grader's failure when it has no whole report."""
+    if submission.report is not None and not submission.failed:
+        try:
+            return submission.report.to_dict() | _about(course, entry, contents)
+        except Exception:  # noqa: BLE001 - the grader's own fault
+            submission.failed = traceback.format_exc()
+    return _failed_report(course, entry, contents, submission.failed)
 
 
 def _failed_report(course: Course, entry: Entry, contents: Contents, trace: str) -> dict:

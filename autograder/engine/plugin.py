@@ -381,13 +381,24 @@ class EachSubmission:
 
     def __init__(self, kit: KitPlugin, course: Course, numbers: list[int], submissions: Iterable["Submission"]) -> None:
         self.kit, self.course, self.numbers, self.submissions = kit, course, numbers, submissions
+        self.started = False  # the loop ran (pytest did not stop before it)
+        self.error: BaseException | None = None  # what drawing the next submission raised (the caller's own stream)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> bool:
         """For each submission: the kit's state reset to its package, every item's protocol (as pytest's own loop runs
         them), its report. A suite that failed to import runs no check, as in pytest's loop."""
+        self.started = True
         items = [] if session.testsfailed else session.items
-        for submission in self.submissions:
+        submissions = iter(self.submissions)
+        while True:
+            try:
+                submission = next(submissions)
+            except StopIteration:
+                return True
+            except BaseException as error:  # noqa: B036 - the caller's stream failed: run_each raises it once pytest is done
+                self.error = error
+                return True
             try:
                 self.kit.reset(submission.package, submission.hidden)
                 for index, item in enumerate(items):
@@ -397,7 +408,6 @@ class EachSubmission:
                 raise
             finally:
                 submission.report = Report([self.kit.result(self.course.question(n)) for n in self.numbers])
-        return True
 
 
 def kit(config: pytest.Config) -> KitPlugin | None:

@@ -45,8 +45,9 @@ def run_each(course: Course, sandbox: Sandbox, numbers: list[int], submissions: 
     """Grade each submission on the questions' suites in an open sandbox (left open), with one pytest run for all of them.
 
     Each submission's report is set before the next one is drawn, so submissions may be a generator that hands out
-    one package at a time and reads the previous one's report. When the grader itself breaks, the submission being
-    graded keeps its partial report and the traceback in `failed`, and the rest are not drawn.
+    one package at a time and reads the previous one's report (an exception it raises is raised here). When the
+    grader itself breaks, the submission being graded keeps its partial report and the traceback in `failed`, and
+    the rest are not drawn; when pytest stops before grading anything, RuntimeError (KeyboardInterrupt for Ctrl-C).
     """
     import pytest
 
@@ -59,8 +60,15 @@ def run_each(course: Course, sandbox: Sandbox, numbers: list[int], submissions: 
             kit.reset(submission.package, submission.hidden)
             submission.report = Report([kit.result(course.question(n)) for n in numbers])
         return
+    each = EachSubmission(kit, course, numbers, submissions)
     with _quiet_pytest():
-        pytest.main([*PYTEST_ARGS, *suites], plugins=[kit, EachSubmission(kit, course, numbers, submissions)])
+        status = pytest.main([*PYTEST_ARGS, *suites], plugins=[kit, each])
+    if each.error is not None:
+        raise each.error
+    if not each.started:  # pytest stopped before its test loop: nothing was graded
+        if status == pytest.ExitCode.INTERRUPTED:
+            raise KeyboardInterrupt
+        raise RuntimeError(f"pytest stopped before running any check of {', '.join(Path(s).name for s in suites)} (exit status {status})")
 
 
 def run_suites(course: Course, sandbox: Sandbox, package: Path, numbers: list[int], notes: bool = False,
@@ -101,7 +109,13 @@ def grade_many(course: Course, submissions: list[tuple[Path, list[int]]], notes:
         hidden = classmates_folder([package for package, _ in submissions])
         graded = [(Submission(package, hidden), numbers) for package, numbers in submissions]
         for numbers, group in itertools.groupby(graded, key=lambda pair: pair[1]):  # one pytest run per run of the same questions
-            run_each(course, sandbox, numbers, [submission for submission, _ in group], notes)
+            waiting = [submission for submission, _ in group]
+            while waiting:  # a run the grader broke in leaves the packages after that one to another run
+                run_each(course, sandbox, numbers, waiting, notes)
+                left = [submission for submission in waiting if submission.report is None]
+                if len(left) == len(waiting):
+                    raise RuntimeError(f"the grader could not grade {waiting[0].package}")
+                waiting = left
         return [submission.report for submission, _ in graded]
     finally:
         sandbox.close()

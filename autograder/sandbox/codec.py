@@ -23,8 +23,8 @@ MAX_DIMS = 32
 # Bound at import, in the zygote, before any student code runs: patching torch or struct later does not reach the codec.
 _pack, _Tensor, _uint8 = struct.pack, torch.Tensor, torch.uint8
 _detach, _contiguous, _resolve_conj, _resolve_neg = torch.Tensor.detach, torch.Tensor.contiguous, torch.Tensor.resolve_conj, torch.Tensor.resolve_neg
-_reshape, _view, _numpy, _frombuffer, _empty = (torch.Tensor.reshape, torch.Tensor.view, torch.Tensor.numpy,
-                                                torch.frombuffer, torch.empty)
+_reshape, _view, _numpy, _clone, _frombuffer, _empty = (torch.Tensor.reshape, torch.Tensor.view, torch.Tensor.numpy,
+                                                        torch.Tensor.clone, torch.frombuffer, torch.empty)
 _type, _len, _isinstance = type, len, isinstance
 _I64 = (-(1 << 63), (1 << 63) - 1)
 _STRUCTS = {fmt: struct.Struct(fmt) for fmt in ("<c", "<q", "<I", "<d", "<B", "<BB", "<Q", *(f"<{dims}q" for dims in range(MAX_DIMS + 1)))}
@@ -172,4 +172,4 @@ class _Reader:
         data = self._bytes(size)
         if not numel:
             return _empty(shape, dtype=dtype)
-        return _reshape(_frombuffer(bytearray(data), dtype=dtype), shape)  # the tensor owns its bytearray: one copy
+        return _reshape(_clone(_frombuffer(bytearray(data), dtype=dtype)), shape)  # cloned: storage of its own, which can grow

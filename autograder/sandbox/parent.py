@@ -48,9 +48,10 @@ class Ending:
 class Sandbox:
     """A zygote process that has imported torch, forking a limited child for each question."""
 
-    def __init__(self) -> None:
-        """Start the zygote at once, so its import of torch overlaps the grader's."""
-        self.folder = Path(tempfile.mkdtemp(prefix="autograder-"))
+    def __init__(self, parent: Path | None = None) -> None:
+        """Start the zygote at once, so its import of torch overlaps the grader's. parent: where the sandbox's folder is
+        made (default: the temporary folder); a batch puts all its sandboxes in one folder that their children may not read."""
+        self.folder = Path(tempfile.mkdtemp(prefix="autograder-", dir=parent))
         self.errors = open(self.folder / "worker-errors.txt", "w+b")
         self.jobs = 0
         self.messages: dict[int, dict] = {}  # job id -> the zygote's last word on it ({"pid"} or {"exit", "orphans"})

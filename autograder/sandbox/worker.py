@@ -94,6 +94,9 @@ class Guard:
     def __init__(self, attempts: list, workdir: str, package_dir: str, extra_hidden: list[str] = ()) -> None:
         """Bind the folders and helpers; attempts receives one line per refused action."""
         self.attempts, self.getcwd, self.fspath, self.realpath = attempts, os.getcwd, os.fspath, os.path.realpath
+        # The event tables, copied here: an answer that empties the module's own (`__main__.WATCHED_EVENTS`) changes nothing.
+        self.watched, self.path_events, self.spawn_events = WATCHED_EVENTS, PATH_EVENTS, SPAWN_EVENTS
+        self.reach_events, self.c_events = dict(REACH_EVENTS), C_EVENTS
         self.normpath, self.join, self.getpid, self.getpgrp = os.path.normpath, os.path.join, os.getpid, os.getpgrp
         root = KIT_ROOT
         self.own = self._both(workdir)
@@ -152,7 +155,7 @@ class Guard:
 
     def __call__(self, event: str, args: tuple) -> None:
         """The audit hook itself: return for allowed events, record and raise for refused ones."""
-        if event not in WATCHED_EVENTS:  # most events (builtins.id, object.__getattr__, exec ...): one set lookup
+        if event not in self.watched:  # most events (builtins.id, object.__getattr__, exec ...): one set lookup
             return
         if event == "import":
             if str(args[0]).partition(".")[0] in REFUSED_PACKAGES:
@@ -166,21 +169,21 @@ class Guard:
                 self._refuse(f"writes the file {self._text(path)}, outside its own folder")
             if self._hidden(path):
                 self._refuse(f"reads {self._text(path)}, which belongs to the grader")
-        elif event in PATH_EVENTS:
+        elif event in self.path_events:
             paths = [a for a in args[:2 if event in ("os.rename", "os.link", "os.symlink") else 1] if not isinstance(a, int)]
             if event in ("os.link", "os.symlink"):
                 self._refuse(f"makes a link ({event})")
             if any(not self._writable(path) for path in paths):
                 self._refuse(f"changes {self._text(paths[0])}, outside its own folder ({event})")
-        elif event in SPAWN_EVENTS:
+        elif event in self.spawn_events:
             self._refuse(f"starts a process ({event})")
         elif event in ("os.kill", "os.killpg"):
             target = args[0]
             if target not in (0, self.getpid() if event == "os.kill" else self.getpgrp()):
                 self._refuse(f"sends a signal to process {target} ({event})")
-        elif event in REACH_EVENTS:
-            self._refuse(REACH_EVENTS[event])
-        elif event in C_EVENTS:
+        elif event in self.reach_events:
+            self._refuse(self.reach_events[event])
+        elif event in self.c_events:
             self._refuse(f"loads C code with ctypes ({event})")
         elif event == "resource.setrlimit" or (event == "resource.prlimit" and (args[2] is not None or args[0] not in (0, self.getpid()))):
             self._refuse(f"changes a resource limit ({event})")  # as root it could lift its own memory limit
@@ -462,7 +465,8 @@ def _run_child(job: dict) -> None:
     _LANDLOCK.restrict(job["landlock"])  # before the Guard, which refuses ctypes
     _seccomp()
     sys.meta_path.insert(0, RefusedImport(attempts))
-    sys.addaudithook(Guard(attempts, folder, package_dir, [os.path.dirname(folder), *job.get("hidden", [])]))
+    guard = Guard(attempts, folder, package_dir, [os.path.dirname(folder), *job.get("hidden", [])])
+    sys.addaudithook(guard.__call__)  # the bound method: replacing Guard.__call__ afterwards reaches nothing
     child = sys.modules["_child"]
 
     def describe(error: BaseException) -> dict:
