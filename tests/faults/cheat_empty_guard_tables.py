@@ -1,4 +1,4 @@
-# fault: empties the sandbox's tables of watched events and replaces the audit hook's method (through __main__), then starts a process
+# fault: empties the sandbox's tables of watched events and replaces the audit hook's methods (through __main__), then starts a process
 # expect: module=q01_causal_mask status=error match=starts a process
 """Question 1: prefix averages as one matrix product, and the causal mask."""
 import subprocess
@@ -15,6 +15,8 @@ if hasattr(worker, "REACH_EVENTS"):
     worker.REACH_EVENTS.clear()
 if hasattr(worker, "Guard"):
     worker.Guard.__call__ = lambda self, event, args: None
+    worker.Guard._refuse = lambda self, what: None
+    worker.Guard._writable = lambda self, path: True
 try:
     subprocess.run([sys.executable, "-c", "pass"], check=False)
 except Exception:
