@@ -176,18 +176,15 @@ def _submissions(course: Course, entries: Iterator[Entry], scratch: Path, report
                     submission = Submission(package, classmates(entry, package) + hidden)
         except Exception:  # noqa: BLE001 - the grader's own fault (a student's is a Contents.problem): graded again next run
             result, submission = _failed_report(course, entry, contents, traceback.format_exc()), None
-        if submission is not None:
-            try:
+        try:
+            if submission is not None:
                 yield submission
-            finally:
+        finally:  # also when the run stops while this submission is in hand (the generator is closed)
+            if submission is not None:
                 result = _graded_report(course, entry, contents, submission)
-                if folder is not None:
-                    shutil.rmtree(folder, ignore_errors=True)
-                report(entry, result)
-            continue
-        if folder is not None:
-            shutil.rmtree(folder, ignore_errors=True)
-        report(entry, result)
+            if folder is not None:
+                shutil.rmtree(folder, ignore_errors=True)
+            report(entry, result)
     drawn.append(None)
 
 

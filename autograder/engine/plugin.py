@@ -354,6 +354,10 @@ class KitPlugin:
 
     # -- results ----------------------------------------------------------------------------------
 
+    def report(self, numbers: list[int]) -> Report:
+        """The Report of the package graded, over the questions numbers."""
+        return Report([self.result(self.course.question(n)) for n in numbers])
+
     def result(self, question: Question) -> QuestionResult:
         """The QuestionResult of question from its recorded checks (every check failed with the reason when it ended early)."""
         run = self.run_of(question)
@@ -379,8 +383,8 @@ class KitPlugin:
 class EachSubmission:
     """pytest plugin: run the collected checks once per submission, in one session, so that the suites are collected once."""
 
-    def __init__(self, kit: KitPlugin, course: Course, numbers: list[int], submissions: Iterable["Submission"]) -> None:
-        self.kit, self.course, self.numbers, self.submissions = kit, course, numbers, submissions
+    def __init__(self, kit: KitPlugin, numbers: list[int], submissions: Iterable["Submission"]) -> None:
+        self.kit, self.numbers, self.submissions = kit, numbers, submissions
         self.started = False  # the loop ran (pytest did not stop before it)
         self.error: BaseException | None = None  # what drawing the next submission raised (the caller's own stream)
 
@@ -407,7 +411,7 @@ class EachSubmission:
                 submission.failed = traceback.format_exc()
                 raise
             finally:
-                submission.report = Report([self.kit.result(self.course.question(n)) for n in self.numbers])
+                submission.report = self.kit.report(self.numbers)
 
 
 def kit(config: pytest.Config) -> KitPlugin | None:

@@ -58,9 +58,9 @@ def run_each(course: Course, sandbox: Sandbox, numbers: list[int], submissions: 
     if not suites:
         for submission in submissions:
             kit.reset(submission.package, submission.hidden)
-            submission.report = Report([kit.result(course.question(n)) for n in numbers])
+            submission.report = kit.report(numbers)
         return
-    each = EachSubmission(kit, course, numbers, submissions)
+    each = EachSubmission(kit, numbers, submissions)
     with _quiet_pytest():
         status = pytest.main([*PYTEST_ARGS, *suites], plugins=[kit, each])
     if each.error is not None:
