@@ -21,6 +21,7 @@ import os
 import resource
 import select
 import signal
+import struct
 import sys
 import traceback
 
@@ -205,8 +206,8 @@ class _Landlock:
     Hidden: the kit's oracle, solutions, suites and .git, plus the job's extra folders (the sandbox's folder, where the
     other children's channels are, and the folders holding other students' packages), except the package and the child's
     folder themselves. Landlock only grants, so every other entry of each folder above a hidden one gets its own read
-    rule. The zygote plans the rules before each fork, listing those folders again only when one of them changed; the
-    child applies them.
+    rule. The zygote plans the rules before each fork and opens their paths, listing those folders again only when one
+    of them changed; the child only adds the opened rules (a few microseconds each, where opening them costs ten).
     """
 
     def __init__(self) -> None:
@@ -214,10 +215,12 @@ class _Landlock:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.syscall.restype = ctypes.c_long
         self.abi = libc.syscall(LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(1))
-        self.listings: dict[tuple, tuple[list[int], list[tuple[str, int]]]] = {}  # (folders, hidden) -> (their mtimes, rules)
+        self.listings: dict[tuple, tuple[list[int], list[tuple[int, int]]]] = {}  # (folders, hidden) -> (their mtimes, opened rules)
 
     def plan(self, workdir: str, package_dir: str, extra_hidden: list[str]) -> dict | None:
-        """The zygote's part: {"handled": rights, "rules": [(path, rights)]} for a child, None without Landlock."""
+        """The zygote's part: {"handled": rights, "rules": [(fd, rights)], "job_fds": [...]} for a child, None without
+        Landlock. The rules' folders are opened here (O_PATH): the child only adds them; the zygote closes job_fds after
+        the fork, the listing's own once it changes."""
         if self.abi < 1:
             return None  # no Landlock in this kernel: the Guard alone watches Python's own file access
         root = os.path.realpath(KIT_ROOT)
@@ -229,13 +232,13 @@ class _Landlock:
         chains = frozenset(a for h in hidden for a in _ancestors(h))  # folders above a hidden one
         tunnels = {a for k in kept for a in [k, *_ancestors(k)] if _inside(a, hidden)} - set(kept)  # hidden, on the way to a kept one
         writes = FS_WRITE_FILE | FS_CHANGES | (FS_REFER if self.abi >= 2 else 0) | (FS_TRUNCATE if self.abi >= 3 else 0)
-        rules = self._beside(tuple(sorted(chains - tunnels)), hidden, chains)
-        rules = [*rules, (package, FS_READ_FILE), (workdir, writes | FS_READ_FILE), (os.devnull, writes | FS_READ_FILE)]
-        return {"handled": writes | (FS_READ_FILE if hidden else 0), "rules": rules}
+        job_rules = _opened([(package, FS_READ_FILE), (workdir, writes | FS_READ_FILE), (os.devnull, writes | FS_READ_FILE)])
+        rules = self._beside(tuple(sorted(chains - tunnels)), hidden, chains) + job_rules
+        return {"handled": writes | (FS_READ_FILE if hidden else 0), "rules": rules, "job_fds": [fd for fd, _ in job_rules]}
 
-    def _beside(self, folders: tuple[str, ...], hidden: frozenset[str], chains: frozenset[str]) -> list[tuple[str, int]]:
-        """A read rule for every entry of folders that is neither hidden nor above a hidden one (links left out); listed
-        again when a folder's modification time changed since the last listing."""
+    def _beside(self, folders: tuple[str, ...], hidden: frozenset[str], chains: frozenset[str]) -> list[tuple[int, int]]:
+        """A read rule (opened) for every entry of folders that is neither hidden nor above a hidden one (links left out);
+        listed again when a folder's modification time changed since the last listing."""
         times = []
         for folder in folders:
             try:
@@ -245,46 +248,60 @@ class _Landlock:
         key = (folders, hidden)
         if key in self.listings and self.listings[key][0] == times:
             return self.listings[key][1]
-        rules = []
+        paths = []
         for folder in folders:
             try:
                 entries = list(os.scandir(folder))
             except OSError:
                 continue
-            rules += [(entry.path, FS_READ_FILE) for entry in entries
+            paths += [(entry.path, FS_READ_FILE) for entry in entries
                       if not (_inside(entry.path, hidden) or entry.path in chains or entry.is_symlink())]
-        self.listings = {key: (times, rules)}  # one class folder at a time: the last plan's listing is kept
-        return rules
+        for _, opened in self.listings.values():
+            for fd, _ in opened:
+                os.close(fd)
+        self.listings = {key: (times, _opened(paths))}  # one class folder at a time: the last plan's listing is kept
+        return self.listings[key][1]
 
     def restrict(self, plan: dict | None) -> bool:
-        """The child's part: apply plan to this process for good; False where that is not possible."""
+        """The child's part: apply plan to this process for good, closing the rules' descriptors; False where that is not
+        possible."""
         if plan is None:
             return False
         libc = ctypes.CDLL(None, use_errno=True)
         libc.syscall.restype = ctypes.c_long
-        handled = ctypes.c_uint64(plan["handled"])
-        ruleset = libc.syscall(LANDLOCK_CREATE_RULESET, ctypes.byref(handled), ctypes.c_size_t(8), ctypes.c_uint32(0))
-        if ruleset < 0:
-            return False
-        rule, add_rule = _Beneath(0, -1), libc.syscall
         try:
-            for path, rights in plan["rules"]:
-                try:
-                    fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
-                except OSError:
-                    continue
-                try:
-                    if rights & ~FILE_RIGHTS and not os.path.isdir(path):
-                        rights &= FILE_RIGHTS
-                    rule.allowed_access, rule.parent_fd = rights, fd
-                    add_rule(LANDLOCK_ADD_RULE, ruleset, LANDLOCK_RULE_PATH_BENEATH, ctypes.byref(rule), ctypes.c_uint32(0))
-                finally:
-                    os.close(fd)
-            if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+            handled = ctypes.c_uint64(plan["handled"])
+            ruleset = libc.syscall(LANDLOCK_CREATE_RULESET, ctypes.byref(handled), ctypes.c_size_t(8), ctypes.c_uint32(0))
+            if ruleset < 0:
                 return False
-            return libc.syscall(LANDLOCK_RESTRICT_SELF, ruleset, ctypes.c_uint32(0)) == 0
+            rule, add_rule, flags = _Beneath(0, -1), libc.syscall, ctypes.c_uint32(0)
+            pointer = ctypes.byref(rule)
+            try:
+                for fd, rights in plan["rules"]:
+                    rule.allowed_access, rule.parent_fd = rights, fd
+                    add_rule(LANDLOCK_ADD_RULE, ruleset, LANDLOCK_RULE_PATH_BENEATH, pointer, flags)
+                if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+                    return False
+                return libc.syscall(LANDLOCK_RESTRICT_SELF, ruleset, ctypes.c_uint32(0)) == 0
+            finally:
+                os.close(ruleset)
         finally:
-            os.close(ruleset)
+            for fd, _ in plan["rules"]:
+                os.close(fd)
+
+
+def _opened(rules: list[tuple[str, int]]) -> list[tuple[int, int]]:
+    """(O_PATH descriptor, rights) of each (path, rights) that can be opened, a file's rights cut to those a file takes."""
+    opened = []
+    for path, rights in rules:
+        try:
+            fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+        except OSError:
+            continue  # gone since it was listed: no rule, so less access, never more
+        if rights & ~FILE_RIGHTS and not os.path.isdir(path):
+            rights &= FILE_RIGHTS
+        opened.append((fd, rights))
+    return opened
 
 
 def _inside(path: str, folders: frozenset[str]) -> bool:
@@ -309,16 +326,14 @@ OWNER_COMMANDS = {"fcntl": (8, 10, 15), "ioctl": (0x8901, 0x8902, 0x5410)}
 PR_SET_SECCOMP, SECCOMP_MODE_FILTER, SECCOMP_RET_ALLOW, SECCOMP_RET_KILL = 22, 2, 0x7FFF0000, 0x80000000  # kill: SIGSYS, reported
 
 
-def _seccomp() -> bool:
-    """A seccomp filter, kernel-enforced even for C code and fresh copies of os: no signal to any process but the child's own
-    (or its group's), no pidfd, ptrace or process_vm_writev, no signal owner set on a file (SIGIO). False where this
-    architecture is not known here."""
+def _seccomp_program() -> list[tuple[int, int, int, int | str]] | None:
+    """The zygote's part of the seccomp filter: its BPF instructions (code, jt, jf, k), k "me" or "-me" where the child's
+    pid goes; None where this architecture is not known here."""
     import platform
 
     if platform.machine() not in SECCOMP_ARCHES:
-        return False
+        return None
     arch, x32, numbers = SECCOMP_ARCHES[platform.machine()]
-    me = os.getpid()
     program: list[tuple] = [("ld", 4), ("jeq", arch, None, "allow"), ("ld", 0)]
     if x32 is not None:
         program.append(("jge", x32, "deny", None))
@@ -328,7 +343,7 @@ def _seccomp() -> bool:
     program += [("label", "allow"), ("ret", SECCOMP_RET_ALLOW), ("label", "command"), ("ld", 24)]
     program += [("jeq", command, "deny", None) for commands in OWNER_COMMANDS.values() for command in commands]
     program += [("ret", SECCOMP_RET_ALLOW), ("label", "target"), ("ld", 16)]
-    program += [("jeq", value & 0xFFFFFFFF, "mine", None) for value in (me, 0, -me)]  # itself, its group, its group by -pgid
+    program += [("jeq", value, "mine", None) for value in ("me", 0, "-me")]  # itself, its group, its group by -pgid
     program += [("label", "deny"), ("ret", SECCOMP_RET_KILL), ("label", "mine"), ("ret", SECCOMP_RET_ALLOW)]  # BPF jumps forward only
     labels, index = {}, 0
     for instruction in program:
@@ -336,13 +351,6 @@ def _seccomp() -> bool:
             labels[instruction[1]] = index
         else:
             index += 1
-
-    class Filter(ctypes.Structure):
-        _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8), ("k", ctypes.c_uint32)]
-
-    class Program(ctypes.Structure):
-        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(Filter))]
-
     codes = {"ld": 0x20, "jeq": 0x15, "jge": 0x35, "ret": 0x06}
     filters, position = [], 0
     for instruction in program:
@@ -351,13 +359,28 @@ def _seccomp() -> bool:
         position += 1
         kind, k, *targets = instruction
         jumps = [0 if target is None else labels[target] - position for target in targets] or [0, 0]
-        filters.append(Filter(codes[kind], jumps[0], jumps[1], k))
-    array = (Filter * len(filters))(*filters)
+        filters.append((codes[kind], jumps[0], jumps[1], k))
+    return filters
+
+
+def _seccomp(program: list[tuple[int, int, int, int | str]] | None) -> bool:
+    """The child's part: a seccomp filter, kernel-enforced even for C code and fresh copies of os: no signal to any process
+    but the child's own (or its group's), no pidfd, ptrace or process_vm_writev, no signal owner set on a file (SIGIO).
+    False where program is None (an unknown architecture)."""
+    if program is None:
+        return False
+    me = os.getpid()
+    pids = {"me": me, "-me": -me & 0xFFFFFFFF}
+    filters = ctypes.create_string_buffer(b"".join(_BPF.pack(code, jt, jf, pids[k] if type(k) is str else k) for code, jt, jf, k in program))
+    fprog = ctypes.create_string_buffer(_FPROG.pack(len(program), ctypes.addressof(filters)))  # struct sock_fprog
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         return False
-    ok = libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(Program(len(filters), array)), 0, 0) == 0
-    return ok
+    return libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, fprog, 0, 0) == 0
+
+
+_BPF, _FPROG = struct.Struct("=HBBI"), struct.Struct("@HP")  # struct sock_filter; struct sock_fprog (length, pointer)
+_SECCOMP_PROGRAM = _seccomp_program()
 
 
 def _ancestors(path: str) -> list[str]:
@@ -455,17 +478,17 @@ def _answer(fd: int, answer: dict, describe: object) -> None:
 
 def _run_child(job: dict) -> None:
     """Body of a forked child: limits, guards, import of the student's module, then answer requests until told to stop."""
+    _LANDLOCK.restrict(job["landlock"])  # first: it closes the zygote's descriptors of its rules, so the channel's are the lowest
     requests = os.open(job["requests"], os.O_RDONLY | os.O_NONBLOCK)  # never waits for a grader that has already gone
     answers = os.open(job["answers"], os.O_WRONLY | os.O_NONBLOCK)  # ENXIO when the grader closed it: this child just ends
     os.set_blocking(requests, True)
     os.set_blocking(answers, True)
     _limit(job)
     torch.set_num_threads(1)
-    torch.manual_seed(0)
+    torch.default_generator.manual_seed(0)  # torch.manual_seed would also queue CUDA's seeding (the zygote did, once): 3 ms
     attempts: list[str] = []
     folder, package_dir = job["workdir"], job["package"]
-    _LANDLOCK.restrict(job["landlock"])  # before the Guard, which refuses ctypes
-    _seccomp()
+    _seccomp(_SECCOMP_PROGRAM)
     sys.meta_path.insert(0, RefusedImport(attempts))
     guard = Guard(attempts, folder, package_dir, [os.path.dirname(folder), *job.get("hidden", [])])
     sys.addaudithook(guard.__call__)  # the bound method: replacing Guard.__call__ afterwards reaches nothing
@@ -474,10 +497,8 @@ def _run_child(job: dict) -> None:
     def describe(error: BaseException) -> dict:
         return _describe(error, package_dir)
 
-    del sys.modules["_child"]  # bound here; the student's code cannot look it up to patch the watch
-    sys.modules.pop("_codec", None)
-    for name in [name for name in sys.modules if name.startswith("_child.")]:
-        del sys.modules[name]
+    for name in job["own_modules"]:  # bound here; the student's code cannot look them up to patch the watch
+        sys.modules.pop(name, None)
     limit = sys.getrecursionlimit()
     try:
         _load_module("exercises", os.path.join(package_dir, "__init__.py"), [package_dir])
@@ -574,6 +595,9 @@ _LANDLOCK = _Landlock()
 def serve(child_dir: str) -> None:
     """Zygote loop: fork a child per job line (or import the modules of a preload line), report each child's pid and exit."""
     _load_module("_child", os.path.join(child_dir, "__init__.py"), [child_dir])
+    # Listed once: a child that walked sys.modules would copy the pages of its ~2,000 keys (5 ms).
+    own_modules = [name for name in sys.modules if name in ("_child", "_codec") or name.startswith("_child.")]
+    torch.manual_seed(0)  # queues CUDA's seeding once; each child reseeds only the CPU generator
     _become_subreaper()
     gc.freeze()  # the objects the zygote made stay out of every collection: a child's collector never touches (copies) their pages
     _say({"ready": True})
@@ -593,8 +617,11 @@ def serve(child_dir: str) -> None:
                         _preload(job["preload"])
                         continue
                     job["close_fds"] = list(children)
+                    job["own_modules"] = own_modules
                     job["landlock"] = _LANDLOCK.plan(job["workdir"], job["package"], [os.path.dirname(job["workdir"]), *job.get("hidden", [])])
                     pid = _fork(job)
+                    for fd in job["landlock"]["job_fds"] if job["landlock"] else ():
+                        os.close(fd)
                     children[os.pidfd_open(pid)] = (job["id"], pid)
                     _say({"id": job["id"], "pid": pid})
             else:
