@@ -8,7 +8,8 @@ is the kit's course.yaml cut to questions 1-4, so that a class costs seconds, no
 
 The kill test starts the command with --jobs 1, kills it (SIGKILL) once some reports exist, starts it again, and
 shows the same grades.csv as an uninterrupted run, with no student graded twice (OUT/grading.log has one "graded"
-line per student, and the reports written before the kill are left as they were).
+line per student, and the reports written before the kill are left as they were); the second run removes the
+scratch folder the killed one left in the temporary folder.
 """
 import argparse
 import csv
@@ -31,6 +32,7 @@ from autograder.classroom import batch
 from autograder.classroom.intake import Entry, discover, fingerprint, locate, read_entry
 from autograder.course.manifest import load_course
 from autograder.course.results import number
+from autograder.sandbox.parent import STALE_SECONDS, sweep_stale
 
 ROOT = Path(__file__).resolve().parent.parent
 QUESTIONS = (1, 2, 3, 4)
@@ -230,8 +232,10 @@ def test_a_killed_run_resumes_without_grading_anyone_twice(kit, klass, graded, t
     process.send_signal(signal.SIGKILL)
     process.wait()
     process.stderr.close()
-    for left in Path(tempfile.gettempdir()).glob(f"autograder-class-{process.pid}-*"):  # the killed run's scratch folder
-        shutil.rmtree(left, ignore_errors=True)
+    left = list(Path(tempfile.gettempdir()).glob(f"autograder-class-{process.pid}-*"))  # the killed run's scratch folder
+    assert left, "the killed run left no scratch folder behind"
+    for folder in left:  # as if the run had been killed long ago: the next run sweeps it
+        os.utime(folder, (time.time() - 2 * STALE_SECONDS,) * 2)
     before = {student: report["graded_at"] for student, report in reports(out).items()}
     killed = events(out)
     assert 4 <= len(before) < 9 and len(killed) <= len(before)
@@ -243,6 +247,7 @@ def test_a_killed_run_resumes_without_grading_anyone_twice(kit, klass, graded, t
     assert not Path(f"/proc/{worker}").exists(), "the worker outlived the killed driver"
     resumed = run_grade(kit, klass[0], "--out", out, "--jobs", "1")
     assert resumed.returncode == 1, resumed.stdout + resumed.stderr
+    assert not any(folder.exists() for folder in left), "the resumed run left the killed run's scratch folder"
     assert rows(out) == rows(graded[0])
     after = reports(out)
     assert {student: after[student]["graded_at"] for student in before} == before  # written once, never again
@@ -250,6 +255,23 @@ def test_a_killed_run_resumes_without_grading_anyone_twice(kit, klass, graded, t
     assert not set(regraded) & set(before)
     counts = Counter(event["student"] for event in events(out))
     assert max(counts.values()) == 1 and sorted(after) == [row[0] for row in rows(out)[1:]]
+
+
+def test_only_folders_of_dead_graders_untouched_for_long_are_swept(tmp_path):
+    finished = subprocess.Popen(["true"])
+    finished.wait()
+    dead, old = finished.pid, time.time() - 2 * STALE_SECONDS
+    names = {f"autograder-{dead}-a": True, f"autograder-class-{dead}-b": True, f"autograder-{dead}-fresh": False,
+             f"autograder-{os.getpid()}-alive": False, "autograder-from-an-older-kit": False, f"elsewhere-{dead}-c": False}
+    for name in names:
+        (tmp_path / name / "job1").mkdir(parents=True)
+        if not name.endswith("fresh"):
+            os.utime(tmp_path / name, (old, old))
+    (tmp_path / f"autograder-{dead}-file").write_text("not a folder")
+    os.utime(tmp_path / f"autograder-{dead}-file", (old, old))
+    assert sweep_stale(tmp_path) == 2
+    assert {name: not (tmp_path / name).exists() for name in names} == names
+    assert (tmp_path / f"autograder-{dead}-file").exists()
 
 
 # -- the class folder, without grading ------------------------------------------------------------------------

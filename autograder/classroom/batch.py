@@ -35,6 +35,7 @@ from pathlib import Path
 from ..course.manifest import Course, find_root, load_course
 from ..course.results import number
 from ..i18n import _
+from ..sandbox.parent import sweep_stale
 from .intake import Contents, Entry, discover, fingerprint_of, ignored, read_entry
 from .work import grader_version, unreadable_report
 
@@ -441,6 +442,7 @@ def _grade(course: Course, args: argparse.Namespace, folder: Path, out: Path, jo
                 return USAGE_ERROR
         elif todo:
             _preload(todo)
+            sweep_stale(Path(tempfile.gettempdir()))  # what runs killed before this one left behind
             scratch = Path(tempfile.mkdtemp(prefix=f"autograder-class-{os.getpid()}-"))  # the packages being graded, one per worker
             pool = Pool(course, min(jobs, len(todo)), scratch)
             pool.run(todo, on_result)

@@ -1,6 +1,7 @@
 """Parent side of the sandbox: start the zygote (worker.py), open one child per question, talk to it with a time limit."""
 import json
 import os
+import re
 import select
 import shutil
 import signal
@@ -22,6 +23,7 @@ STARTUP_SECONDS = 120  # the most a zygote may take to start (it imports torch) 
 POLL_SECONDS = 0.25  # the longest wait on a child between two looks at its time
 WALL_FACTOR = 3  # a child is stopped after this many times its time limit on the wall clock, however busy the machine
 OUTPUT_SHOWN = 2000  # characters of the child's captured output kept for the report
+STALE_SECONDS = 600  # a left-behind folder is removed once untouched this long (a running sandbox makes a folder per question)
 KEPT_ENV = ("PATH", "LANG", "LC_ALL", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "SYSTEMROOT")
 SIGNALS = {-11: N_("a segmentation fault"), -6: N_("an abort"), -9: N_("being killed (memory or CPU limit?)"),
            -24: N_("the CPU time limit"), -7: N_("a bus error"), -8: N_("a floating-point exception"),
@@ -51,7 +53,9 @@ class Sandbox:
     def __init__(self, parent: Path | None = None) -> None:
         """Start the zygote at once, so its import of torch overlaps the grader's. parent: where the sandbox's folder is
         made (default: the temporary folder); a batch puts all its sandboxes in one folder that their children may not read."""
-        self.folder = Path(tempfile.mkdtemp(prefix="autograder-", dir=parent))
+        if parent is None:
+            sweep_stale(Path(tempfile.gettempdir()))
+        self.folder = Path(tempfile.mkdtemp(prefix=f"autograder-{os.getpid()}-", dir=parent))
         self.errors = open(self.folder / "worker-errors.txt", "w+b")
         self.jobs = 0
         self.messages: dict[int, dict] = {}  # job id -> the zygote's last word on it ({"pid"} or {"exit", "orphans"})
@@ -341,6 +345,36 @@ def _remove(folder: Path) -> None:
     except (OSError, RecursionError):
         subprocess.run(["rm", "-rf", "--one-file-system", str(folder)], check=False, stdin=subprocess.DEVNULL,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def sweep_stale(folder: Path) -> int:
+    """Remove the folders that killed graders left in folder (SIGKILL skips every cleanup); how many. Such a folder is named
+    autograder-<pid>-... or autograder-class-<pid>-..., is ours, has been untouched for STALE_SECONDS and its process is
+    gone. They hold copies of students' code, and each entry of the temporary folder costs every later child one
+    Landlock rule."""
+    removed = 0
+    for entry in folder.glob("autograder-*"):
+        match = re.match(r"autograder-(?:class-)?(\d+)-", entry.name)
+        try:
+            info = entry.lstat()
+        except OSError:
+            continue
+        idle = stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and time.time() - info.st_mtime > STALE_SECONDS
+        if match and idle and not _running(int(match.group(1))):
+            _remove(entry)
+            removed += 1
+    return removed
+
+
+def _running(pid: int) -> bool:
+    """True while a process with that pid exists (a pid reused since counts as running: its folder is left alone)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _load_answer(frame: bytes) -> object:
