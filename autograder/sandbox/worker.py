@@ -490,7 +490,7 @@ def _run_child(job: dict) -> None:
     folder, package_dir = job["workdir"], job["package"]
     _seccomp(_SECCOMP_PROGRAM)
     sys.meta_path.insert(0, RefusedImport(attempts))
-    guard = Guard(attempts, folder, package_dir, [os.path.dirname(folder), *job.get("hidden", [])])
+    guard = Guard(attempts, folder, package_dir, job["hidden"])
     sys.addaudithook(guard.__call__)  # the bound method: replacing Guard.__call__ afterwards reaches nothing
     child = sys.modules["_child"]
 
@@ -618,7 +618,8 @@ def serve(child_dir: str) -> None:
                         continue
                     job["close_fds"] = list(children)
                     job["own_modules"] = own_modules
-                    job["landlock"] = _LANDLOCK.plan(job["workdir"], job["package"], [os.path.dirname(job["workdir"]), *job.get("hidden", [])])
+                    job["hidden"] = [os.path.dirname(job["workdir"]), *job.get("hidden", [])]  # the sandbox's folder: the other children's channels
+                    job["landlock"] = _LANDLOCK.plan(job["workdir"], job["package"], job["hidden"])
                     pid = _fork(job)
                     for fd in job["landlock"]["job_fds"] if job["landlock"] else ():
                         os.close(fd)
