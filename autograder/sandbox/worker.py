@@ -44,6 +44,7 @@ _codec = _load_module("_codec", os.path.join(os.path.dirname(os.path.abspath(__f
 _encode, _decode, _os_read, _os_write = _codec.encode, _codec.decode, os.read, os.write
 # The C function: signal.pthread_sigmask would turn the old mask into 64 Enum members on every call, twice per request.
 _block_signals, _ALL_SIGNALS = _signal.pthread_sigmask, frozenset(signal.valid_signals())
+_getitimer, _TIMERS = _signal.getitimer, (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF)  # alarm() is ITIMER_REAL
 
 REFUSED_PACKAGES = ("reference", "solutions", "autograder")
 KIT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # autograder/sandbox/worker.py
@@ -520,11 +521,19 @@ def _run_child(job: dict) -> None:
         _answer(answers, answer, describe)
 
 
+class TimerLeftRunning(Exception):
+    """The student's code left an interval timer running: it would fire at a moment set by the wall clock, inside the
+    student's next call or inside the sandbox's own loop, so the score would change from run to run."""
+
+
 def _between_calls(limit: int) -> None:
-    """The grader's side of the child runs with signals held back (a student's timer or handler waits for the next call)
-    and with the recursion limit it started with."""
+    """The grader's side of the child runs with signals held back (a student's handler waits for the next call) and with
+    the recursion limit it started with; a timer left running ends the child (TimerLeftRunning), whenever it would fire."""
     _block_signals(signal.SIG_BLOCK, _ALL_SIGNALS)
     sys.setrecursionlimit(limit)
+    for which in _TIMERS:
+        if _getitimer(which)[0]:
+            raise TimerLeftRunning
 
 
 def _fork(job: dict) -> int:

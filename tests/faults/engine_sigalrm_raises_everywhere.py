@@ -1,5 +1,5 @@
-# fault: at import, arms a 10 ms interval timer whose SIGALRM handler raises: it fires inside the sandbox's own loop too; prefix_average answers wrong
-# expect: module=q01_causal_mask status=error|failed match=signal handlers
+# fault: at import, arms a 10 ms interval timer whose SIGALRM handler raises: it would fire inside the sandbox's own loop too, at moments the wall clock decides, so the child is ended as soon as the import leaves it running; prefix_average answers wrong
+# expect: module=q01_causal_mask status=error match=signal handlers
 """Question 1: prefix averages as one matrix product, and the causal mask."""
 import signal
 
