@@ -36,8 +36,10 @@ def named(path: Path, graded: Graded) -> set[str]:
 
 @pytest.mark.parametrize("path", WRONG + RIGHT, ids=key)
 def test_corpus_names(graded: Graded, path: Path) -> None:
-    """A wrong file gets exactly the names it declares (none when it declares none); a right file gets none."""
+    """A wrong file gets exactly the names it declares (none when it declares none); a right file gets none; the report's
+    tests carry them as ids (`"mistake"` in --json)."""
     assert named(path, graded) == declared(path)
+    assert {test.to_dict().get("mistake") for test in graded[path].tests} - {None} == declared(path)
 
 
 def test_declared_names_exist() -> None:

@@ -16,10 +16,12 @@ class CaseResult:
     passed: bool
     message: str = ""
     weight: float = 1.0
+    mistake: str = ""  # the known mistake the message names, as an id: "q03.softmax_query_axis"
 
     def to_dict(self) -> dict:
-        """The contract's test entry: name, passed, message."""
-        return {"name": self.name, "passed": self.passed, "message": self.message}
+        """The contract's test entry: name, passed, message, and the named mistake's id when there is one."""
+        entry = {"name": self.name, "passed": self.passed, "message": self.message}
+        return entry | {"mistake": self.mistake} if self.mistake else entry
 
 
 def number(value: float) -> int | float:

@@ -116,3 +116,11 @@ def known(got: object, same: Callable[[object, object], bool]) -> str | None:
     """`this matches a known mistake: ... (see ...)` for got, or None; same(a, b) says whether two results agree."""
     found = recognise(got, same)
     return found[0].sentence(found[1]) if found else None
+
+
+def named_in(number: int, message: str) -> str:
+    """The id (`q03.softmax_query_axis`) of the known mistake of question number whose sentence message holds, or ""."""
+    found = bank(number) if message else None
+    if found is None:
+        return ""
+    return next((found.name(mistake) for mistake in found.mistakes if found.sentence(mistake) in message), "")

@@ -20,6 +20,7 @@ from ..i18n import _, in_english
 from ..sandbox.parent import Child, ChildStopped, Sandbox
 from .asserts import tensor_mismatch
 from .inputs import INPUT_NOTE, describe_all, entries, shrink
+from .mistakes import named_in
 from .proxy import CheckFailure, Refused, Student, StudentError, explain, one_line, refusal
 from .static import forbidden_uses
 
@@ -372,7 +373,7 @@ class KitPlugin:
             result.status, result.reason = ERROR, run.reason
             result.tests = [CaseResult(c.name, False, run.reason, c.points) for c in checks]
             return result
-        result.tests = [CaseResult(c.name, c.passed, c.message, c.points) for c in checks]
+        result.tests = [CaseResult(c.name, c.passed, c.message, c.points, named_in(question.number, c.message)) for c in checks]
         if run.status:
             result.status, result.reason = run.status, run.reason
         elif checks and all(c.kind == "not attempted" for c in checks):

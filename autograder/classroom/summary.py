@@ -1,0 +1,263 @@
+"""The class at a glance, from the students' reports alone: what to teach again.
+
+summarise() reads the per-student report dicts (OUT/<student>.json: check --json's object plus student, problem,
+grader_error, late_hours ...) and counts, per question, the mean, median and spread of the scores and how many students are
+at full marks, partial, at zero, not attempted, in error or flagged; the known mistakes met (each test's "mistake"
+id) with who made them; and the checks failed most often. It is pure: the same dicts always give the same Summary.
+markdown(), html() and picture() write it out; lines() is what `grade` prints at its end; write() puts summary.md,
+summary.html (self-contained, the picture embedded) and summary.png beside grades.csv.
+
+Only graded entries are counted: an unreadable entry or the grader's own failure is listed, never averaged in as a 0.
+"""
+import base64
+import html as markup
+import io
+import statistics
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..i18n import _
+
+GRADED, LATE, UNREADABLE, GRADER_ERROR = "graded", "late", "unreadable", "grader_error"  # an entry's status (grades.csv)
+FULL, PARTIAL, ZERO, NOT_ATTEMPTED, ERROR, FLAGGED = "full", "partial", "zero", "not attempted", "error", "flagged"
+OUTCOMES = (FULL, PARTIAL, ZERO, NOT_ATTEMPTED, ERROR, FLAGGED)  # what one question of one student is, in this order
+STOPPED = ("error", "timeout", "crashed")  # question statuses counted as an error
+MOST_FAILED = 10  # checks listed under "failed most often"
+FILES = ("summary.md", "summary.html", "summary.png")
+
+
+def entry_status(report: dict) -> str:
+    """What a report is: graded, late (graded, its commit after the deadline), unreadable, or grader_error."""
+    if report.get("grader_error"):
+        return GRADER_ERROR
+    if report.get("problem"):
+        return UNREADABLE
+    return LATE if float(report.get("late_hours") or 0) > 0 else GRADED
+
+
+def outcome(question: dict) -> str:
+    """One of OUTCOMES for a question entry of a report."""
+    status = question.get("status")
+    if status == "flagged":
+        return FLAGGED
+    if status in STOPPED:
+        return ERROR
+    if status == "not attempted":
+        return NOT_ATTEMPTED
+    score, top = float(question.get("score", 0)), float(question.get("max_score", 0))
+    return FULL if score >= top > 0 else PARTIAL if score > 0 else ZERO
+
+
+@dataclass
+class QuestionSummary:
+    """One question across the class."""
+
+    number: int
+    title: str
+    max_score: float
+    scores: list[float] = field(default_factory=list)
+    counts: Counter = field(default_factory=Counter)  # outcome -> students
+
+    @property
+    def mean(self) -> float:
+        """The mean score (0 when nobody was graded)."""
+        return statistics.fmean(self.scores) if self.scores else 0.0
+
+    @property
+    def median(self) -> float:
+        """The median score."""
+        return statistics.median(self.scores) if self.scores else 0.0
+
+    @property
+    def spread(self) -> float:
+        """The standard deviation of the scores (population)."""
+        return statistics.pstdev(self.scores) if len(self.scores) > 1 else 0.0
+
+
+@dataclass
+class Summary:
+    """The class: its questions, the known mistakes met, the checks failed most often, the entries left out."""
+
+    students: int
+    graded: list[str]
+    questions: list[QuestionSummary]
+    totals: list[float]
+    max_score: float
+    mistakes: dict[str, list[str]]  # mistake id -> students who made it, most common first
+    failed: list[tuple[int, str, list[str]]]  # (question, check, students), most failed first
+    left_out: dict[str, tuple[str, str]]  # student -> (status, why) for the entries not graded
+    late: list[str]
+
+
+def summarise(reports: dict[str, dict]) -> Summary:
+    """The Summary of the reports (student -> report dict)."""
+    questions: dict[int, QuestionSummary] = {}
+    mistakes: dict[str, set[str]] = {}
+    failed: dict[tuple[int, str], set[str]] = {}
+    graded, totals, left_out, late, max_score = [], [], {}, [], 0.0
+    for student in sorted(reports):
+        report = reports[student]
+        status = entry_status(report)
+        if status in (UNREADABLE, GRADER_ERROR):
+            left_out[student] = (status, str(report.get("problem", "")))
+            continue
+        graded.append(student)
+        late += [student] if status == LATE else []
+        totals.append(float(report.get("score", 0)))
+        max_score = max(max_score, float(report.get("max_score", 0)))
+        for question in report.get("questions", []):
+            number = int(question.get("number", 0))
+            found = questions.setdefault(number, QuestionSummary(number, str(question.get("title", "")), float(question.get("max_score", 0))))
+            found.scores.append(float(question.get("score", 0)))
+            found.counts[outcome(question)] += 1
+            for test in question.get("tests", []):
+                if test.get("mistake"):
+                    mistakes.setdefault(test["mistake"], set()).add(student)
+                if not test.get("passed") and question.get("status") == "failed":  # ran and failed: not a stub, not a stop
+                    failed.setdefault((number, str(test.get("name", ""))), set()).add(student)
+    ranked = sorted(mistakes.items(), key=lambda item: (-len(item[1]), item[0]))
+    most = sorted(failed.items(), key=lambda item: (-len(item[1]), item[0]))[:MOST_FAILED]
+    return Summary(len(reports), graded, [questions[n] for n in sorted(questions)], totals, max_score,
+                   {name: sorted(who) for name, who in ranked}, [(n, name, sorted(who)) for (n, name), who in most], left_out, late)
+
+
+def _g(value: float) -> str:
+    """A score as the reports write it: 7.5, 8, 3.33."""
+    return f"{round(value, 2):g}"
+
+
+def _outcome_names() -> dict[str, str]:
+    return {FULL: _("full marks"), PARTIAL: _("partial"), ZERO: _("zero"), NOT_ATTEMPTED: _("not attempted"), ERROR: _("error"),
+            FLAGGED: _("flagged")}
+
+
+def _tables(summary: Summary, labels: dict[str, str]) -> list[tuple[str, list[str], list[list[str]]]]:
+    """(title, header, rows) of each table of the summary, in the current language; labels: mistake id -> what it is."""
+    names = _outcome_names()
+    questions = (_("Questions"), [_("question"), _("mean"), _("median"), _("spread (sd)"), _("lowest-highest"), *names.values()],
+                 [[f"{q.number} {q.title}", f"{_g(q.mean)} / {_g(q.max_score)}", _g(q.median), _g(q.spread),
+                   f"{_g(min(q.scores, default=0))}-{_g(max(q.scores, default=0))}", *(str(q.counts[o]) for o in OUTCOMES)]
+                  for q in summary.questions])
+    mistakes = (_("Known mistakes met"), [_("mistake"), _("what it is"), _("students"), _("who")],
+                [[name, labels.get(name, ""), str(len(who)), ", ".join(who)] for name, who in summary.mistakes.items()])
+    failed = (_("Checks failed most often"), [_("question"), _("check"), _("students"), _("who")],
+              [[str(number), name, str(len(who)), ", ".join(who)] for number, name, who in summary.failed])
+    left = (_("Entries not graded"), [_("student"), _("status"), _("why")],
+            [[student, status, why] for student, (status, why) in summary.left_out.items()])
+    return [table for table in (questions, mistakes, failed, left) if table[2]]
+
+
+def headline(summary: Summary) -> str:
+    """One sentence: how many students, graded, left out, late, and the class's mean and median total."""
+    text = _("{students} student(s), {graded} graded").format(students=summary.students, graded=len(summary.graded))
+    if summary.left_out:
+        text += _(", {count} not graded (unreadable or the grader's failure)").format(count=len(summary.left_out))
+    if summary.late:
+        text += _(", {count} late").format(count=len(summary.late))
+    if summary.totals:
+        text += _("; total: mean {mean} / {top}, median {median}").format(
+            mean=_g(statistics.fmean(summary.totals)), top=_g(summary.max_score), median=_g(statistics.median(summary.totals)))
+    return text
+
+
+def markdown(summary: Summary, labels: dict[str, str], title: str, picture: str = FILES[2]) -> str:
+    """summary.md: the headline, the picture, then a table each for questions, mistakes, checks and entries left out."""
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|").replace("\n", " ")
+
+    parts = [f"# {_('Class summary')}: {title}", "", headline(summary) + ".", ""]
+    if summary.questions:
+        parts += [f"![{_('Score distribution per question')}]({picture})", ""]
+    for caption, header, rows in _tables(summary, labels):
+        parts += [f"## {caption}", "", "| " + " | ".join(map(cell, header)) + " |", "|" + "---|" * len(header)]
+        parts += ["| " + " | ".join(map(cell, row)) + " |" for row in rows] + [""]
+    return "\n".join(parts)
+
+
+def html(summary: Summary, labels: dict[str, str], title: str, png: bytes | None) -> str:
+    """summary.html: the same as summary.md, one file with its picture embedded (nothing fetched when opened)."""
+    escape = markup.escape
+    parts = ["<!DOCTYPE html>", '<html><head><meta charset="utf-8">', f"<title>{escape(_('Class summary'))}: {escape(title)}</title>",
+             "<style>body{font-family:sans-serif;margin:2em;max-width:80em}table{border-collapse:collapse;margin-bottom:1.5em}"
+             "th,td{border:1px solid #bbb;padding:.25em .6em;text-align:left;vertical-align:top}th{background:#eee}"
+             "img{max-width:100%}</style></head><body>",
+             f"<h1>{escape(_('Class summary'))}: {escape(title)}</h1>", f"<p>{escape(headline(summary))}.</p>"]
+    if png:
+        source = "data:image/png;base64," + base64.b64encode(png).decode()
+        parts.append(f'<p><img alt="{escape(_("Score distribution per question"))}" src="{source}"></p>')
+    for caption, header, rows in _tables(summary, labels):
+        parts += [f"<h2>{escape(caption)}</h2>", "<table><tr>" + "".join(f"<th>{escape(h)}</th>" for h in header) + "</tr>"]
+        parts += ["<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows] + ["</table>"]
+    return "\n".join(parts + ["</body></html>", ""])
+
+
+def picture(summary: Summary) -> bytes | None:
+    """summary.png: one histogram of the scores per question (students per score), drawn headless; None without questions."""
+    if not summary.questions:
+        return None
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    columns = min(5, len(summary.questions))
+    rows = -(-len(summary.questions) // columns)
+    figure = Figure(figsize=(2.6 * columns, 2.2 * rows + 0.6), layout="constrained")
+    FigureCanvasAgg(figure)
+    axes = figure.subplots(rows, columns, squeeze=False).ravel()
+    for ax, question in zip(axes, summary.questions):
+        top = question.max_score or 1.0
+        ax.hist(question.scores, bins=min(10, max(1, int(top))) if top >= 1 else 10, range=(0, top), color="#4c72b0", edgecolor="white")
+        ax.set_title(_("q{number}: mean {mean} / {top}").format(number=question.number, mean=_g(question.mean), top=_g(top)), fontsize=8)
+        ax.set_xlim(0, top)
+        ax.tick_params(labelsize=7)
+        ax.yaxis.get_major_locator().set_params(integer=True)
+    for ax in axes[len(summary.questions):]:
+        ax.set_visible(False)
+    figure.supxlabel(_("score"), fontsize=8)
+    figure.supylabel(_("students"), fontsize=8)
+    figure.suptitle(_("Score distribution per question ({count} students graded)").format(count=len(summary.graded)), fontsize=10)
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=110, metadata={"Software": None})
+    return buffer.getvalue()
+
+
+def lines(summary: Summary, out: Path, top: int = 3) -> list[str]:
+    """What `grade` prints at its end: the headline, the questions most missed, the commonest mistakes, where the files are."""
+    found = [headline(summary)]
+    missed = sorted((q for q in summary.questions if q.max_score), key=lambda q: (q.mean / q.max_score, q.number))[:top]
+    if missed and summary.graded:
+        found.append(_("  lowest questions: {questions}").format(questions=", ".join(
+            _("q{number} (mean {mean} / {top}, {full} at full marks)").format(number=q.number, mean=_g(q.mean), top=_g(q.max_score),
+                                                                              full=q.counts[FULL]) for q in missed)))
+    if summary.mistakes:
+        found.append(_("  commonest known mistakes: {mistakes}").format(mistakes=", ".join(
+            _("{name} ({count})").format(name=name, count=len(who)) for name, who in list(summary.mistakes.items())[:top])))
+    found.append(_("  class summary: {files} in {out}").format(files=", ".join(FILES[:2]), out=out))
+    return found
+
+
+def mistake_labels(numbers: list[int]) -> dict[str, str]:
+    """Mistake id -> its explanation in the current language, for the known mistakes of questions numbers."""
+    from ..engine.mistakes import bank
+
+    found = {}
+    for number in numbers:
+        banked = bank(number)
+        for mistake in banked.mistakes if banked else ():
+            found[banked.name(mistake)] = _(mistake.explanation)
+    return found
+
+
+def write(out: Path, reports: dict[str, dict], title: str, numbers: list[int], write_file: Callable[[Path, bytes], None]) -> Summary:
+    """summary.md, summary.html and summary.png in out, from reports; write_file(path, data) writes one file atomically."""
+    summary = summarise(reports)
+    labels = mistake_labels(numbers)
+    png = picture(summary)
+    if png is not None:
+        write_file(out / FILES[2], png)
+    else:
+        (out / FILES[2]).unlink(missing_ok=True)
+    write_file(out / FILES[0], markdown(summary, labels, title).encode())
+    write_file(out / FILES[1], html(summary, labels, title, png).encode())
+    return summary
