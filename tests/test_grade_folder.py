@@ -167,23 +167,23 @@ def test_every_row_of_grades_csv_equals_check(kit, klass, graded):
     students = sorted(packages)
     expected = dict(zip(students, grade_many(course, [(packages[s], course.numbers) for s in students])))
     table = rows(out)
-    assert table[0] == ["student", "q1", "q2", "q3", "q4", "total"]
+    assert table[0] == ["student", "q1", "q2", "q3", "q4", "total", "status", "committed_at", "late_hours"]
     assert [row[0] for row in table[1:]] == sorted(students + list(UNREADABLE))
     written = reports(out)
     for row in table[1:]:
         student = row[0]
         if student in UNREADABLE:
-            assert row[1:] == ["0"] * 5
+            assert row[1:] == ["0"] * 5 + ["unreadable", "", ""]
             assert UNREADABLE[student] in written[student]["problem"]
             assert all(q["score"] == 0 for q in written[student]["questions"])
             continue
         report = expected[student]
-        assert row == [student, *(str(number(q.score)) for q in report.questions), str(number(report.score))], student
+        assert row == [student, *(str(number(q.score)) for q in report.questions), str(number(report.score)), "graded", "", ""], student
         assert written[student]["questions"] == report.to_dict()["questions"], student
         assert written[student]["score"] == report.to_dict()["score"]
     by_student = {row[0]: row for row in table[1:]}
-    assert by_student["ann"][1:] == ["8", "8", "12", "8", "36"]
-    assert by_student["ben"][2] != "8" and by_student["cat"][-1] == "0"  # partly wrong; stubs
+    assert by_student["ann"][1:6] == ["8", "8", "12", "8", "36"]
+    assert by_student["ben"][2] != "8" and by_student["cat"][5] == "0"  # partly wrong; stubs
     assert by_student["dan"][3] == "0" and by_student["dan"][4] == "8"  # the commit's question 3 and 4, not the working tree's
     assert by_student["eve"][1] != "8" and by_student["eve"][2] == "8"
     gus = {q["number"]: q for q in written["gus"]["questions"]}
@@ -211,7 +211,7 @@ def test_a_rerun_grades_only_what_is_missing_or_changed(kit, klass, graded, tmp_
     assert again.returncode == 1, again.stdout + again.stderr
     assert sorted(event["student"] for event in events(out)[before:]) == ["ben", "zed"]
     table = {row[0]: row for row in rows(out)[1:]}
-    assert table["ben"][2] == "8" and table["zed"][1:] == ["8", "8", "12", "8", "36"]
+    assert table["ben"][2] == "8" and table["zed"][1:6] == ["8", "8", "12", "8", "36"]
     only = tmp_path / "only"
     only.mkdir()
     shutil.copytree(folder / "hal", only / "hal")

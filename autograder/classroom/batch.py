@@ -15,6 +15,9 @@ a time in one pytest run (the suites collected once) and sending each report bac
 """
 import argparse
 import csv
+import dataclasses
+import datetime
+import functools
 import gc
 import io
 import json
@@ -36,7 +39,10 @@ from ..course.manifest import Course, find_root, load_course
 from ..course.results import number
 from ..i18n import _
 from ..sandbox.parent import sweep_stale
+from . import summary
+from .exports import FILES as EXPORTS, canvas_csv, moodle_csv
 from .intake import Contents, Entry, discover, fingerprint_of, ignored, read_entry
+from .summary import Summary, entry_status
 from .work import grader_version, unreadable_report
 
 USAGE_ERROR, SOME_UNREADABLE, INTERRUPTED = 2, 1, 130
@@ -58,6 +64,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--force", action="store_true", help="grade every student again, even those whose files have not changed")
     parser.add_argument("--scheduler", default=None, metavar="ADDRESS", help="grade on the Dask cluster whose scheduler is at ADDRESS")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--student", action="append", default=None, metavar="NAME", help="grade only this student again (repeatable)")
+    parser.add_argument("--deadline", default=None, metavar="DATE", help="grade each repository's last commit before DATE")
 
 
 # -- files in OUT ------------------------------------------------------------------------------------------------
@@ -95,14 +103,25 @@ def is_current(report: dict | None, found: dict, version: str) -> bool:
 
 
 def grades_csv(course: Course, reports: dict[str, dict]) -> bytes:
-    """grades.csv: student, q1..q10, total; the scores as check --json gives them."""
+    """grades.csv: student, q1..q10, total, status (graded, late, unreadable, grader_error), and with a deadline the graded
+    commit's date and how many hours late it was; the scores as check --json gives them."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["student", *(f"q{n}" for n in course.numbers), "total"])
+    writer.writerow(["student", *(f"q{n}" for n in course.numbers), "total", "status", "committed_at", "late_hours"])
     for student in sorted(reports):
-        scores = {q.get("number"): q.get("score", 0) for q in reports[student]["questions"]}
-        writer.writerow([student, *(number(scores.get(n, 0)) for n in course.numbers), number(reports[student].get("score", 0))])
+        report = reports[student]
+        scores = {q.get("number"): q.get("score", 0) for q in report["questions"]}
+        writer.writerow([student, *(number(scores.get(n, 0)) for n in course.numbers), number(report.get("score", 0)), entry_status(report),
+                         report.get("committed_at", ""), number(report["late_hours"]) if "late_hours" in report else ""])
     return buffer.getvalue().encode()
+
+
+def write_class_files(course: Course, out: Path, reports: dict[str, dict]) -> Summary:
+    """Beside grades.csv: the class summary (summary.md, .html, .png) and the gradebooks Canvas and Moodle import."""
+    write = functools.partial(write_atomically, sync=False)
+    write(out / EXPORTS[0], canvas_csv(reports, course.title, course.max_score))
+    write(out / EXPORTS[1], moodle_csv(reports, course.title))
+    return summary.write(out, reports, course.title, course.numbers, write)
 
 
 class Results:
@@ -346,6 +365,29 @@ def _check_args(args: argparse.Namespace) -> tuple[Path, Path, int]:
     return folder.resolve(), out.resolve(), jobs
 
 
+def parse_deadline(text: str) -> str:
+    """--deadline's DATE as ISO 8601 with its offset: 2026-12-01T18:00+01:00, or local time without an offset; a date
+    alone is the end of that day."""
+    try:
+        moment = datetime.datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise UsageError(_("--deadline {date} is not a date: write it as 2026-12-01 or 2026-12-01T18:00 (local time) or "
+                           "2026-12-01T18:00+01:00").format(date=text)) from None
+    if len(text.strip()) == len("2026-12-01"):
+        moment = moment.replace(hour=23, minute=59, second=59)
+    return (moment if moment.tzinfo else moment.astimezone()).isoformat()
+
+
+def chosen(entries: list[Entry], students: list[str] | None, folder: Path) -> list[Entry]:
+    """The entries --student names (all when it is not given); a name with no entry is a usage error."""
+    if not students:
+        return entries
+    unknown = sorted(set(students) - {entry.student for entry in entries})
+    if unknown:
+        raise UsageError(_("--student {names}: no such entry in {folder}").format(names=", ".join(unknown), folder=folder))
+    return [entry for entry in entries if entry.student in students]
+
+
 def _lock(out: Path) -> object:
     """An exclusive lock on OUT for this run: two runs writing the same reports would undo each other."""
     import fcntl
@@ -374,6 +416,10 @@ def main(args: argparse.Namespace, course: Course | None = None) -> int:
         if clashes:
             raise UsageError(_("two entries for the same student in {folder}: {students} (a folder and a notebook of the same name?): keep one").format(
                 folder=folder, students=", ".join(clashes[:5])))
+        if getattr(args, "deadline", None):
+            deadline = parse_deadline(args.deadline)
+            entries = [dataclasses.replace(e, deadline=deadline) if e.kind == "repository" else e for e in entries]
+        chosen(entries, getattr(args, "student", None), folder)
         out.mkdir(parents=True, exist_ok=True)
         lock = _lock(out)
     except UsageError as error:
@@ -391,11 +437,15 @@ def _grade(course: Course, args: argparse.Namespace, folder: Path, out: Path, jo
     version = grader_version(course)
     for left in out.glob(".*.tmp"):  # what a killed run was writing: never a report (those are renamed into place whole)
         left.unlink(missing_ok=True)
+    only = {entry.student for entry in chosen(entries, getattr(args, "student", None), folder)}
+    kept = {} if only == {e.student for e in entries} else {  # --student: the others' reports stay as they are
+        e.student: report for e in entries if e.student not in only and (report := load_report(out, e.student)) is not None}
+    regrade = [entry for entry in entries if entry.student in only]
     with ThreadPoolExecutor(8) as threads:  # git and file reads: mostly waiting
-        read = dict(zip((e.student for e in entries), threads.map(_fingerprint_and_problem, entries)))
-    kept, todo, unreadable_now = {}, [], []
-    for entry in entries:
-        report = None if getattr(args, "force", False) else load_report(out, entry.student)
+        read = dict(zip((e.student for e in regrade), threads.map(_fingerprint_and_problem, regrade)))
+    todo, unreadable_now = [], []
+    for entry in regrade:
+        report = None if getattr(args, "force", False) or getattr(args, "student", None) else load_report(out, entry.student)
         found, contents = read[entry.student]
         if is_current(report, found, version):
             kept[entry.student] = report
@@ -451,6 +501,7 @@ def _grade(course: Course, args: argparse.Namespace, folder: Path, out: Path, jo
             pool.kill()
         bar.close()
         results.event(event="interrupted", graded=len(results.graded))
+        write_class_files(course, out, results.reports)
         print(_("autograder: interrupted; {graded} graded in this run and written to {out}; "
                 "run the same command again to grade the {left} left").format(
             graded=len(results.graded), out=out, left=len(todo) + len(unreadable_now) - len(results.graded)), file=sys.stderr)
@@ -461,12 +512,14 @@ def _grade(course: Course, args: argparse.Namespace, folder: Path, out: Path, jo
         if pool is not None:
             shutil.rmtree(pool.scratch, ignore_errors=True)
     reports = results.reports
+    class_summary = write_class_files(course, out, reports)
     _print_table(course, entries, reports)
     unreadable = [e for e in entries if reports.get(e.student, {}).get("problem")]
     print(_("{count} student(s): {graded} graded now, {kept} unchanged since their last report").format(
         count=len(entries), graded=len(results.graded), kept=len(kept))
           + (_(", {count} could not be graded").format(count=len(unreadable)) if unreadable else "")
           + _("; reports and {grades} in {out}").format(grades=GRADES, out=out))
+    print("\n".join(summary.lines(class_summary, out)))
     if unreadable and len(unreadable) == len(entries):
         print(_("autograder: nothing in {folder} could be graded: is it the class folder?").format(folder=folder), file=sys.stderr)
         return USAGE_ERROR

@@ -15,6 +15,7 @@ folder found is graded with it (helpers a student imports included), as `check` 
 Nothing here raises for a student's fault: what cannot be read gives Contents with a problem, and the entry is
 scored 0 with that reason.
 """
+import datetime
 import hashlib
 import os
 import re
@@ -41,6 +42,7 @@ class Entry:
     student: str  # the entry's name in DIR (folder name, repository name, notebook file stem)
     path: Path  # absolute path of the entry
     kind: str  # "folder" | "repository" | "notebook"
+    deadline: str | None = None  # a repository's deadline (ISO 8601 with its offset): its last commit before it is graded
 
 
 @dataclass
@@ -52,6 +54,7 @@ class Contents:
     commit: str | None = None
     where: str = ""  # where in the entry the graded files are: "exercises/", "." or "work/attention.ipynb"
     problem: str = ""
+    timing: dict = field(default_factory=dict)  # with a deadline: committed_at (the graded commit's date) and late_hours
 
 
 def discover(folder: Path) -> list[Entry]:
@@ -79,7 +82,8 @@ def fingerprint(entry: Entry) -> dict:
 
 
 def fingerprint_of(contents: Contents) -> dict:
-    """The fingerprint of contents already read (what grade_entry records for the files it graded)."""
+    """The fingerprint of contents already read (what grade_entry records for the files it graded), with the graded
+    commit's timing when a deadline chose it."""
     digest = hashlib.sha256()
     if contents.notebook is not None:
         digest.update(b"notebook\0" + contents.notebook)
@@ -89,7 +93,7 @@ def fingerprint_of(contents: Contents) -> dict:
     if contents.problem:
         digest.update(b"problem\0" + contents.problem.encode("utf-8", "replace"))
     found = {"sha256": digest.hexdigest()}
-    return ({"commit": contents.commit} if contents.commit else {}) | found
+    return ({"commit": contents.commit} if contents.commit else {}) | found | contents.timing
 
 
 def read_entry(entry: Entry) -> Contents:
@@ -98,7 +102,7 @@ def read_entry(entry: Entry) -> Contents:
         if entry.kind == "notebook":
             return _read_notebook_file(entry.path, entry.path.name)
         if entry.kind == "repository":
-            return _read_repository(entry.path)
+            return _read_repository(entry.path, entry.deadline)
         return _read_folder(entry.path)
     except OSError as error:
         return Contents(problem=_("cannot be read ({error}: {message})").format(error=type(error).__name__, message=error.strerror or error))
@@ -217,12 +221,39 @@ def _git(repository: Path, *arguments: str, data: bytes | None = None) -> bytes:
     return done.stdout
 
 
-def _read_repository(repository: Path) -> Contents:
-    """A repository entry: the modules found by locate in the tree of HEAD, read from git's objects."""
+def _read_repository(repository: Path, deadline: str | None = None) -> Contents:
+    """A repository entry: the modules found by locate in the tree of HEAD (with a deadline, of HEAD's last commit
+    before it, or HEAD when none is), read from git's objects."""
     try:
         commit = _git(repository, "rev-parse", "--verify", "-q", "HEAD^{commit}").decode().strip()
     except OSError as error:
         return Contents(problem=_("not a readable git repository, or no commit checked out ({error})").format(error=error))
+    timing = {}
+    if deadline is not None:
+        try:
+            commit, timing = _on_time(repository, commit, deadline)
+        except (OSError, ValueError) as error:
+            return Contents(commit=commit, problem=_("the git repository's commit dates cannot be read ({error})").format(error=error))
+    contents = _read_commit(repository, commit)
+    contents.timing = timing
+    return contents
+
+
+def _on_time(repository: Path, head: str, deadline: str) -> tuple[str, dict]:
+    """(the commit to grade, its timing): HEAD's last commit whose committer date is before deadline, or HEAD itself
+    (late) when there is none; late_hours is how long after the deadline the graded commit was made (0: on time)."""
+    limit = datetime.datetime.fromisoformat(deadline)
+    before = _git(repository, "rev-list", "-1", f"--before={int(limit.timestamp())} +0000", head).decode().strip()  # git's own date format
+    commit = before or head
+    stamp = int(_git(repository, "show", "-s", "--format=%ct", commit).decode().strip())
+    made = datetime.datetime.fromtimestamp(stamp, limit.tzinfo)
+    late = max(0.0, (made - limit).total_seconds() / 3600)
+    after = int(_git(repository, "rev-list", "--count", f"{commit}..{head}").decode().strip() or 0)
+    return commit, {"committed_at": made.isoformat(timespec="seconds"), "late_hours": round(late, 2), "commits_after_deadline": after}
+
+
+def _read_commit(repository: Path, commit: str) -> Contents:
+    """The modules found by locate in the tree of commit."""
     try:
         listing = _git(repository, "ls-tree", "-r", "-z", "-l", "--full-tree", commit)
     except OSError as error:

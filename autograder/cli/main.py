@@ -65,14 +65,17 @@ def _parser() -> argparse.ArgumentParser:
     course.add_argument("--assignment", default="attention")
     batch = command("grade", _("grade a class: a folder of students (DIR --out OUT), or nbgrader's submissions"))
     batch.add_argument("dir", nargs="?", type=Path, metavar="DIR", help=_("one folder, git repository or notebook per student"))
-    batch.add_argument("--out", type=Path, metavar="OUT", help=_("where the reports and grades.csv go (with DIR)"))
+    batch.add_argument("--out", type=Path, metavar="OUT", help=_("where the reports, grades.csv and the class summary go (with --nbgrader: COURSE_DIR/reports/ASSIGNMENT by default)"))
     batch.add_argument("--jobs", type=int, default=None, metavar="N", help=_("grading processes (default: the number of cores)"))
     batch.add_argument("--force", action="store_true", help=_("regrade students whose files have not changed"))
     batch.add_argument("--scheduler", default=None, metavar="ADDRESS", help=_("grade on a Dask cluster (tcp://host:8786)"))
     batch.add_argument("--quiet", action="store_true", help=_("no progress bar"))
     batch.add_argument("--nbgrader", dest="course_dir", type=Path, default=None, metavar="COURSE_DIR")
     batch.add_argument("--assignment", default="attention")
-    batch.add_argument("--student", default=None)
+    batch.add_argument("--student", action="append", default=None, metavar="NAME",
+                       help=_("grade only this student again, keeping the others' results (repeatable)"))
+    batch.add_argument("--deadline", default=None, metavar="DATE",
+                       help=_("grade each git repository's last commit before DATE (2026-12-01T18:00+01:00) and record lateness"))
     command("gradescope", _("write an autograder zip for Gradescope")).add_argument("out_zip", type=Path, metavar="OUT.zip")
     command("release", _("write a learner repository (main: stubs, solutions branch)")).add_argument("out_dir", type=Path)
     command("dev-check", _("maintainer's guard: manifest, stubs, solutions, suites"))
@@ -208,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
                 return grade_folder(args, course)
             from ..nbgrader.grade import grade_class
 
-            return grade_class(course, args.course_dir, args.assignment, args.student)
+            return grade_class(course, args)
         if args.command == "gradescope":
             from ..classroom.gradescope import main as gradescope_main
 

@@ -74,6 +74,18 @@ class QuestionResult:
         return entry
 
 
+def question_from_dict(entry: dict) -> QuestionResult:
+    """A question entry of a report read back (OUT/<student>.json): its checks, with weights that give its recorded score."""
+    tests = [(test.get("name", ""), bool(test.get("passed")), test.get("message", ""), test.get("mistake", "")) for test in entry.get("tests", [])]
+    score, points = float(entry.get("score", 0)), float(entry.get("max_score", 0))
+    passed, failed = sum(t[1] for t in tests), sum(not t[1] for t in tests)
+    weight = score * failed / (passed * (points - score)) if passed and failed and points > score else 1.0  # each passed check's
+    result = QuestionResult(int(entry.get("number", 0)), entry.get("title", ""), points, entry.get("status", ERROR),
+                            reason=entry.get("reason", ""), output=entry.get("output", ""), notes=list(entry.get("notes", [])))
+    result.tests = [CaseResult(name, ok, message, weight if ok else 1.0, mistake) for name, ok, message, mistake in tests]
+    return result
+
+
 @dataclass
 class Report:
     """The results of one grading run."""

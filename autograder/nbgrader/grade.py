@@ -1,38 +1,39 @@
 """`python -m autograder grade --nbgrader COURSE_DIR`: grade a class's submitted notebooks into nbgrader's gradebook.
 
 No notebook is executed. Each student's answer cells are read by grade_id, written into a temporary
-exercises-like package, and every student is graded in one sandbox (one grade_many call). nbgrader's own
+exercises-like package, and the class is graded as `grade DIR` grades one (classroom/batch.py: --jobs workers, the
+progress bar, a report per student in OUT, by default COURSE_DIR/reports/<assignment>/, with grades.csv, the class
+summary and the LMS files; a student whose submission and grader have not changed is not graded again, unless
+--force; --student regrades only those named). nbgrader's own
 Autograde converter then does the bookkeeping that `nbgrader autograde` does (students and submissions in
 the gradebook, locked cells restored from the source, timestamps and late penalties, the notebook written
 to autograded/), with its kernel step replaced by KitScores, which writes each test cell's output (the
 summary and the points) from the kit's results. SaveAutoGrades then records the points as nbgrader would,
 so `nbgrader export`, formgrader and `nbgrader generate_feedback` work as after `nbgrader autograde`.
 """
+import argparse
 import logging
 import sys
 import tempfile
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
 from ..course.manifest import Course
+from ..course.results import question_from_dict
 from ..i18n import _
-from .package import answer_id, graded_id, summary_text, write_package
-from ..engine.run import grade_many
-from ..sandbox.parent import Sandbox
+from .package import answer_id, graded_id, summary_text
 
 USAGE_ERROR, SOME_UNREADABLE = 2, 1
 
 
 @dataclass
 class Submission:
-    """One student's submission: the answer sources found, or why the notebook could not be read."""
+    """One student's submission, and why it could not be graded or written into the gradebook ("" when it was)."""
 
     student: str
-    sources: dict[int, str] = field(default_factory=dict)
     problem: str = ""
-    scores: dict[int, float] = field(default_factory=dict)
 
 
 def extract_answers(course: Course, notebook: object) -> dict[int, str]:
@@ -48,25 +49,19 @@ def extract_answers(course: Course, notebook: object) -> dict[int, str]:
     return sources
 
 
-def read_submission(course: Course, folder: Path, notebooks: list[str]) -> Submission:
-    """Read a student's submitted notebooks in folder; a missing or unreadable one sets .problem."""
-    import nbformat
+def grade_reports(course: Course, args: argparse.Namespace, folders: list[Path], out: Path) -> tuple[int, dict[str, dict], set[str]]:
+    """Grade the submitted folders (submitted/<student>/<assignment>) as `grade DIR` grades a class folder, into out:
+    (its exit status, student -> report, the students graded in this run)."""
+    from ..classroom import batch
 
-    submission = Submission(folder.parent.name)
-    for name in notebooks:
-        path = folder / f"{name}.ipynb"
-        if not path.exists():
-            submission.problem = _("no {name} in {folder}").format(name=path.name, folder=folder)
-            return submission
-        try:
-            notebook = nbformat.read(str(path), as_version=4)
-            found = extract_answers(course, notebook)
-        except Exception as error:  # noqa: BLE001 - any unreadable notebook is reported, never fatal
-            submission.problem = _("{name} cannot be read ({error}: {message})").format(
-                name=path.name, error=type(error).__name__, message=str(error).splitlines()[0] if str(error) else '')
-            return submission
-        submission.sources.update(found)
-    return submission
+    before = {folder.parent.name: (batch.load_report(out, folder.parent.name) or {}).get("graded_at") for folder in folders}
+    with tempfile.TemporaryDirectory(prefix="nbgrader-class-") as view:  # one entry per student, named by the student
+        for folder in folders:
+            (Path(view) / folder.parent.name).symlink_to(folder, target_is_directory=True)
+        status = batch.main(argparse.Namespace(dir=Path(view), out=out, jobs=args.jobs, force=args.force, scheduler=args.scheduler,
+                                               quiet=args.quiet, student=args.student, deadline=None), course)
+    reports = {student: report for student in before if (report := batch.load_report(out, student)) is not None}
+    return status, reports, {student for student, report in reports.items() if report.get("graded_at") != before[student]}
 
 
 def _kit_scores_class() -> type:
@@ -131,17 +126,10 @@ def _zero(gradebook_args: tuple[str, str], assignment: str, student: str) -> Non
         gb.db.commit()
 
 
-def grade_class(course: Course, course_dir: Path, assignment: str, student: str | None) -> int:
-    """Grade every submission (or one student's) of assignment into the gradebook; return the exit status."""
-    sandbox = Sandbox()  # started first: its import of torch overlaps ours of nbgrader
-    try:
-        return _grade_class(course, course_dir, assignment, student, sandbox)
-    finally:
-        sandbox.close()
-
-
-def _grade_class(course: Course, course_dir: Path, assignment: str, student: str | None, sandbox: Sandbox) -> int:
-    """grade_class with its sandbox already starting."""
+def grade_class(course: Course, args: argparse.Namespace) -> int:
+    """Grade the submissions of args.assignment in args.course_dir into the gradebook (those of args.student only, when
+    given); return the exit status."""
+    course_dir, assignment = Path(args.course_dir), args.assignment
     try:
         from nbgrader.api import Gradebook, MissingEntry
         from nbgrader.converters import Autograde, NbGraderException
@@ -160,7 +148,7 @@ def _grade_class(course: Course, course_dir: Path, assignment: str, student: str
 
     warnings.filterwarnings("ignore", category=SAWarning)  # nbgrader's own session use; `nbgrader autograde` prints them too
     course_dir = course_dir.resolve()
-    config = _config(course_dir, assignment, student)
+    config = _config(course_dir, assignment, None)
     coursedir = CourseDirectory(config=config)
     gradebook_args = (coursedir.db_url, coursedir.course_id)
     try:
@@ -172,25 +160,23 @@ def _grade_class(course: Course, course_dir: Path, assignment: str, student: str
         return USAGE_ERROR
     submitted = Path(coursedir.format_path(coursedir.submitted_directory, ".", "."))
     excluded = [s for s in coursedir.student_id_exclude.split(",") if s]  # the course's own exclusions stay excluded
-    folders = sorted(p for p in submitted.glob(f"{student or '*'}/{assignment}") if p.is_dir() and p.parent.name not in excluded)
+    folders = sorted(p for p in submitted.glob(f"*/{assignment}") if p.is_dir() and p.parent.name not in excluded)
     if not folders:
-        print(_("autograder: no submissions in {path}").format(path=f"{submitted}/{student or '*'}/{assignment}"), file=sys.stderr)
+        print(_("autograder: no submissions in {path}").format(path=f"{submitted}/*/{assignment}"), file=sys.stderr)
         return USAGE_ERROR
-
-    submissions = [read_submission(course, folder, notebooks) for folder in folders]
-    readable = [s for s in submissions if not s.problem]
-    numbers = course.numbers
-    with tempfile.TemporaryDirectory(prefix="nbgrader-class-") as scratch:
-        packages = [write_package(course, s.sources, Path(scratch) / f"student{i}" / "exercises") for i, s in enumerate(readable)]
-        reports = grade_many(course, [(package, numbers) for package in packages], sandbox=sandbox) if readable else []
+    out = Path(args.out).resolve() if args.out else course_dir / "reports" / assignment
+    status, reports, graded_now = grade_reports(course, args, folders, out)
+    if status == USAGE_ERROR and not graded_now:
+        return USAGE_ERROR
+    submissions = [Submission(student, str(report.get("problem", ""))) for student, report in sorted(reports.items())]
     KitScores = _kit_scores_class()
-    KitScores.results = {}
-    for submission, report in zip(readable, reports):
-        KitScores.results[submission.student] = {graded_id(r.number): (r.score, summary_text(r)) for r in report.questions}
-        submission.scores = {r.number: r.score for r in report.questions}
-
-    unreadable = [s.student for s in submissions if s.problem]
-    config.CourseDirectory.student_id_exclude = ",".join(excluded + unreadable)
+    KitScores.results = {student: {graded_id(q["number"]): (q["score"], summary_text(question_from_dict(q))) for q in report["questions"]}
+                         for student, report in reports.items()}
+    already = {s.student for s in submissions if all((Path(coursedir.format_path(coursedir.autograded_directory, s.student, assignment))
+                                                      / f"{name}.ipynb").exists() for name in notebooks)}
+    left = [s.student for s in submissions if s.problem or (s.student not in graded_now and s.student in already)]
+    readable = [s for s in submissions if s.student not in left]
+    config.CourseDirectory.student_id_exclude = ",".join(excluded + left)
     # nbgrader's own list with Execute replaced by the kit's scores; its closing CheckCellMetadata is left out: the
     # sanitize step has just validated the same metadata, and nothing here changes it (a second pass costs 0.05 s a notebook)
     config.Autograde.autograde_preprocessors = [KitScores, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
@@ -219,23 +205,12 @@ def _grade_class(course: Course, course_dir: Path, assignment: str, student: str
         print(_("autograder: nbgrader could not write any submission into the gradebook:") + "\n  " + "\n  ".join(collected.messages[-5:]),
               file=sys.stderr)
         return USAGE_ERROR
-    for submission in submissions:
-        if submission.problem:
-            _zero(gradebook_args, assignment, submission.student)
-            submission.scores = {n: 0.0 for n in numbers}
-    _print_table(course, submissions)
-    return SOME_UNREADABLE if any(s.problem for s in submissions) else 0
-
-
-def _print_table(course: Course, submissions: list[Submission]) -> None:
-    """Per student: every question's score and the total; then the notebooks that could not be graded."""
-    student, total = _("student"), _("total")
-    width = max([len(student)] + [len(s.student) for s in submissions])
-    print(f"{student:<{width}}  " + "  ".join(f"q{n:02d}".rjust(5) for n in course.numbers) + f"  {total:>6} / {course.max_score:g}")
-    for s in submissions:
-        print(f"{s.student:<{width}}  " + "  ".join(f"{s.scores.get(n, 0.0):5g}" for n in course.numbers) + f"  {sum(s.scores.values()):6g}")
-    problems = [s for s in submissions if s.problem]
-    for s in problems:
-        print(_("{student}: scored 0, {problem}").format(student=s.student, problem=s.problem))
-    print(_("graded {count} submission(s) into the gradebook").format(count=len(submissions))
-          + (_("; {count} could not be read").format(count=len(problems)) if problems else ""))
+    for submission in rejected + [s for s in submissions if s.problem and s.student in graded_now]:
+        _zero(gradebook_args, assignment, submission.student)
+    for submission in rejected:
+        print(_("{student}: scored 0 in the gradebook, {problem}").format(student=submission.student, problem=submission.problem))
+    written = len(readable) - len(rejected)
+    print(_("{count} submission(s) written into the gradebook of {folder}").format(count=written, folder=course_dir)
+          + (_("; {count} left as they were (unchanged since they were graded; --force grades them again)").format(
+              count=len(submissions) - len(readable)) if len(submissions) > len(readable) else ""))
+    return SOME_UNREADABLE if any(s.problem for s in submissions) else status
