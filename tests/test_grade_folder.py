@@ -365,3 +365,94 @@ def test_a_student_cannot_read_the_class_folder(tmp_path):
         sandbox.close()
     question = report["questions"][0]
     assert question["status"] == "error" and question["reason"].startswith(f"reads {theirs}"), question
+
+
+# -- the class summary, the LMS files, --student and --deadline ---------------------------------------------------
+
+
+def _table(markdown: str, caption: str) -> list[list[str]]:
+    """The rows of the summary.md table under `## caption` (header and rule left out)."""
+    block = markdown.split(f"## {caption}\n\n", 1)[1].split("\n\n", 1)[0].splitlines()[2:]
+    return [[cell.strip() for cell in line.strip("|").split(" | ")] for line in block]
+
+
+def test_the_summary_and_the_lms_files_agree_with_the_reports(graded):
+    from autograder.classroom.summary import outcome
+
+    out, done = graded
+    written = reports(out)
+    graded_ones = {s: r for s, r in written.items() if not r.get("problem")}
+    text = (out / "summary.md").read_text()
+    for row in _table(text, "Questions"):
+        number_ = int(row[0].split()[0])
+        entries = [next(q for q in r["questions"] if q["number"] == number_) for r in graded_ones.values()]
+        counts = [sum(outcome(q) == kind for q in entries) for kind in ("full", "partial", "zero", "not attempted", "error", "flagged")]
+        assert [int(cell) for cell in row[5:]] == counts, row
+        assert float(row[2]) == pytest.approx(sorted(q["score"] for q in entries)[len(entries) // 2] if len(entries) % 2 else
+                                              sum(sorted(q["score"] for q in entries)[len(entries) // 2 - 1:][:2]) / 2, abs=0.01)
+    made: dict[str, set[str]] = {}
+    for student, r in graded_ones.items():
+        for q in r["questions"]:
+            for test in q["tests"]:
+                if test.get("mistake"):
+                    made.setdefault(test["mistake"], set()).add(student)
+    assert "ben" in made.get("q02.scale_by_d", set())
+    assert {row[0]: set(row[3].split(", ")) for row in _table(text, "Known mistakes met")} == made
+    assert {row[0] for row in _table(text, "Entries not graded")} == set(UNREADABLE)
+    assert 'src="data:image/png;base64,' in (out / "summary.html").read_text()
+    assert (out / "summary.png").read_bytes().startswith(b"\x89PNG")
+    assert "9 student(s), 7 graded, 2 not graded" in done.stdout and "q02.scale_by_d" in done.stdout
+    totals = {row[0]: row[5] for row in rows(out)[1:]}
+    with open(out / "canvas.csv", newline="") as handle:
+        canvas = list(csv.reader(handle))
+    assert canvas[1][0] == "Points Possible" and {row[3]: row[5] for row in canvas[2:]} == totals
+    with open(out / "moodle.csv", newline="") as handle:
+        assert dict(list(csv.reader(handle))[1:]) == totals
+    assert {row[0]: row[6] for row in rows(out)[1:]} == {s: "unreadable" if s in UNREADABLE else "graded" for s in written}
+
+
+def test_student_regrades_only_those_named(kit, klass, graded, tmp_path):
+    folder, out = tmp_path / "class", tmp_path / "out"
+    shutil.copytree(klass[0], folder, symlinks=True)
+    shutil.copytree(graded[0], out)
+    before = len(events(out))
+    shutil.copy(ROOT / "solutions" / "q02_scaled_scores.py", folder / "ben" / "q02_scaled_scores.py")  # ben fixes question 2
+    shutil.copytree(ROOT / "solutions", folder / "cat" / "exercises", dirs_exist_ok=True)  # and cat everything: not named
+    again = run_grade(kit, folder, "--out", out, "--student", "ben", "--student", "hal", "--quiet")
+    assert again.returncode == 1, again.stdout + again.stderr
+    assert sorted(event["student"] for event in events(out)[before:]) == ["ben", "hal"]
+    table = {row[0]: row for row in rows(out)[1:]}
+    assert sorted(table) == sorted(reports(graded[0])) and table["ben"][2] == "8" and table["cat"][5] == "0"
+    assert "q02.scale_by_d" not in (out / "summary.md").read_text()  # ben was the only one to make it
+    unknown = run_grade(kit, folder, "--out", out, "--student", "nobody")
+    assert unknown.returncode == 2 and "--student nobody" in unknown.stderr
+
+
+def test_deadline_grades_the_last_commit_before_it(kit, tmp_path):
+    solutions = {p.name: p.read_text() for p in sorted((ROOT / "solutions").glob("q*.py")) if p.name[:3] in ("q01", "q02")}
+    folder, out = tmp_path / "class", tmp_path / "out"
+
+    def commit(repo: Path, files: dict[str, str], when: str) -> None:
+        for name, text in files.items():
+            (repo / "exercises" / name).write_text(text)
+        git(repo, "add", "-A")
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-qm", when], cwd=repo, check=True,
+                       env={**os.environ, "GIT_COMMITTER_DATE": when, "GIT_AUTHOR_DATE": when})
+
+    stub = (ROOT / "exercises" / "q01_causal_mask.py").read_text()
+    for student in ("kim", "lou"):
+        (folder / student / "exercises").mkdir(parents=True)
+        git(folder / student, "init", "-q")
+    commit(folder / "kim", {"q01_causal_mask.py": stub}, "2026-11-01T10:00:00+00:00")  # on time: the stub
+    commit(folder / "kim", solutions, "2026-11-03T10:00:00+00:00")  # after the deadline: not graded
+    commit(folder / "lou", solutions, "2026-11-02T12:00:00+00:00")  # lou's only commit is 12 hours late
+    done = run_grade(kit, folder, "--out", out, "--deadline", "2026-11-02T00:00:00+00:00", "--quiet")
+    assert done.returncode == 0, done.stdout + done.stderr
+    table = {row[0]: row for row in rows(out)[1:]}
+    assert table["kim"][1] == "0" and table["kim"][6:] == ["graded", "2026-11-01T10:00:00+00:00", "0"]
+    assert table["lou"][1] == "8" and table["lou"][6:] == ["late", "2026-11-02T12:00:00+00:00", "12"]
+    kim = reports(out)["kim"]
+    assert kim["commit"] == git(folder / "kim", "rev-parse", "HEAD~1") and kim["commits_after_deadline"] == 1
+    assert "1 late" in done.stdout
+    wrong = run_grade(kit, folder, "--out", out, "--deadline", "next friday")
+    assert wrong.returncode == 2 and "--deadline next friday is not a date" in wrong.stderr
