@@ -141,8 +141,9 @@ def timed(command: list[str], cwd: Path, ok: tuple[int, ...] = (0,)) -> tuple[fl
 
 def csv_scores(out: Path) -> dict[str, list[float]]:
     """student -> question scores, from grades.csv."""
-    lines = (out / "grades.csv").read_text().splitlines()[1:]
-    return {line.split(",")[0]: [float(x) for x in line.split(",")[1:-1]] for line in lines}
+    header, *lines = [line.split(",") for line in (out / "grades.csv").read_text().splitlines()]
+    questions = [index for index, name in enumerate(header) if re.fullmatch(r"q\d+", name)]
+    return {line[0]: [float(line[index]) for index in questions] for line in lines}
 
 
 # -- the floor: record the grader's requests, replay them without the grader -----------------------------------

@@ -167,9 +167,10 @@ def markdown(summary: Summary, labels: dict[str, str], title: str, picture: str 
     def cell(text: str) -> str:
         return text.replace("|", "\\|").replace("\n", " ")
 
-    parts = [f"# {_('Class summary')}: {title}", "", headline(summary) + ".", ""]
+    heading, alt = _("Class summary: {title}").format(title=title), _("Score distribution per question")
+    parts = [f"# {heading}", "", headline(summary) + ".", ""]
     if summary.questions:
-        parts += [f"![{_('Score distribution per question')}]({picture})", ""]
+        parts += [f"![{alt}]({picture})", ""]
     for caption, header, rows in _tables(summary, labels):
         parts += [f"## {caption}", "", "| " + " | ".join(map(cell, header)) + " |", "|" + "---|" * len(header)]
         parts += ["| " + " | ".join(map(cell, row)) + " |" for row in rows] + [""]
@@ -179,14 +180,15 @@ def markdown(summary: Summary, labels: dict[str, str], title: str, picture: str 
 def html(summary: Summary, labels: dict[str, str], title: str, png: bytes | None) -> str:
     """summary.html: the same as summary.md, one file with its picture embedded (nothing fetched when opened)."""
     escape = markup.escape
-    parts = ["<!DOCTYPE html>", '<html><head><meta charset="utf-8">', f"<title>{escape(_('Class summary'))}: {escape(title)}</title>",
+    heading, alt = escape(_("Class summary: {title}").format(title=title)), escape(_("Score distribution per question"))
+    parts = ["<!DOCTYPE html>", '<html><head><meta charset="utf-8">', f"<title>{heading}</title>",
              "<style>body{font-family:sans-serif;margin:2em;max-width:80em}table{border-collapse:collapse;margin-bottom:1.5em}"
              "th,td{border:1px solid #bbb;padding:.25em .6em;text-align:left;vertical-align:top}th{background:#eee}"
              "img{max-width:100%}</style></head><body>",
-             f"<h1>{escape(_('Class summary'))}: {escape(title)}</h1>", f"<p>{escape(headline(summary))}.</p>"]
+             f"<h1>{heading}</h1>", f"<p>{escape(headline(summary))}.</p>"]
     if png:
         source = "data:image/png;base64," + base64.b64encode(png).decode()
-        parts.append(f'<p><img alt="{escape(_("Score distribution per question"))}" src="{source}"></p>')
+        parts.append(f'<p><img alt="{alt}" src="{source}"></p>')
     for caption, header, rows in _tables(summary, labels):
         parts += [f"<h2>{escape(caption)}</h2>", "<table><tr>" + "".join(f"<th>{escape(h)}</th>" for h in header) + "</tr>"]
         parts += ["<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows] + ["</table>"]
