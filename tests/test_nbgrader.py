@@ -250,3 +250,23 @@ def test_extract_answers_takes_the_cells_by_grade_id() -> None:
     solution = (KIT / "solutions" / "q03_attention.py").read_text()
     assert found[3] == answer_source(course.question(3), solution)
     assert "from ." not in found[3]
+
+
+def test_kit_grading_writes_the_class_files_and_regrades_only_the_students_named(world: dict) -> None:
+    """`grade --nbgrader` leaves a report per student, grades.csv, the class summary and the LMS files in reports/; run
+    again with --student, it grades that student only and rewrites only that student's gradebook entry."""
+    out = world["course_dir"] / "reports" / ASSIGNMENT
+    reports = {path.stem: json.loads(path.read_text()) for path in out.glob("*.json")}
+    assert sorted(reports) == sorted([*_students(), "broken"])
+    for student in ("correct", "partly_wrong", "looping", "cheater"):
+        assert {q["number"]: q["score"] for q in reports[student]["questions"]} == world["checked"][student], student
+    assert all((out / name).is_file() for name in ("grades.csv", "summary.md", "summary.html", "summary.png", "canvas.csv", "moodle.csv"))
+    assert "class summary: summary.md, summary.html" in world["kit"].stdout
+    before = (out / "grading.log").read_text().count('"event": "graded"')
+    again = _run([sys.executable, "-m", "autograder", "grade", "--nbgrader", str(world["course_dir"]), "--assignment", ASSIGNMENT,
+                  "--student", "correct", "--jobs", "1", "--quiet"], world["root"])
+    assert again.returncode == 1, again.stdout + again.stderr  # broken's notebook still cannot be read
+    graded = [json.loads(line)["student"] for line in (out / "grading.log").read_text().splitlines() if '"event": "graded"' in line]
+    assert graded[before:] == ["correct"]
+    assert "1 submission(s) written into the gradebook" in again.stdout and "left as they were" in again.stdout
+    assert _gradebook_scores(world["course_dir"], ["correct"], world["course"].numbers)["correct"] == world["checked"]["correct"]
