@@ -123,3 +123,17 @@ def test_moodle_csv_is_moodle_grade_import_format(klass):
     values = dict(students)
     assert values["g0"] in ("", "-") and values["u0"] == "0" and float(values["late"]) == 12
     assert all(value in ("", "-") or re.fullmatch(r"\d+(\.\d+)?", value) for value in values.values())
+
+
+def test_the_summary_speaks_french(klass):
+    from autograder.i18n import set_language
+
+    set_language("fr")
+    try:
+        found = summary.summarise(klass)
+        text = summary.markdown(found, {}, "Attention")
+        shown = "\n".join(summary.lines(found, summary.Path("OUT")))
+    finally:
+        set_language("en")
+    assert "# Bilan de la classe\u00a0: Attention" in text and "| note maximale |" in text
+    assert "moyenne 3,54 / 8" in shown and "30 étudiant(s), 26 corrigé(s)" in shown

@@ -124,8 +124,8 @@ def summarise(reports: dict[str, dict]) -> Summary:
 
 
 def _g(value: float) -> str:
-    """A score as the reports write it: 7.5, 8, 3.33."""
-    return f"{round(value, 2):g}"
+    """A score as the reports write it (7.5, 8, 3.33), with the current language's decimal separator."""
+    return f"{round(value, 2):g}".replace(".", _("."))  # "." is the decimal separator: French writes 7,5
 
 
 def _outcome_names() -> dict[str, str]:
