@@ -2,8 +2,10 @@
 
 DIR holds one entry per student (intake.py: folders, git repositories, notebooks). OUT gets OUT/<student>.json
 for each (check --json's object plus student, source, commit or sha256, grader_version, graded_at), written
-atomically as soon as it is decided; OUT/grades.csv (student, q1..q10, total), rewritten atomically after each
-result; and OUT/grading.log, one JSON line per run and per student graded. A student whose report exists with
+atomically as soon as it is decided; OUT/grades.csv (student, q1..q10, total, status, committed_at, late_hours),
+rewritten atomically after each result; OUT/grading.log, one JSON line per run and per student graded; and at the end
+the class summary (summary.py) and the Canvas and Moodle gradebooks (exports.py). --student NAME grades only those
+entries, keeping the others' reports; --deadline DATE grades each repository's last commit before DATE. A student whose report exists with
 the same fingerprint (commit and hash of the graded files) and grader version is not graded again, unless
 --force: an interrupted run started again with the same command grades only what is missing or changed.
 
