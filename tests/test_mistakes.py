@@ -1,7 +1,9 @@
 """Known mistakes: the corpus's wrong submissions get their bugs' names, right ones never get a name.
 
 A wrong file whose bug is in the bank says so on its second line, `# mistake: q03.softmax_query_axis` (several names,
-comma-separated, when its bug also shows in another function's check). The corpus is graded once, by the session's
+comma-separated, when its bug also shows in another function's check). Any file may also pin down words: `# says: TEXT` (some
+failed check's message holds TEXT), `# never says: TEXT` (none does) and `# keeps: CHECK` (the check of that name passes, so that
+a bug costs only the checks it should). The corpus is graded once, by the session's
 `graded` fixture (tests/conftest.py), which tests/test_corpus.py shares. The other tests replay the bank by hand.
 """
 import re
@@ -20,6 +22,7 @@ from reference import dot_product
 
 BANKS = {number: bank(number) for number in COURSE.numbers if bank(number) is not None}
 DECLARED = re.compile(r"^# mistake: (.+)$", re.MULTILINE)
+PINNED = re.compile(r"^# (says|never says|keeps): (.+)$", re.MULTILINE)
 
 
 def declared(path: Path) -> set[str]:
@@ -38,6 +41,28 @@ def named(path: Path, graded: Graded) -> set[str]:
 def test_corpus_names(graded: Graded, path: Path) -> None:
     """A wrong file gets exactly the names it declares (none when it declares none); a right file gets none."""
     assert named(path, graded) == declared(path)
+
+
+def pinned(path: Path) -> list[tuple[str, str]]:
+    """The (kind, text) of a corpus file's `# says:`, `# never says:` and `# keeps:` lines."""
+    return PINNED.findall(path.read_text(encoding="utf-8"))
+
+
+PINNING = [path for path in WRONG + RIGHT if pinned(path)]
+
+
+@pytest.mark.parametrize("path", PINNING, ids=key)
+def test_corpus_words(graded: Graded, path: Path) -> None:
+    """The words a file pins down: said in a failed check, never said, or a check that must pass."""
+    tests = graded[path].tests
+    messages = [test.message for test in tests if not test.passed]
+    for kind, text in pinned(path):
+        if kind == "says":
+            assert any(text in message for message in messages), (text, messages)
+        elif kind == "never says":
+            assert not any(text in message for message in messages), (text, messages)
+        else:
+            assert any(test.name == text and test.passed for test in tests), (text, [(t.name, t.passed, t.message) for t in tests])
 
 
 def test_declared_names_exist() -> None:
