@@ -47,6 +47,7 @@ class Check:
     passed: bool = True
     message: str = ""
     kind: str = ""
+    settled: bool = True  # False while its failure matched a known mistake on an input that cannot tell it apart
 
 
 @dataclass
@@ -314,7 +315,7 @@ class KitPlugin:
         """Under `check`, a check whose earlier (smaller) input failed is not run again on a larger one."""
         if self.first_failure_only and item.get_closest_marker("ungraded") is None:
             check = self.run_of(self.question_of(item.module)).checks.get(item.originalname)
-            if check is not None and not check.passed:
+            if check is not None and not check.passed and check.settled:
                 pytest.skip(_("an earlier input of this check already failed"))
 
     @pytest.hookimpl(wrapper=True)
@@ -344,14 +345,19 @@ class KitPlugin:
         if check is None:  # the check's first report: its name (translated) and points are read once
             points = item.get_closest_marker("points")
             check = run.checks[item.originalname] = Check(check_name(item), float(points.args[0]) if points else 1.0)
-        if report.failed and check.passed:
-            error = call.excinfo.value if call.excinfo else AssertionError("failed")
+        if not report.failed or (not check.passed and check.settled):
+            return report
+        error = call.excinfo.value if call.excinfo else AssertionError("failed")
+        judged = getattr(error, "naming", "")
+        if check.passed or judged == "named":  # the first failure, or a later input that names what an earlier one could not
             check.passed = False
             check.message, check.kind = failure(item, error, self.inputs.get((item.module.__name__, item.originalname), 1))
+            run.failing = [failing for failing in run.failing if failing.check is not check]
             if self.first_failure_only and call.when == "call" and item.get_closest_marker("drawn") and _about_input(error) \
                     and isinstance(item.funcargs.get("student"), Student):
                 arguments = {name: item.funcargs[name] for name in item._fixtureinfo.argnames}
                 run.failing.append(Failing(item, check, error, arguments, forbid_labels(item)))
+        check.settled = judged != "unsettled"
         return report
 
     # -- results ----------------------------------------------------------------------------------

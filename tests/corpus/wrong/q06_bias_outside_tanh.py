@@ -1,6 +1,5 @@
 """Bug: additive_scores adds the bias b after the tanh instead of inside it."""
 # mistake: q06.bias_outside_tanh
-# keeps: additive_attention gives softmax weights and their context
 import torch
 from torch import Tensor
 

@@ -1,5 +1,5 @@
 """Bug (forbidden): read_grad gets the gradient with a plain e.requires_grad_() and .backward(), as a tutorial would."""
-# says: autograd is not allowed here
+# says: calls torch.autograd, which question 8 asks you to do without
 from typing import Callable
 
 import torch

@@ -1,5 +1,5 @@
 """Bug: train_copy_task never calls optimizer.zero_grad(), so gradients pile up over the steps."""
-# says: gradients pile up
+# says: are the gradients cleared before each backward
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
