@@ -21,6 +21,7 @@ from ..sandbox.parent import Child, ChildStopped, Sandbox
 from .asserts import tensor_mismatch
 from .inputs import INPUT_NOTE, describe_all, entries, shrink
 from .proxy import CheckFailure, Refused, Student, StudentError, explain, one_line, refusal
+from .stand_in import broken_earlier, remove, stand_in_package
 from .static import forbidden_uses
 
 if TYPE_CHECKING:
@@ -74,6 +75,7 @@ class QuestionRun:
     output: str = ""
     notes: list[str] = field(default_factory=list)
     failing: list[Failing] = field(default_factory=list)
+    stand_in: Path | None = None  # the package copy graded instead, when an earlier question's module does not import
 
 
 def check_name(item: pytest.Item) -> str:
@@ -216,6 +218,15 @@ class KitPlugin:
         run.child = self.sandbox.open(self.package, question.module, question.time_limit, self.hidden, preload)
         try:
             imported = run.child.first()
+            broken = None if imported["ok"] or imported["refused"] else broken_earlier(self.course, question, imported["error"])
+            if broken is not None:  # only an earlier question's module fails: grade the checks that do not call it
+                frame = imported["error"]["where"][-1]
+                reason = _("{file} does not import ({kind} at line {line}): fix it first, `check {number}`").format(
+                    file=broken.file, kind=one_line(imported["error"]["type"], 60), line=frame["line"], number=broken.number)
+                run.child.close()
+                run.stand_in = stand_in_package(self.package, broken, one_line(reason, 400))
+                run.child = self.sandbox.open(run.stand_in, question.module, question.time_limit, self.hidden, preload)
+                imported = run.child.first()
             if not imported["ok"] or imported["refused"]:
                 run.status = ERROR
                 run.reason = refusal(imported["refused"][0]) if imported["refused"] else explain(imported["error"], question)
@@ -239,6 +250,9 @@ class KitPlugin:
         for failing in shrinking:
             self.shrink(run, failing)
         ending = run.child.close()
+        if run.stand_in is not None:
+            remove(run.stand_in)
+            run.stand_in = None
         run.output = ending.output
         stopped = None if shrinking else run.child.stopped  # alive when its checks ended: a stop while shrinking changes no score
         if stopped and not run.status:
