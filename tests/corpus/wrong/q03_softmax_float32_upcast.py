@@ -1,4 +1,5 @@
 """Bug: Hugging Face GPT-2's upcast path: the softmax always runs in float32 and is cast back, so float64 inputs get float32 precision."""
+# says: an error the size of float32's rounding
 import torch
 from torch import Tensor
 
