@@ -4,6 +4,7 @@ The two modules are loaded from their files under a package name made here, as t
 (`_child`): they use only relative imports, the standard library and torch.
 """
 import ast
+import datetime
 import importlib.util
 import math
 import sys
@@ -494,12 +495,31 @@ def test_work_clock_counts_flops_and_bursts() -> None:
     with work_clock:
         a @ b
     assert work_clock.work == 2 * 8 * 4 * 6 + clock.WARMUP_WORK
-    first, second = work_clock.seconds(), work_clock.seconds()  # the second read (index BURST_AT) follows a burst
-    assert first == second == work_clock.work / clock.WORK_PER_SECOND  # nothing ran in between: a burst of nothing
+    first, second = work_clock.elapsed(), work_clock.elapsed()  # the second read (index BURST_AT) follows a burst
+    assert first == second == work_clock.work  # nothing ran in between: a burst of nothing
     with work_clock:
         a @ b
-    third = work_clock.seconds()
-    assert third - second == pytest.approx(2 * 8 * 4 * 6 / clock.WORK_PER_SECOND) and work_clock.reads == 3
+    third = work_clock.elapsed()
+    assert third - second == pytest.approx(2 * 8 * 4 * 6) and work_clock.reads == 3
+    assert not any(isinstance(value, float) and value > 1e8 for value in vars(work_clock).values())  # the speed is not on the mode
+
+
+def test_reading_the_mode_stack_marks_a_reach_and_datetime_reads_the_clock() -> None:
+    """The clock's speed is not on the dispatch-mode stack, and reading that stack from student code is a reach; datetime.now()
+    differences are virtual time."""
+    module = types.ModuleType("exercises_q09_reach")
+    exec("import datetime\nfrom torch.utils._python_dispatch import _get_current_dispatch_mode_stack as stack\n"
+         "def look():\n    return stack()\ndef stamp():\n    return datetime.datetime.now()", module.__dict__)
+    with clock.virtual_clock([module], speed=1e9) as work_clock:
+        first = module.stamp()
+        torch.randn(64, 64) @ torch.randn(64, 64)
+        elapsed = (module.stamp() - first).total_seconds()
+        assert not work_clock.reached
+        module.look()
+        assert work_clock.reached and work_clock.reads == 2
+    work = 2 * 64**3 + 2 * 64 * 64 + 2 * clock.WARMUP_WORK  # two randn, a matmul, their warm-ups; the second read follows a burst
+    assert elapsed == pytest.approx((1 + clock.BURST_SIZE) * work / 1e9, abs=2e-6)
+    assert datetime.datetime.now().year > 2000 and type(datetime.datetime.now()) is datetime.datetime
 
 
 def test_wall_times_takes_the_function_and_keeps_to_the_budget() -> None:

@@ -1,7 +1,9 @@
 """Known mistakes: the corpus's wrong submissions get their bugs' names, right ones never get a name.
 
 A wrong file whose bug is in the bank says so on its second line, `# mistake: q03.softmax_query_axis` (several names,
-comma-separated, when its bug also shows in another function's check). The corpus is graded once, by the session's
+comma-separated, when its bug also shows in another function's check). Any file may also pin down words: `# says: TEXT` (some
+failed check's message holds TEXT), `# never says: TEXT` (none does) and `# keeps: CHECK` (the check of that name passes, so that
+a bug costs only the checks it should). The corpus is graded once, by the session's
 `graded` fixture (tests/conftest.py), which tests/test_corpus.py shares. The other tests replay the bank by hand.
 """
 import re
@@ -10,16 +12,20 @@ from types import SimpleNamespace
 
 import pytest
 import torch
-from test_corpus import COURSE, RIGHT, WRONG, Graded, key, question_of
+from test_corpus import CORPUS, COURSE, RIGHT, WRONG, Graded, _package, key, question_of
 
+from autograder.cli.report import earlier_implicated, failed_lines
+from autograder.course.results import CaseResult, QuestionResult, Report
 from autograder.engine import proxy
-from autograder.engine.asserts import known_mistake
+from autograder.engine.asserts import known_mistake, naming
+from autograder.engine.run import grade_many
 from autograder.engine.mistakes import bank
 from autograder.engine.proxy import Call
 from reference import dot_product
 
 BANKS = {number: bank(number) for number in COURSE.numbers if bank(number) is not None}
 DECLARED = re.compile(r"^# mistake: (.+)$", re.MULTILINE)
+PINNED = re.compile(r"^# (says|never says|keeps): (.+)$", re.MULTILINE)
 
 
 def declared(path: Path) -> set[str]:
@@ -40,6 +46,28 @@ def test_corpus_names(graded: Graded, path: Path) -> None:
     tests carry them as ids (`"mistake"` in --json)."""
     assert named(path, graded) == declared(path)
     assert {test.to_dict().get("mistake") for test in graded[path].tests} - {None} == declared(path)
+
+
+def pinned(path: Path) -> list[tuple[str, str]]:
+    """The (kind, text) of a corpus file's `# says:`, `# never says:` and `# keeps:` lines."""
+    return PINNED.findall(path.read_text(encoding="utf-8"))
+
+
+PINNING = [path for path in WRONG + RIGHT if pinned(path)]
+
+
+@pytest.mark.parametrize("path", PINNING, ids=key)
+def test_corpus_words(graded: Graded, path: Path) -> None:
+    """The words a file pins down: said in a failed check, never said, or a check that must pass."""
+    tests = graded[path].tests
+    messages = [test.message for test in tests if not test.passed]
+    for kind, text in pinned(path):
+        if kind == "says":
+            assert any(text in message for message in messages), (text, messages)
+        elif kind == "never says":
+            assert not any(text in message for message in messages), (text, messages)
+        else:
+            assert any(test.name == text and test.passed for test in tests), (text, [(t.name, t.passed, t.message) for t in tests])
 
 
 def test_declared_names_exist() -> None:
@@ -101,3 +129,63 @@ def test_variant_that_does_not_apply_is_skipped() -> None:
     """k.T of a batched k raises in the variant for these shapes; the other variants are still tried."""
     got = _returned(2, "scaled_scores", (Q, K), torch.matmul(Q, K.transpose(-2, -1)) / 3)
     assert "divided by d instead of sqrt(d)" in known_mistake(got)
+
+
+def test_a_mistake_is_named_only_on_an_input_that_tells_it_apart() -> None:
+    """At T = 1 a mask True where hidden is also a mask without its diagonal: nothing is named and the input is unsettled;
+    at T = 2 it is the inverted mask alone."""
+    inverted = lambda T: torch.ones(T, T, dtype=torch.bool).triu(diagonal=1)  # noqa: E731 - the student's causal_mask
+    assert naming(_returned(1, "causal_mask", (1,), inverted(1))) == ("", "unsettled")
+    sentence, judged = naming(_returned(1, "causal_mask", (2,), inverted(2)))
+    assert judged == "named" and "True where a key is hidden" in sentence
+
+
+def test_nan_is_no_evidence() -> None:
+    """At T = 1 a mask that hides everything gives NaN, as the mask that hides the past does: NaN equal to NaN names nothing."""
+    q, k, v = (torch.randn(1, 2, generator=torch.Generator().manual_seed(seed)) for seed in (1, 2, 3))
+    weights = torch.full((1, 1), float("nan"))
+    assert naming(_returned(3, "attention", (q, k, v), (weights @ v, weights))) == ("", "unsettled")
+
+
+def test_the_clock_speed_is_a_pure_function_of_the_check_and_its_input() -> None:
+    """The same key gives the same speed in every run; another input another speed, within CLOCK_SPEEDS."""
+    student = proxy.Student(None, COURSE.question(9))
+    speeds = []
+    for key in (("time_attention", 64, 32, 5), ("time_attention", 64, 32, 5), ("time_attention", 128, 64, 5)):
+        with student.virtual_clock(*key) as speed:
+            speeds.append(speed)
+    assert speeds[0] == speeds[1] != speeds[2] and all(proxy.CLOCK_SPEEDS[0] <= s <= proxy.CLOCK_SPEEDS[1] for s in speeds)
+
+
+def test_one_timing_answer_graded_five_times_gets_one_score(tmp_path: Path) -> None:
+    """A mean after a warm-up timed on the clock itself: its number of warm-up reads follows the speed, yet every run agrees."""
+    source = CORPUS / "wrong" / "q09_time_mean_timed_warmup.py"
+    submissions = [(_package(tmp_path / f"run{index}", source), [9]) for index in range(5)]
+    results = [report.questions[0] for report in grade_many(COURSE, submissions)]
+    assert len({(result.score, tuple(test.message for test in result.tests)) for result in results}) == 1
+    assert results[0].score < results[0].max_score
+
+
+def test_a_known_mistake_is_said_once_and_an_earlier_question_at_full_marks_is_not_blamed() -> None:
+    """Two checks that meet the same known mistake: the second says `the same known mistake as above`. Question 5's failures
+    that name question 1's file do not send the student back to a question 1 at full marks."""
+    sentence = BANKS[3].sentence(BANKS[3].mistakes[0])
+    tests = [CaseResult("first", False, f"the output differs; {sentence}"), CaseResult("second", False, f"the weights differ; {sentence}")]
+    text = "\n".join(failed_lines(tests, 400))
+    assert text.count("this matches a known mistake") == 1 and "the same known mistake as above" in text
+    failure = CaseResult("matches", False, "raised TypeError at exercises/q01_causal_mask.py line 3: return x")
+    report = Report([QuestionResult(1, "", 8, "passed"), QuestionResult(5, "", 14, "failed", tests=[failure])])
+    assert 1 not in earlier_implicated(report.questions[1], report, COURSE)
+    report.questions[0].status = "failed"
+    assert 1 in earlier_implicated(report.questions[1], report, COURSE)
+
+
+def test_an_earlier_module_that_does_not_import_costs_only_the_checks_that_call_it(tmp_path: Path) -> None:
+    """A syntax error in question 3's file: question 9's checks that never call attention keep their points."""
+    package = _package(tmp_path / "package")
+    broken = package / "q03_attention.py"
+    broken.write_text(broken.read_text(encoding="utf-8").replace("dim=-1)", "dim=-1", 1), encoding="utf-8")
+    result = grade_many(COURSE, [(package, [9])])[0].questions[0]
+    passed = {test.name: test.passed for test in result.tests}
+    assert result.status == "failed" and sum(passed.values()) == 3 and not passed["time_attention reports one forward, robust to noise"]
+    assert "exercises/q03_attention.py does not import (SyntaxError at line" in result.tests[0].message

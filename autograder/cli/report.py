@@ -1,4 +1,6 @@
 """Render a Report as the table a student reads in the terminal."""
+import dataclasses
+import re
 import shutil
 import textwrap
 from collections.abc import Collection
@@ -25,13 +27,28 @@ def selftest_text(course: Course, number: int, width: int) -> str:
     return "\n".join(lines)
 
 
+def known_sentences(text: str) -> list[str]:
+    """Each `; this matches a known mistake: ... (see `python -m autograder hint N`, hint M)` in text, in the current language."""
+    template = _("; {mistake}").format(mistake=_("this matches a known mistake: {explanation} (see `python -m autograder hint {question}`, hint {hint})"))
+    parts = re.split(r"\{(explanation|question|hint)\}", template)
+    pattern = "".join(re.escape(part) if i % 2 == 0 else (".+?" if part == "explanation" else r"\d+") for i, part in enumerate(parts))
+    return re.findall(pattern, text)
+
+
 def failed_lines(tests: list[CaseResult], width: int) -> list[str]:
     """A line per failed check; an error met by several checks (the same exception, a forbidden call) said once, with them."""
     from ..engine.inputs import without_input  # here, not at the top: `list` and `hint` import this module without torch
 
     groups: dict[str, list[CaseResult]] = {}
+    said: set[str] = set()  # the known-mistake sentences already printed: each is said once, in the first check that met it
     for test in tests:
         if not test.passed:
+            message = test.message
+            for sentence in known_sentences(message):
+                if sentence in said:
+                    message = message.replace(sentence, _("; the same known mistake as above"), 1)
+                said.add(sentence)
+            test = dataclasses.replace(test, message=message)
             groups.setdefault(without_input(test.message), []).append(test)
     lines = []
     for error, same in groups.items():
@@ -44,14 +61,15 @@ def failed_lines(tests: list[CaseResult], width: int) -> list[str]:
 
 
 def earlier_implicated(question: QuestionResult, report: Report, course: Course) -> list[int]:
-    """The required questions whose code may explain the failures: named in a failure, or known not to be at full marks."""
+    """The required questions whose code may explain the failures: known not to be at full marks, or named in a failure and not
+    known to be at full marks."""
     failures = [question.reason] + [test.message for test in question.tests if not test.passed]
     known = {result.number: result.status for result in report.questions}
     implicated = []
     for number in course.question(question.number).requires:
         name = course.question(number).file.split("/")[-1]
         status = known.get(number) or last_status(course, course.question(number))
-        if any(name in failure for failure in failures) or status not in (None, PASSED):
+        if status != PASSED and (status is not None or any(name in failure for failure in failures)):  # never one at full marks
             implicated.append(number)
     return implicated
 

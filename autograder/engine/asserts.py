@@ -7,10 +7,12 @@ import math
 import torch
 
 from ..i18n import _, ngettext
-from .mistakes import known
+from .mistakes import recognise
 from .proxy import CheckFailure, Handle, Unsupported
 
-TOLERANCES = {torch.float32: (1.3e-6, 1e-5), torch.float64: (1e-7, 1e-7)}  # (rtol, atol): assert_close's defaults
+# (rtol, atol): assert_close's for float32; float64's are set by the error of genuine float64 work (about 1e-15 at these sizes,
+# 1e-13 after a few reductions), well below float32's rounding (about 1e-7), so that float32 work cast to float64 is told apart.
+TOLERANCES = {torch.float32: (1.3e-6, 1e-5), torch.float64: (1e-10, 1e-10)}
 
 
 def kind(value: object) -> str:
@@ -67,10 +69,21 @@ def tensor_mismatch(got: object, expected: torch.Tensor, what: str = "the output
                         "(tolerance about {tolerance})",
                         "{what}: {count} of {total} positions differ from the expected values, first at {position}, off by {size} "
                         "(tolerance about {tolerance})", count).format(
-            what=what, count=count, total=got.numel(), position=position, size=size, tolerance=f"{atol:g}") + row_sums(got, expected)
+            what=what, count=count, total=got.numel(), position=position, size=size, tolerance=f"{atol:g}") + row_sums(got, expected) \
+            + single_precision(error, expected)
     return ngettext("{what}: {count} of {total} positions differ, first at {position}",
                     "{what}: {count} of {total} positions differ, first at {position}", count).format(
         what=what, count=count, total=got.numel(), position=position)
+
+
+def single_precision(error: float, expected: torch.Tensor) -> str:
+    """`; an error the size of float32's rounding: ...` when a float64 result is off by no more than float32 work would be."""
+    if expected.dtype != torch.float64 or not math.isfinite(error):
+        return ""
+    rtol, atol = TOLERANCES[torch.float32]
+    if error > atol + rtol * expected.abs().max().item():
+        return ""
+    return _("; an error the size of float32's rounding: is part of the work done in float32? keep float64 inputs in float64 throughout")
 
 
 def row_sums(got: torch.Tensor, expected: torch.Tensor) -> str:
@@ -87,6 +100,19 @@ def row_sums(got: torch.Tensor, expected: torch.Tensor) -> str:
     measured = f"{low:.3g}" if f"{low:.3g}" == f"{high:.3g}" else _("{low} to {high}").format(low=f"{low:.3g}", high=f"{high:.3g}")
     sentence = _("; its rows sum to {measured}, not 1") if expected.dim() > 1 else _("; it sums to {measured}, not 1")
     return sentence.format(measured=measured)
+
+
+def steady_factor(got: torch.Tensor, expected: torch.Tensor) -> float | None:
+    """The factor c when got is c times expected at every entry (c far from 1, both finite, expected not all zero); else None."""
+    if got.shape != expected.shape or not got.is_floating_point() or not torch.isfinite(got).all() or not torch.isfinite(expected).all():
+        return None
+    scale = expected.double().abs().max().item()
+    if scale == 0:
+        return None
+    factor = (got.double() * expected.double()).sum().item() / (expected.double() ** 2).sum().item()  # least squares
+    if abs(factor - 1) < 1e-3 or not torch.allclose(got.double(), factor * expected.double(), rtol=1e-4, atol=1e-6 * scale):
+        return None
+    return factor
 
 
 def past_change(first: torch.Tensor, second: torch.Tensor, start: int, dim: int) -> str | None:
@@ -148,17 +174,26 @@ def same(got: object, value: object, rel: float | None = None, abs_: float = 0.0
     return False
 
 
+def naming(got: object, rel: float | None = None, abs_: float = 0.0) -> tuple[str, str]:
+    """(`; this matches a known mistake: ...` or "", how the bank judged got: `named`, `unsettled` or ""): got, the latest
+    call's result, compared with what each mistake of the bank returns on the same input (numbers within rel or abs_)."""
+    found = recognise(got, lambda a, b: same(a, b, rel, abs_))
+    if found.mistake is None:
+        return "", "unsettled" if found.unsettled else ""
+    # French puts a no-break space before the semicolon
+    return _("; {mistake}").format(mistake=found.bank.sentence(found.mistake)), "named"
+
+
 def known_mistake(got: object, rel: float | None = None, abs_: float = 0.0) -> str:
     """`; this matches a known mistake: ...` when got, the latest call's result, is what a mistake of the bank returns
-    on the same input (numbers compared within rel or abs_); else the empty string."""
-    sentence = known(got, lambda a, b: same(a, b, rel, abs_))
-    return _("; {mistake}").format(mistake=sentence) if sentence else ""  # French puts a no-break space before the semicolon
+    on the same input (numbers compared within rel or abs_), and the input tells that mistake apart; else the empty string."""
+    return naming(got, rel, abs_)[0]
 
 
-def _fail(problem: str | None, compared: tuple | None = None) -> None:
+def _fail(problem: str | None, compared: tuple | None = None, judged: str = "") -> None:
     __tracebackhide__ = True  # pytest shows the test's line, not the helper's
     if problem:
-        raise CheckFailure(problem, compared=compared)
+        raise CheckFailure(problem, compared=compared, naming=judged)
 
 
 def assert_same(got: object, expected: object, names: str | tuple[str, ...] = "the output") -> None:
@@ -166,14 +201,18 @@ def assert_same(got: object, expected: object, names: str | tuple[str, ...] = "t
     __tracebackhide__ = True
     names = (names,) if isinstance(names, str) else names
     problem = output_mismatch(got, expected, names)
-    _fail(problem and problem + known_mistake(got), (got, expected, names))
+    if problem:
+        sentence, judged = naming(got)
+        _fail(problem + sentence, (got, expected, names), judged)
 
 
 def assert_number(got: object, expected: float, what: str, rel: float = 1e-9, abs_: float = 0.0) -> None:
     """got is a number within rel (relative) or abs_ of expected."""
     __tracebackhide__ = True
     problem = number_mismatch(got, expected, what, rel, abs_)
-    _fail(problem and problem + known_mistake(got, rel, abs_))
+    if problem:
+        sentence, judged = naming(got, rel, abs_)
+        _fail(problem + sentence, judged=judged)
 
 
 def assert_future_blind(first: torch.Tensor, second: torch.Tensor, start: int, dim: int, what: str) -> None:

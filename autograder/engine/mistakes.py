@@ -3,9 +3,11 @@
 Each question may have a bank, autograder/suites/mistakes/qNN.py, holding `BANK`: the right answer of each function
 and the mistakes students really make, each a small variant of it. When a check finds that the student's result
 differs, `known` reruns every variant of the function on the same arguments, here in the grading process (variants
-are the grader's code; the student's code never runs here). A variant whose result equals the student's, and
-differs from the right answer, names the mistake, unless another variant matches too. A variant that does not apply
-to an input (it raises) is skipped.
+are the grader's code; the student's code never runs here). A variant whose result equals the student's names the
+mistake only when the input tells it apart from the right answer and from every other variant of the bank: it differs
+from the right answer where it is a number (NaN, which every way of hiding all keys gives, is no evidence), and no other
+variant matches. Otherwise the input is *unsettled* (a match that proves nothing), and the check may look at its next
+input. A variant that does not apply to an input (it raises) is skipped.
 """
 import importlib
 import warnings
@@ -86,18 +88,38 @@ def _quietly(function: Callable[..., object], args: tuple, kwargs: dict) -> obje
         return function(*args, **kwargs)
 
 
-def recognise(got: object, same: Callable[[object, object], bool]) -> tuple[Bank, Mistake] | None:
+@dataclass(frozen=True)
+class Recognition:
+    """What the bank says of a result: the mistake it names, if any, and whether the input left the question open."""
+
+    bank: Bank | None = None
+    mistake: Mistake | None = None
+    unsettled: bool = False  # a variant matched, but this input cannot tell it from the right answer or from another variant
+
+
+def _numbers_only(wrong: object, right: object) -> object:
+    """wrong with each NaN replaced by right's value there: what is left is the evidence a result gives."""
+    if isinstance(wrong, (tuple, list)) and isinstance(right, (tuple, list)) and len(wrong) == len(right):
+        return type(wrong)(_numbers_only(w, r) for w, r in zip(wrong, right))
+    if type(wrong) is torch.Tensor and type(right) is torch.Tensor and wrong.shape == right.shape and wrong.dtype == right.dtype \
+            and wrong.is_floating_point():
+        return torch.where(torch.isnan(wrong), right, wrong)
+    return wrong
+
+
+def recognise(got: object, same: Callable[[object, object], bool]) -> Recognition:
     """The bank and the one mistake whose variant returns got on the arguments of the call that returned got, where the
-    right answer differs; None when got is not the latest call's result, or when no variant, or several, match."""
+    input tells that variant apart from the right answer (by its numbers, not its NaNs) and from every other variant;
+    unsettled when a variant matches but the input cannot tell; empty when got is not the latest call's result."""
     call = latest_call()
     if call is None or call.value is not got:
-        return None
+        return Recognition()
     found, replay = bank(call.student._question.number), replayed(call)
     if found is None or replay is None or replay[0] not in found.correct:
-        return None
+        return Recognition()
     name, args, kwargs = replay
     right: list[object] = []
-    matches = []
+    matches, unsettled = [], False
     for mistake in found.mistakes:
         variant = mistake.variants.get(name)
         if variant is None:
@@ -107,15 +129,21 @@ def recognise(got: object, same: Callable[[object, object], bool]) -> tuple[Bank
             right = right or [_quietly(found.correct[name], args, kwargs)]
         except Exception:  # noqa: BLE001 - a variant that does not apply to this input is skipped
             continue
-        if same(got, wrong) and not same(wrong, right[0]):
+        if not same(got, wrong):
+            continue
+        if same(_numbers_only(wrong, right[0]), right[0]):
+            unsettled = True  # it agrees with the right answer wherever it gives a number: this input proves nothing
+        else:
             matches.append(mistake)
-    return (found, matches[0]) if len(matches) == 1 else None  # two mistakes that agree here: naming one could mislead
+    if len(matches) == 1 and not unsettled:
+        return Recognition(found, matches[0])
+    return Recognition(found, None, unsettled or len(matches) > 1)  # two mistakes that agree here: naming one could mislead
 
 
 def known(got: object, same: Callable[[object, object], bool]) -> str | None:
     """`this matches a known mistake: ... (see ...)` for got, or None; same(a, b) says whether two results agree."""
     found = recognise(got, same)
-    return found[0].sentence(found[1]) if found else None
+    return found.bank.sentence(found.mistake) if found.mistake else None
 
 
 def named_in(number: int, message: str) -> str:

@@ -22,6 +22,7 @@ from .asserts import tensor_mismatch
 from .inputs import INPUT_NOTE, describe_all, entries, shrink
 from .mistakes import named_in
 from .proxy import CheckFailure, Refused, Student, StudentError, explain, one_line, refusal
+from .stand_in import broken_earlier, remove, stand_in_package
 from .static import forbidden_uses
 
 if TYPE_CHECKING:
@@ -48,6 +49,7 @@ class Check:
     passed: bool = True
     message: str = ""
     kind: str = ""
+    settled: bool = True  # False while its failure matched a known mistake on an input that cannot tell it apart
 
 
 @dataclass
@@ -74,6 +76,7 @@ class QuestionRun:
     output: str = ""
     notes: list[str] = field(default_factory=list)
     failing: list[Failing] = field(default_factory=list)
+    stand_in: Path | None = None  # the package copy graded instead, when an earlier question's module does not import
 
 
 def check_name(item: pytest.Item) -> str:
@@ -216,6 +219,15 @@ class KitPlugin:
         run.child = self.sandbox.open(self.package, question.module, question.time_limit, self.hidden, preload)
         try:
             imported = run.child.first()
+            broken = None if imported["ok"] or imported["refused"] else broken_earlier(self.course, question, imported["error"])
+            if broken is not None:  # only an earlier question's module fails: grade the checks that do not call it
+                frame = imported["error"]["where"][-1]
+                reason = _("{file} does not import ({kind} at line {line}): fix it first, `check {number}`").format(
+                    file=broken.file, kind=one_line(imported["error"]["type"], 60), line=frame["line"], number=broken.number)
+                run.child.close()
+                run.stand_in = stand_in_package(self.package, broken, one_line(reason, 400))
+                run.child = self.sandbox.open(run.stand_in, question.module, question.time_limit, self.hidden, preload)
+                imported = run.child.first()
             if not imported["ok"] or imported["refused"]:
                 run.status = ERROR
                 run.reason = refusal(imported["refused"][0]) if imported["refused"] else explain(imported["error"], question)
@@ -239,6 +251,9 @@ class KitPlugin:
         for failing in shrinking:
             self.shrink(run, failing)
         ending = run.child.close()
+        if run.stand_in is not None:
+            remove(run.stand_in)
+            run.stand_in = None
         run.output = ending.output
         stopped = None if shrinking else run.child.stopped  # alive when its checks ended: a stop while shrinking changes no score
         if stopped and not run.status:
@@ -315,7 +330,7 @@ class KitPlugin:
         """Under `check`, a check whose earlier (smaller) input failed is not run again on a larger one."""
         if self.first_failure_only and item.get_closest_marker("ungraded") is None:
             check = self.run_of(self.question_of(item.module)).checks.get(item.originalname)
-            if check is not None and not check.passed:
+            if check is not None and not check.passed and check.settled:
                 pytest.skip(_("an earlier input of this check already failed"))
 
     @pytest.hookimpl(wrapper=True)
@@ -345,14 +360,19 @@ class KitPlugin:
         if check is None:  # the check's first report: its name (translated) and points are read once
             points = item.get_closest_marker("points")
             check = run.checks[item.originalname] = Check(check_name(item), float(points.args[0]) if points else 1.0)
-        if report.failed and check.passed:
-            error = call.excinfo.value if call.excinfo else AssertionError("failed")
+        if not report.failed or (not check.passed and check.settled):
+            return report
+        error = call.excinfo.value if call.excinfo else AssertionError("failed")
+        judged = getattr(error, "naming", "")
+        if check.passed or judged == "named":  # the first failure, or a later input that names what an earlier one could not
             check.passed = False
             check.message, check.kind = failure(item, error, self.inputs.get((item.module.__name__, item.originalname), 1))
+            run.failing = [failing for failing in run.failing if failing.check is not check]
             if self.first_failure_only and call.when == "call" and item.get_closest_marker("drawn") and _about_input(error) \
                     and isinstance(item.funcargs.get("student"), Student):
                 arguments = {name: item.funcargs[name] for name in item._fixtureinfo.argnames}
                 run.failing.append(Failing(item, check, error, arguments, forbid_labels(item)))
+        check.settled = judged != "unsettled"
         return report
 
     # -- results ----------------------------------------------------------------------------------

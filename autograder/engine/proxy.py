@@ -7,7 +7,7 @@ which the test can call (`model(x)`), read attributes of (`model.qkv`), inspect 
 and load weights into (`load_weights(model, state)`).
 """
 import contextlib
-import random
+import hashlib
 import re
 from dataclasses import dataclass, field
 from typing import Iterator
@@ -19,7 +19,7 @@ from ..i18n import N_, _
 from ..sandbox.parent import Child, ChildStopped
 
 
-CLOCK_SPEEDS = (1.0e9, 2.0e9)  # units of work per virtual second, drawn for each virtual_clock block
+CLOCK_SPEEDS = (1.0e9, 2.0e9)  # units of work per virtual second: each virtual_clock block's speed lies between them
 CHILD_LINES = frozenset({  # the kit's lines the sandbox child sends as a template and fields (it has no catalogue), worded here
     N_("function `{name}` not found in {file}"),
     N_("the module has no parameter or buffer `{name}`"),
@@ -30,10 +30,12 @@ CHILD_LINES = frozenset({  # the kit's lines the sandbox child sends as a templa
 class CheckFailure(AssertionError):
     """A failed check with the one line the student reads; kind says how the question's status is affected."""
 
-    def __init__(self, message: str, kind: str = "failed", compared: tuple | None = None) -> None:
-        """compared: (got, expected, names) when assert_same failed, for the report's side-by-side view."""
+    def __init__(self, message: str, kind: str = "failed", compared: tuple | None = None, naming: str = "") -> None:
+        """compared: (got, expected, names) when assert_same failed, for the report's side-by-side view; naming: `named` when
+        the message names a known mistake, `unsettled` when a mistake matched on an input that cannot tell it apart."""
         super().__init__(message)
         self.message, self.kind, self.compared = message, kind, compared  # kind: "failed", "not attempted" or "stopped"
+        self.naming = naming
 
 
 class Refused(CheckFailure):
@@ -87,6 +89,7 @@ class CallRecord:
 
     reads: int = 0
     spied: list[str] = field(default_factory=list)
+    readings: list[float] = field(default_factory=list)  # the times the virtual clock gave, in order (the first thousands)
 
 
 def one_line(text: object, limit: int = 300) -> str:
@@ -186,13 +189,16 @@ class Student:
         return Handle(self, name, f"`{name}`")
 
     @contextlib.contextmanager
-    def virtual_clock(self) -> Iterator[float]:
+    def virtual_clock(self, *key: object) -> Iterator[float]:
         """Calls inside the block run with every clock reading the virtual clock; after each, `last.reads` counts its reads.
 
-        Yields the clock's speed (units of work per virtual second), drawn afresh for each block so that no figure can be
-        worked out ahead: a measured time is judged by its ratio to the work, which does not depend on it.
+        Yields the clock's speed (units of work per virtual second), a pure function of the question and key (the check
+        and its input): the same code always gets the same figure, and a figure cannot be worked out without the speed,
+        which only the clock's readings reveal. A measured time is judged by its ratio to the work, which does not depend
+        on it.
         """
-        self._clock = random.SystemRandom().uniform(*CLOCK_SPEEDS)
+        digest = hashlib.sha256(repr((self._question.number, key)).encode()).digest()
+        self._clock = CLOCK_SPEEDS[0] + (CLOCK_SPEEDS[1] - CLOCK_SPEEDS[0]) * int.from_bytes(digest[:8], "big") / 2**64
         try:
             yield self._clock
         finally:
@@ -254,7 +260,12 @@ class Student:
             answer = self._child.ask(request)
         except ChildStopped as stopped:
             raise CheckFailure(stopped.reason, "stopped") from None
-        self.last = CallRecord(answer.get("reads", 0), list(answer.get("spied", [])))
+        readings = answer.get("readings", [])
+        self.last = CallRecord(answer.get("reads", 0), list(answer.get("spied", [])),
+                               [float(r) for r in readings if type(r) in (int, float)] if isinstance(readings, list) else [])
+        if answer.get("reached"):
+            raise Refused(_("flagged for review: the code reaches into the grader (it reads the virtual clock's dispatch-mode stack); time "
+                            "the work with a clock instead"))
         if answer.get("refused"):
             raise Refused(refusal(answer["refused"][0]))
         banned = [label for label in answer.get("spied", []) if label in self._forbid]
@@ -279,10 +290,15 @@ class Student:
         if self._grad is not None:
             request["grad"] = self._grad
         answer = self._ask(request)
-        before = [arg for arg in args if type(arg) is torch.Tensor]
-        for index, (original, after) in enumerate(zip(before, answer.get("after", [])), start=1):
+        names = answer.get("names") if isinstance(answer.get("names"), list) else []
+        tensors = [(index, arg) for index, arg in enumerate(args) if type(arg) is torch.Tensor]
+        for (index, original), after in zip(tensors, answer.get("after", [])):
             if type(after) is torch.Tensor and after.shape == original.shape and not _unchanged(after, original):
-                raise CheckFailure(_("tensor argument {index} was modified in place; leave inputs untouched and return a new tensor").format(index=index))
+                if index < len(names) and isinstance(names[index], str):
+                    raise CheckFailure(_("tensor argument `{name}` was modified in place; leave inputs untouched and return a new tensor").format(
+                        name=one_line(names[index], 60)))
+                raise CheckFailure(_("tensor argument {index} was modified in place; leave inputs untouched and return a new tensor").format(
+                    index=index + 1))
         value = self._decode(answer["value"])
         call = Call(self, target, args, kwargs, value)
         if isinstance(value, Handle) and value._number is not None:

@@ -4,7 +4,7 @@ import random
 import pytest
 import torch
 
-from autograder.engine.asserts import assert_same, kind
+from autograder.engine.asserts import assert_same, kind, steady_factor
 from autograder.engine.inputs import case, draw, randn, seed
 from autograder.engine.proxy import Student
 from autograder.i18n import N_, _
@@ -64,5 +64,9 @@ def test_numerical_grad(student: Student, f: str, x: torch.Tensor, eps: float | 
     if not error <= tolerance * (1 + expected.abs().max().item()):
         position = torch.nonzero((got - expected).abs() == error)
         where = _(", worst at {position}").format(position=position[0].tolist()) if len(position) else ""
+        factor = steady_factor(got, expected)
+        if factor is not None:
+            raise AssertionError(_("numerical_grad is {factor} times the gradient at every entry: check the step you nudge x by and what you "
+                                   "divide by, (f(x+eps) - f(x-eps)) / (2 eps)").format(factor=f"{factor:.3g}"))
         raise AssertionError(_("numerical_grad is off by {error}{where}: use central differences (f(x+eps) - f(x-eps)) / (2 eps) with the given "
                              "eps").format(error=f"{error:.2g}", where=where))

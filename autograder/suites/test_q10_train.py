@@ -1,4 +1,5 @@
 """Question 10: copy_batch, TinyAttentionLM, train_copy_task."""
+import itertools
 import math
 
 import pytest
@@ -52,6 +53,19 @@ def _pairs(outs: list) -> None:
     for out in outs:
         assert isinstance(out, (tuple, list)) and len(out) == 2 and all(type(t) is torch.Tensor for t in out), \
             _("copy_batch returned {kind}; expected a tuple (x, y) of tensors").format(kind=kind(out))
+
+
+def _climbs(losses: list[float]) -> None:
+    """Fail when the losses, up to the first that is not finite, climb above log(VOCAB) (guessing) and end above where they
+    began: a training loop whose gradients pile up, step after step, does that whatever the learning rate."""
+    finite = list(itertools.takewhile(math.isfinite, losses))
+    if len(finite) < 20:
+        return
+    start, end = sum(finite[:10]) / 10, sum(finite[-10:]) / 10
+    assert not (end > math.log(VOCAB) and end > start), _(
+        "the losses climb, to an average of {end} over the last steps, above the {expected} of guessing (log {vocab}): the gradients "
+        "pile up from step to step; clear them before each backward (optimizer.zero_grad())").format(
+        end=f"{end:.3g}", expected=f"{math.log(VOCAB):.2f}", vocab=VOCAB)
 
 
 @pytest.mark.points(2)
@@ -180,6 +194,7 @@ def test_train_copy_task(student: Student, epochs: int, steps_per_epoch: int, ba
     steps = epochs * steps_per_epoch
     assert len(losses) == steps, _("{count} losses for epochs * steps_per_epoch = {steps} steps: record every step's loss, use the "
                                   "arguments").format(count=len(losses), steps=steps)
+    _climbs(losses)
     assert all(math.isfinite(v) for v in losses), _("some losses are NaN or infinite")
     assert abs(losses[0] - math.log(VOCAB)) <= 1.0, \
         _("the first loss is {loss}; an untrained model should be near log({vocab}) = {expected}").format(
@@ -189,8 +204,8 @@ def test_train_copy_task(student: Student, epochs: int, steps_per_epoch: int, ba
                                        "seed": seed}, losses)
         return
     final = sum(losses[-10:]) / 10
-    assert final < 1.0, _("the last losses average {final}; they should end well below 1.0 (is position 0 ignored, is the optimiser "
-                          "stepping?)").format(final=f"{final:.2f}")
+    assert final < 1.0, _("the last losses average {final}; they should end well below 1.0 (is position 0 ignored, are the gradients "
+                          "cleared before each backward, is the optimiser stepping?)").format(final=f"{final:.2f}")
     assert type(logits) is torch.Tensor and logits.shape == (*held_out.shape, VOCAB), \
         _("the trained model's logits are {kind}; expected a {shape} tensor").format(kind=kind(logits), shape=(*held_out.shape, VOCAB))
     loss = F.cross_entropy(logits[:, 1:].reshape(-1, VOCAB).float(), held_out[:, :-1].reshape(-1)).item()

@@ -7,14 +7,22 @@ interference four times the work since the previous read, as a busy machine woul
 median over repeats sees through the bursts; a single reading, a mean or a total does not.
 
 "Every clock" is done generically: the functions of `time` (perf_counter, monotonic, time,
-process_time, thread_time, their _ns forms, clock_gettime), and every reference to one of them held
+process_time, thread_time, their _ns forms, clock_gettime), `datetime.datetime`'s now, utcnow and today
+(the class is swapped for a subclass that reads the virtual clock), and every reference to one of them held
 as a module global, a function or method default (`__defaults__`, `__kwdefaults__`), a closure cell
 or a class attribute in `timeit`, in the torch.utils.benchmark modules the student's code imported
 (`Timer.__init__(timer=...)`), and in the student's own modules (`from time import perf_counter`).
 Everything is put back on exit, exceptions included; a reference to a virtual clock bound inside the
 block (a module imported there) is turned back into the real clock too.
+
+The clock's speed is the grader's: it is a pure function of the check and its input, chosen so that no figure
+can be worked out ahead without reading a clock. The mode on the dispatch stack holds the work only (the speed
+lives with the stand-in clocks), and the functions that read the dispatch-mode stack are tripwires while the
+block runs: a call from code outside torch marks the clock `reached`, and the grader fails the check.
 """
 import contextlib
+import datetime
+import os
 import sys
 import threading
 import time
@@ -38,7 +46,17 @@ LAZY_PACKAGES = ("torch.utils.benchmark",)
 # The real clocks, bound at import, in the zygote, before any student code runs.
 _REAL: dict[str, Callable] = {name: getattr(time, name) for name in CLOCKS + tuple(c + "_ns" for c in CLOCKS) if hasattr(time, name)}
 _REAL.update({name: getattr(time, name) for name in ("clock_gettime", "clock_gettime_ns") if hasattr(time, name)})
-_perf_counter, _get_ident = time.perf_counter, threading.get_ident
+_perf_counter, _get_ident, _getframe = time.perf_counter, threading.get_ident, sys._getframe
+_DATETIME, _fromtimestamp = datetime.datetime, datetime.datetime.fromtimestamp
+# Functions that read (or pop) the dispatch-mode stack, where the WorkClock sits: a student's call to one is a reach into the grader.
+_MODE_STACK = {torch.utils._python_dispatch: ("_get_current_dispatch_mode", "_get_current_dispatch_mode_stack", "_get_dispatch_stack_at",
+                                              "_pop_mode", "_pop_mode_temporarily", "_disable_current_modes", "_pop_torch_dispatch_stack",
+                                              "_len_torch_dispatch_stack"),
+               torch._C: ("_get_dispatch_stack_at", "_get_dispatch_mode", "_pop_torch_dispatch_stack", "_unset_dispatch_mode",
+                          "_len_torch_dispatch_stack")}
+_MODE_STACK_REAL = {(owner, name): getattr(owner, name) for owner, names in _MODE_STACK.items() for name in names if hasattr(owner, name)}
+_OWN_CODE = (os.path.dirname(torch.__file__) + os.sep, os.path.dirname(__file__) + os.sep)  # torch's and the child's: no reach
+READINGS_KEPT = 4096  # the first readings a call took, sent back so that the grader can tell a mean from a total
 _FLASH_CPU = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu
 _Tensor, _isinstance, _id = torch.Tensor, isinstance, id
 
@@ -59,21 +77,21 @@ def _output_size(out: object) -> int:
 
 
 class WorkClock(TorchDispatchMode):
-    """Counts the work of every aten operation and serves it as a time."""
+    """Counts the work of every aten operation; the stand-in clocks turn it into a time (the mode never holds the speed)."""
 
     @classmethod
     def _should_skip_dynamo(cls) -> bool:
         """Keep torch from wrapping __torch_dispatch__ for dynamo, whose import costs a second and a half."""
         return False
 
-    def __init__(self, speed: float = WORK_PER_SECOND) -> None:
-        """speed: units of work per virtual second (the grader may pick one per call, so no figure can be computed ahead)."""
+    def __init__(self) -> None:
         super().__init__()
-        self.speed = speed
         self.work = 0.0
         self.interference = 0.0
         self.reads = 0
         self.work_at_last_read = 0.0
+        self.reached = False  # student code called a function that reads the dispatch-mode stack
+        self.readings: list[float] = []  # the first READINGS_KEPT times the stand-in clocks gave
         self.seen: set[object] = set()  # overload packets already run once (warm-up paid)
         self._costs: dict[int, tuple[object, Callable | None, bool]] = {}  # id(overload) -> (overload, FLOP counter or None, takes out_val)
 
@@ -104,35 +122,88 @@ class WorkClock(TorchDispatchMode):
             self.work += flops(*args, **kwargs)
         return out
 
-    def seconds(self) -> float:
-        """The current virtual time; every BURST_EVERY-th read comes after a burst of interference."""
+    def elapsed(self) -> float:
+        """The work done so far, interference included; every BURST_EVERY-th read comes after a burst of interference."""
         if self.reads % BURST_EVERY == BURST_AT:
             self.interference += BURST_SIZE * (self.work - self.work_at_last_read)
         self.reads += 1
         self.work_at_last_read = self.work
-        return (self.work + self.interference) / self.speed
+        return self.work + self.interference
 
 
-def _virtual_clocks(clock: WorkClock) -> dict[str, Callable]:
+def _reader(clock: WorkClock, speed: float) -> Callable[[], float]:
+    """The virtual time in seconds, each reading kept (the first READINGS_KEPT) on clock.readings."""
+    keep = clock.readings.append
+
+    def seconds() -> float:
+        value = clock.elapsed() / speed
+        if clock.reads <= READINGS_KEPT:
+            keep(value)
+        return value
+
+    return seconds
+
+
+def _virtual_datetime(seconds: Callable[[], float]) -> type:
+    """A datetime.datetime whose now, utcnow and today read the virtual clock (from the real time the block began)."""
+    start = _REAL["time"]()
+
+    class VirtualDatetime(_DATETIME):
+        """datetime.datetime, its clock methods reading the virtual clock while the timing check runs."""
+
+        @classmethod
+        def now(cls, tz: datetime.tzinfo | None = None) -> datetime.datetime:
+            return _fromtimestamp(start + seconds(), tz)
+
+        @classmethod
+        def today(cls) -> datetime.datetime:
+            return _fromtimestamp(start + seconds())
+
+        @classmethod
+        def utcnow(cls) -> datetime.datetime:
+            return _fromtimestamp(start + seconds(), datetime.timezone.utc).replace(tzinfo=None)
+
+    VirtualDatetime.__name__ = VirtualDatetime.__qualname__ = "datetime"
+    VirtualDatetime.__module__ = "datetime"
+    return VirtualDatetime
+
+
+def _tripwires(clock: WorkClock) -> dict[tuple[object, str], Callable]:
+    """A stand-in for each function that reads the dispatch-mode stack: called from outside torch, it marks clock.reached."""
+
+    def wire(real: Callable) -> Callable:
+        def tripwire(*args: object, **kwargs: object) -> object:
+            if not _getframe(1).f_code.co_filename.startswith(_OWN_CODE):
+                clock.reached = True
+            return real(*args, **kwargs)
+        tripwire.__name__ = tripwire.__qualname__ = getattr(real, "__name__", "tripwire")
+        return tripwire
+
+    return {where: wire(real) for where, real in _MODE_STACK_REAL.items()}
+
+
+def _virtual_clocks(clock: WorkClock, speed: float) -> dict[str, Callable]:
     """A stand-in for each real clock, reading `clock` in the thread that runs the block (the real one elsewhere)."""
-    owner = _get_ident()
+    owner, read = _get_ident(), _reader(clock, speed)
 
     def stand_in(name: str, real: Callable, nanoseconds: bool, takes_id: bool) -> Callable:
         if takes_id:
             def virtual(clk_id: int) -> float | int:
                 if _get_ident() != owner:
                     return real(clk_id)
-                return int(clock.seconds() * 1e9) if nanoseconds else clock.seconds()
+                return int(read() * 1e9) if nanoseconds else read()
         else:
             def virtual() -> float | int:
                 if _get_ident() != owner:
                     return real()
-                return int(clock.seconds() * 1e9) if nanoseconds else clock.seconds()
+                return int(read() * 1e9) if nanoseconds else read()
         virtual.__name__ = virtual.__qualname__ = name
         virtual.__doc__ = f"time.{name}, read from the virtual clock while the timing check runs."
         return virtual
 
-    return {name: stand_in(name, real, name.endswith("_ns"), name.startswith("clock_gettime")) for name, real in _REAL.items()}
+    clocks = {name: stand_in(name, real, name.endswith("_ns"), name.startswith("clock_gettime")) for name, real in _REAL.items()}
+    clocks["datetime"] = _virtual_datetime(clocks["time"])  # its readings count as reads of the clock
+    return clocks
 
 
 class _Swaps:
@@ -227,17 +298,25 @@ def virtual_clock(modules: Sequence[types.ModuleType], speed: float = WORK_PER_S
     """Inside the block every clock the student can reach reads the yielded WorkClock, the active dispatch mode.
 
     `modules` are the student's modules: their globals may hold clocks imported by name
-    (`from time import perf_counter`) or bound as defaults. Everything is restored on exit.
+    (`from time import perf_counter`) or bound as defaults. speed: units of work per virtual second.
+    Everything is restored on exit.
     """
-    modules, clock = list(modules), WorkClock(speed)
-    virtual = _virtual_clocks(clock)
-    to_virtual = {_id(real): (real, virtual[name]) for name, real in _REAL.items()}
-    to_real = {_id(stand_in): (stand_in, _REAL[name]) for name, stand_in in virtual.items()}
+    modules, clock = list(modules), WorkClock()
+    virtual = _virtual_clocks(clock, speed)
+    wires = _tripwires(clock)
+    real = {**_REAL, "datetime": _DATETIME}
+    to_virtual = {_id(real[name]): (real[name], stand_in) for name, stand_in in virtual.items()}
+    to_virtual |= {_id(_MODE_STACK_REAL[where]): (_MODE_STACK_REAL[where], wire) for where, wire in wires.items()}
+    to_real = {_id(stand_in): (stand_in, real[name]) for name, stand_in in virtual.items()}
     swaps = _Swaps(to_virtual)
-    swaps.visited.update(_id(stand_in) for stand_in in virtual.values())  # their closures hold the real clocks: keep them
+    swaps.visited.update(_id(stand_in) for stand_in in [*virtual.values(), *wires.values()])  # their closures hold the real ones
     try:
         for name, stand_in in virtual.items():  # whatever they hold now, even a student's own function
-            swaps._set(setattr, time, name, getattr(time, name), stand_in)
+            if name != "datetime":
+                swaps._set(setattr, time, name, getattr(time, name), stand_in)
+        swaps._set(setattr, datetime, "datetime", datetime.datetime, virtual["datetime"])
+        for (owner, name), wire in wires.items():
+            swaps._set(setattr, owner, name, getattr(owner, name), wire)
         swaps._set(setattr, timeit, "default_timer", timeit.default_timer, virtual["perf_counter"])
         for module in _timing_modules(modules):
             swaps.module(module)
@@ -247,6 +326,7 @@ def virtual_clock(modules: Sequence[types.ModuleType], speed: float = WORK_PER_S
         swaps.restore()
         cleanup = _Swaps(to_real, record=False)  # virtual clocks bound inside the block (a module imported there)
         cleanup.module(time)
+        cleanup.module(datetime)
         for module in _timing_modules(modules):
             cleanup.module(module)
 

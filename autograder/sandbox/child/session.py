@@ -5,6 +5,7 @@ arguments (plain data, handles, seeded generators) and options (forbidden labels
 the virtual clock, grad mode). The answer is plain data: the value, with every object that is not
 plain data replaced by a handle the grader can call, inspect and load weights into.
 """
+import inspect
 import sys
 from typing import Callable
 
@@ -36,6 +37,7 @@ class Session:
         self.refused = refused
         self.objects: dict[int, object] = {}
         self.ids: dict[int, int] = {}  # id(object) -> handle number, so one object keeps one handle
+        self.spied: list[str] = []  # what the latest call's watch saw, kept when the call raised
 
     def _handle(self, value: object) -> int:
         """The handle number of value, kept alive in this session."""
@@ -89,7 +91,8 @@ class Session:
                 raise ValueError(f"unknown request {op!r}")
             answer["value"] = plain.plain(answer["value"], self._handle)
         except BaseException as error:  # noqa: B036 - the student may raise SystemExit or KeyboardInterrupt
-            answer = {"ok": False, "error": self.describe(error), "spied": answer.get("spied", []), "reads": answer.get("reads", 0)}
+            spied = answer.get("spied") or (self.spied if op == "call" else [])  # forbidden work that ended in an error is still seen
+            answer = {"ok": False, "error": self.describe(error), "spied": spied, "reads": answer.get("reads", 0)}
         answer["refused"] = list(self.refused)
         return answer
 
@@ -98,7 +101,8 @@ class Session:
         function = self._target(request["target"])
         args, kwargs = self._decode(request["args"]), self._decode(request["kwargs"])
         spy = forbidden.ForbiddenWork(request.get("forbid", ()))
-        result: dict = {"spied": [], "reads": 0}
+        self.spied = []
+        result: dict = {"spied": [], "reads": 0, "names": parameter_names(function, len(args))}
         try:
             with torch.set_grad_enabled(request.get("grad", torch.is_grad_enabled())):
                 if request.get("clock"):
@@ -107,12 +111,12 @@ class Session:
                         try:
                             value = function(*args, **kwargs)
                         finally:
-                            result["reads"] = work_clock.reads
+                            result |= {"reads": work_clock.reads, "readings": list(work_clock.readings), "reached": work_clock.reached}
                 else:
                     with spy:
                         value = function(*args, **kwargs)
         finally:
-            result["spied"] = spy.seen
+            result["spied"] = self.spied = list(spy.seen)
         result["value"] = value
         result["after"] = [plain.plain(arg, self._handle) for arg in args if type(arg) is torch.Tensor]
         return result
@@ -120,6 +124,17 @@ class Session:
     def _student_modules(self) -> list[object]:
         """The other exercise modules already imported (earlier questions the module uses)."""
         return [module for name, module in list(sys.modules.items()) if name.startswith("exercises.") and module is not self.module]
+
+
+def parameter_names(function: object, count: int) -> list[str]:
+    """The names of the first count positional parameters of function (`scores`, `mask`), for the grader's messages; [] when
+    its signature cannot be read."""
+    try:
+        parameters = list(inspect.signature(function).parameters.values())
+    except Exception:  # noqa: BLE001 - a student's object may answer anything, or raise
+        return []
+    names = [p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return [str(name) for name in names[:count]]
 
 
 def structure(model: object) -> dict:

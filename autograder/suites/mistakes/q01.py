@@ -31,4 +31,6 @@ BANK = Bank(1, {"prefix_average": masking.prefix_average, "causal_mask": masking
             {"causal_mask": lambda T: torch.ones(T, T, dtype=torch.bool).triu()}),
     Mistake("mask_strict_lower", N_("the mask leaves out the diagonal, but a query may also see its own key (j <= i)"), 2,
             {"causal_mask": lambda T: torch.ones(T, T, dtype=torch.bool).tril(diagonal=-1)}),
+    Mistake("mask_inverted", N_("the mask is True where a key is hidden; it should be True where query i may see key j (j <= i), "
+            "and mask_scores fills where it is False"), 2, {"causal_mask": lambda T: torch.ones(T, T, dtype=torch.bool).triu(diagonal=1)}),
 ))

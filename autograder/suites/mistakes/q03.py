@@ -68,6 +68,9 @@ BANK = Bank(3, {"attention": dot_product.attention, "single_head": dot_product.s
     Mistake("mask_wrong_way", N_("the mask hides the past and shows the future: the keys a query may see are j <= i"), 2,
             _both(lambda q, k, v, causal=True: _attention(
                 q, k, v, causal, visible=lambda T: torch.ones(T, T, dtype=torch.bool).triu(diagonal=1))), hint_of=1),
+    Mistake("mask_strict_lower", N_("the mask also hides the diagonal: a query may see its own key too (j <= i, tril)"), 2,
+            _both(lambda q, k, v, causal=True: _attention(
+                q, k, v, causal, visible=lambda T: torch.ones(T, T, dtype=torch.bool).tril(diagonal=-1))), hint_of=1),
     Mistake("returns_scores_as_weights", N_("the weights returned are the scores before the softmax"), 1,
             {"attention": _scores_as_weights}),
     Mistake("weights_times_q", N_("the weights multiply the queries; the output is the weighted sum of the values"), 1,

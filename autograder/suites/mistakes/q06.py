@@ -46,6 +46,8 @@ def _raw_scores(s: Tensor, H: Tensor, W: Tensor, U: Tensor, v: Tensor, b: Tensor
 BANK = Bank(6, {"additive_scores": additive.additive_scores, "additive_attention": additive.additive_attention}, (
     Mistake("bias_outside_tanh", N_("the bias b is added after the tanh; it belongs inside, with W s and U h_j"), 2,
             _both(lambda s, H, W, U, v, b: (torch.tanh(W @ s + H @ U.T) + b) @ v)),
+    Mistake("no_bias", N_("the bias b is missing: it goes inside the tanh, with W s and U h_j"), 2,
+            _both(lambda s, H, W, U, v, b: torch.tanh(W @ s + H @ U.T) @ v)),
     Mistake("no_tanh", N_("the tanh is missing from the score"), 2, _both(additive.linear_scores)),
     Mistake("v_inside_tanh", N_("v is applied inside the tanh; take the tanh first, then the dot product with v"), 2,
             _both(lambda s, H, W, U, v, b: torch.tanh((W @ s + H @ U.T + b) @ v))),

@@ -1,4 +1,5 @@
 """Bug: mask_scores uses the in-place masked_fill_, so the caller's scores are modified."""
+# says: `scores` was modified in place
 import torch
 from torch import Tensor
 

@@ -1,4 +1,5 @@
 """Bug: scaled_scores forgets the 1/sqrt(d) scaling and returns the raw dot products."""
+# mistake: q02.no_scaling
 import math
 
 import torch

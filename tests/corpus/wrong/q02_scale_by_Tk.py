@@ -1,4 +1,5 @@
 """Bug: scaled_scores divides by the square root of the number of keys instead of the vector width d."""
+# mistake: q02.scale_by_Tk
 import math
 
 import torch

@@ -1,4 +1,5 @@
 """Bug: single_head calls attention with causal=False, so every position reads the future."""
+# mistake: q03.single_head_not_causal
 import torch
 from torch import Tensor
 

@@ -1,4 +1,5 @@
 """Bug (forbidden): forward takes its output from F.scaled_dot_product_attention; weights are recomputed by hand."""
+# keeps: qkv and proj are the only parameters; the mask is a buffer
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn

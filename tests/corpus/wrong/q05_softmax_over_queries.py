@@ -1,5 +1,6 @@
 """Bug: the multi-head module takes its softmax over dim=-2 (the queries) instead of over the keys."""
 # mistake: q05.softmax_query_axis
+# never says: is the mask applied?
 import torch
 from torch import Tensor, nn
 

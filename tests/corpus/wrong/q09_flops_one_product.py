@@ -1,5 +1,6 @@
 """Bug: attention_flops counts only q @ k^T, not weights @ v."""
 # mistake: q09.flops_half
+# never says: returned 2,
 import math
 import time
 

@@ -1,4 +1,5 @@
 """Bug: time_attention returns the mean over the repeats, which noise bursts pull up."""
+# never says: not the total
 import math
 import time
 

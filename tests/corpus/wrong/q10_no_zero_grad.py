@@ -1,4 +1,5 @@
 """Bug: train_copy_task never calls optimizer.zero_grad(), so gradients pile up over the steps."""
+# says: are the gradients cleared before each backward
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn

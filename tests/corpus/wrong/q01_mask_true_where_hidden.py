@@ -1,0 +1,22 @@
+"""Bug: causal_mask is True where a key is hidden (the masked_fill convention), the opposite of what is asked."""
+# mistake: q01.mask_inverted
+import torch
+from torch import Tensor
+
+
+def prefix_average(x: Tensor) -> Tensor:
+    """Row i of the result is the mean of rows 0..i of x: (..., T, d) -> (..., T, d)."""
+    T = x.shape[-2]
+    weights = torch.ones(T, T, dtype=x.dtype, device=x.device).tril()  # (T, T), ones on and below the diagonal
+    weights = weights / weights.sum(dim=-1, keepdim=True)  # (T, T), row i holds 1 / (i + 1)
+    return weights @ x  # (T, T) @ (..., T, d) -> (..., T, d)
+
+
+def causal_mask(T: int) -> Tensor:
+    """Boolean (T, T) table, True where key j may be seen by query i (j <= i)."""
+    return torch.ones(T, T, dtype=torch.bool).triu(diagonal=1)  # (T, T), True where the key is in the future
+
+
+def mask_scores(scores: Tensor, mask: Tensor) -> Tensor:
+    """New tensor: scores where mask is True, -inf where it is False; (..., Tq, Tk), mask broadcasts."""
+    return scores.masked_fill(~mask, float("-inf"))

@@ -1,0 +1,36 @@
+"""Bug (forbidden): read_grad gets the gradient with a plain e.requires_grad_() and .backward(), as a tutorial would."""
+# says: calls torch.autograd, which question 8 asks you to do without
+from typing import Callable
+
+import torch
+from torch import Tensor
+
+
+def read(e: Tensor, H: Tensor) -> tuple[Tensor, Tensor]:
+    """a = softmax(e) (T,), c = a @ H (d,) for scores e (T,) and vectors H (T, d)."""
+    a = torch.softmax(e, dim=-1)  # (T,)
+    return a, a @ H  # (T,) @ (T, d) -> (d,)
+
+
+def read_grad(e: Tensor, H: Tensor, g: Tensor) -> Tensor:
+    """dL/de (T,) for L = g . c, written out: a_j * (h_j - c) . g, without autograd."""
+    e = e.detach().clone().requires_grad_()
+    a, c = read(e, H)
+    (c @ g).backward()
+    return e.grad  # (T,) * ((T, d) @ (d,)) -> (T,)
+
+
+def numerical_grad(f: Callable[[Tensor], Tensor], x: Tensor, eps: float = 1e-6) -> Tensor:
+    """Central differences (f(x + eps e_i) - f(x - eps e_i)) / (2 eps) of a scalar f; same shape as x."""
+    point = x.detach().clone()  # same shape as x, nudged in place, never x itself
+    grad = torch.zeros_like(point)  # same shape as x
+    flat_point, flat_grad = point.view(-1), grad.view(-1)  # views: writing them writes point and grad
+    for i in range(flat_point.numel()):
+        original = flat_point[i].item()
+        flat_point[i] = original + eps
+        f_plus = float(f(point))
+        flat_point[i] = original - eps
+        f_minus = float(f(point))
+        flat_point[i] = original
+        flat_grad[i] = (f_plus - f_minus) / (2 * eps)
+    return grad
