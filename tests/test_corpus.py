@@ -27,15 +27,7 @@ COURSE = load_course(ROOT)
 
 # Grader weaknesses this corpus found (reported to the lead, not fixed here: autograder/ is not ours).
 # strict=True: once the suite is strengthened the entry XPASSes, fails, and must be removed from this table.
-KNOWN_WEAKNESSES: dict[str, str] = {  # corpus file -> why the grader misjudges it (strict xfail until fixed)
-    "wrong/q03_pub_hf_llama_softmax_float32": "float64 inputs through a float32 softmax keep full marks: the float64 tolerance "
-                                              "cannot tell float32 work from float64 work (issue 19)",
-    "wrong/q05_pub_fairseq_softmax_float32": "float64 inputs through fairseq's float32 softmax keep full marks: the float64 "
-                                             "tolerance cannot tell float32 work from float64 work (issue 19)",
-    "wrong/q09_pub_nanogpt_bench_block_mean": "a mean over the repeats timed as one block after a timed burn-in keeps full "
-                                              "marks: the virtual clock's burst comes at a fixed read (the 2nd of every 10), "
-                                              "which lands in the burn-in",
-}
+KNOWN_WEAKNESSES: dict[str, str] = {}
 
 
 def question_of(path: Path) -> int:
