@@ -1,7 +1,9 @@
-"""Wrong (public code): nanoGPT's bench.py timing, a burn-in stage then time.time() around one block of steps, dt / num_steps: a mean over the repeats."""
+"""Correct variant (public code): nanoGPT's bench.py timing, a burn-in stage then time.time() around one block of steps, dt / num_steps."""
 # Source: karpathy/nanoGPT, bench.py, the "simple benchmarking" branch: `for stage, num_steps in enumerate([10, 20]): # burnin,
-# then benchmark`, `t0 = time.time()` ... `t1 = time.time()`, `dt = t1-t0`, printing `dt/num_steps` for stage 1. Fine for a
-# GPU's steady step time; the contract asks for a figure robust to noise (minimum or median), which a block mean is not.
+# then benchmark`, `t0 = time.time()` ... `t1 = time.time()`, `dt = t1-t0`, printing `dt/num_steps` for stage 1.
+# Judged like torch.utils.benchmark's Timer.timeit(n).mean (right/q09_benchmark_timeit): one warmed-up block timed as a
+# whole and divided by its length averages the noise inside it; what the kit refuses is a mean of separately timed repeats
+# (wrong/q09_time_mean, wrong/q09_time_mean_timed_warmup), where one burst pulls the figure up.
 # Adapted: one causal attention forward per step; the benchmark stage takes `repeats` steps.
 import time
 
