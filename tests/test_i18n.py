@@ -113,12 +113,12 @@ def test_english_with_lang_en_or_without_a_french_locale(args: list[str], lang: 
 def test_hint_and_selftest_follow_lang(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     from autograder.cli import progress
 
-    monkeypatch.setattr(progress, "last_statuses", lambda course: {7: "passed"})  # question 7's answers are open
+    monkeypatch.setattr(progress, "opened", lambda course: {7})  # question 7's answers are open
     assert main(["hint", "7", "--lang", "fr"]) == 0 and main(["selftest", "7", "--lang", "fr"]) == 0
     out = capsys.readouterr().out
     assert "Indices pour la question 7, À quoi sert tanh\u00a0:" in out
     assert "Autoévaluation pour la question 7" in out and "Réponse modèle\u00a0: Le score linéaire se décompose" in out
-    monkeypatch.setattr(progress, "last_statuses", lambda course: {})  # not yet at full marks: questions only
+    monkeypatch.setattr(progress, "opened", lambda course: set())  # not yet at full marks: questions only
     assert main(["selftest", "7", "--lang", "fr"]) == 0
     out = capsys.readouterr().out
     assert "Autoévaluation de la question 7" in out and "tous les points" in out and "Réponse modèle" not in out

@@ -32,13 +32,18 @@ def _memory(course: Course) -> dict:
 
 
 def remember(course: Course, report: Report) -> None:
-    """Store each graded question's score with a fingerprint of its file, for `list`."""
+    """Store each graded question's score with a fingerprint of its file, for `list`, and whether its self-test is open.
+
+    A self-test opens for good: once a question has been at full marks, a later regression keeps its answers readable.
+    """
     memory_file = course.root / MEMORY
     memory = _memory(course)
     try:
         for result in report.questions:
             path = course.root / course.question(result.number).file
-            memory[str(result.number)] = {"score": result.score, "max": result.max_score, "status": result.status, "file": _fingerprint(path)}
+            opened = memory.get(str(result.number), {}).get("opened") is True or result.status == PASSED
+            memory[str(result.number)] = {"score": result.score, "max": result.max_score, "status": result.status, "file": _fingerprint(path),
+                                          "opened": opened}
         memory_file.parent.mkdir(exist_ok=True)
         memory_file.write_text(json.dumps(memory, indent=1))
     except (OSError, ValueError):
@@ -48,6 +53,11 @@ def remember(course: Course, report: Report) -> None:
 def last_statuses(course: Course) -> dict[int, str]:
     """The status of each question at its last check of exercises/ (questions never checked are left out)."""
     return {int(key): entry.get("status", "") for key, entry in _memory(course).items() if key.isdigit()}
+
+
+def opened(course: Course) -> set[int]:
+    """The questions whose self-test answers are open: those at full marks at some check of exercises/, even if not since."""
+    return {int(key) for key, entry in _memory(course).items() if key.isdigit() and (entry.get("opened") is True or entry.get("status") == PASSED)}
 
 
 def last_status(course: Course, question: Question) -> str | None:
