@@ -6,7 +6,7 @@ from pathlib import Path
 
 from ..course.manifest import Course, Question
 from ..course.results import PASSED, Report
-from ..i18n import _
+from ..i18n import _, number_text
 
 MEMORY = Path(".autograder") / "last-check.json"  # under the kit's folder, ignored by git
 
@@ -85,7 +85,7 @@ def status_of(course: Course, question: Question) -> str:
         return _("not started")
     last = _memory(course).get(str(question.number))
     if last and last["file"] == _fingerprint(path):
-        return _("{score} / {max} {status} at the last check").format(score=f"{last['score']:g}", max=f"{last['max']:g}",
+        return _("{score} / {max} {status} at the last check").format(score=number_text(last['score']), max=number_text(last['max']),
                                                                         status=_(last["status"]))
     if last:
         return _("changed since the last check: run `check {number}`").format(number=question.number)

@@ -5,7 +5,7 @@ from collections.abc import Collection
 
 from ..course.manifest import Course, decode_answer
 from ..course.results import FAILED, PASSED, CaseResult, QuestionResult, Report
-from ..i18n import _, ngettext
+from ..i18n import _, ngettext, number_text
 from ..plots import PICTURES
 from .progress import last_status
 
@@ -77,7 +77,7 @@ def render(report: Report, course: Course, label: str, answers: Collection[int] 
     question_heading, score_heading, status_heading = _("Question"), _("Score"), _("Status")
     lines.append(f"  {'#':>2}  {question_heading:<{title_width}}  {score_heading:>11}  {status_heading}")
     for question in report.questions:
-        score = f"{question.score:g} / {question.max_score:g}"
+        score = f"{number_text(question.score)} / {number_text(question.max_score)}"
         lines.append(f"  {question.number:>2}  {question.title:<{title_width}}  {score:>11}  {_(question.status)}")
         lines += [wrap(_("note: {note}").format(note=note), "      ", width) for note in question.notes]
         if question.number in PICTURES and question.status in (PASSED, FAILED):
@@ -99,7 +99,7 @@ def render(report: Report, course: Course, label: str, answers: Collection[int] 
             shown = question.output.strip().splitlines()
             lines.append("      " + ngettext("your code printed {count} line; the first: {line}",
                                              "your code printed {count} lines; the first: {line}", len(shown)).format(count=len(shown), line=shown[0][:80]))
-    lines += ["", "  " + _("Total: {score} / {max}").format(score=f"{report.score:g}", max=f"{report.max_score:g}")]
+    lines += ["", "  " + _("Total: {score} / {max}").format(score=number_text(report.score), max=number_text(report.max_score))]
     earned = [q.number for q in report.questions if q.status == PASSED and course.question(q.number).selftest]
     opened = [n for n in earned if answers is None or n in answers]
     for number in opened:

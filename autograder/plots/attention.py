@@ -6,7 +6,7 @@ from reference import dot_product
 
 from ..engine.inputs import randn
 from ..engine.proxy import Student
-from ..i18n import N_, _, number
+from ..i18n import N_, _, number_text
 from ..suites.test_q05_multihead import _model, _weights
 from .grid import Heatmaps
 from .values import pair, table
@@ -20,7 +20,7 @@ AXES = (N_("query i"), N_("key j"))  # translated where drawn
 def _title(yours: np.ndarray, expected: np.ndarray) -> str:
     """The figure's title: the input, and how far the student's weights are from the reference's."""
     gap = float(np.abs(yours - expected).max())
-    found = (_("largest difference between yours and the reference: {gap}").format(gap=number(gap, ".2g")) if np.isfinite(gap)
+    found = (_("largest difference between yours and the reference: {gap}").format(gap=number_text(gap, ".2g")) if np.isfinite(gap)
              else _("yours hold NaN or infinite values"))
     return _("Causal attention weights on one seeded input (T = {T})").format(T=T) + f"\n{found}"
 

@@ -2,7 +2,7 @@
 import numpy as np
 
 from ..engine.proxy import Student
-from ..i18n import _, number
+from ..i18n import _, number_text
 from ..suites.test_q10_train import HEADS, TRAIN_KWARGS, T, _trained_model, tokens
 from .grid import Heatmaps
 from .values import pair, table
@@ -29,6 +29,6 @@ def trained_heads(student: Student, label: str) -> Heatmaps:
     title = _("The heads of train_copy_task({settings}) of {label}\non {T} sample tokens; outlined: each position's previous one").format(
         settings=settings, label=label, T=T)
     return Heatmaps("q10_trained_heads.png", title, found[None], [_("trained model")],
-                    [_("head {h}: {share} on the previous").format(h=h, share=number(share, ".2f")) for h, share in enumerate(shares)],
+                    [_("head {h}: {share} on the previous").format(h=h, share=number_text(share, ".2f")) for h, share in enumerate(shares)],
                     (_("query i"), _("key j")),
                     diagonal=-1)

@@ -8,7 +8,7 @@ from matplotlib.figure import Figure
 from matplotlib.image import AxesImage
 from matplotlib.patches import Rectangle
 
-from ..i18n import _, number
+from ..i18n import _, number_text
 
 ANNOTATED_CELLS = 64  # tables with at most this many cells show their values in the cells
 VALUE_POINTS = 9  # the size of the values written in the cells, as the axis labels
@@ -57,7 +57,7 @@ class Heatmaps:
         if table.size <= ANNOTATED_CELLS:
             for (i, j), value in np.ndenumerate(table):
                 shade = (value - low) / (high - low) if np.isfinite(value) else 0.0
-                ax.text(j, i, number(value, ".2f"), ha="center", va="center", fontsize=VALUE_POINTS,
+                ax.text(j, i, number_text(value, ".2f"), ha="center", va="center", fontsize=VALUE_POINTS,
                         color="black" if shade > 0.6 else "white")
         if self.diagonal is not None:
             for i in range(height):

@@ -7,7 +7,7 @@ import torch
 from autograder.engine.asserts import assert_same, kind
 from autograder.engine.inputs import case, draw, randn, seed
 from autograder.engine.proxy import Student
-from autograder.i18n import N_, _
+from autograder.i18n import N_, _, number_text
 from autograder.sandbox.child.helpers import FUNCTIONS
 from reference import additive
 
@@ -65,4 +65,4 @@ def test_numerical_grad(student: Student, f: str, x: torch.Tensor, eps: float | 
         position = torch.nonzero((got - expected).abs() == error)
         where = _(", worst at {position}").format(position=position[0].tolist()) if len(position) else ""
         raise AssertionError(_("numerical_grad is off by {error}{where}: use central differences (f(x+eps) - f(x-eps)) / (2 eps) with the given "
-                             "eps").format(error=f"{error:.2g}", where=where))
+                             "eps").format(error=number_text(error, ".2g"), where=where))
