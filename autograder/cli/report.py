@@ -36,7 +36,9 @@ def failed_lines(tests: list[CaseResult], width: int) -> list[str]:
     lines = []
     for error, same in groups.items():
         if len(same) == 1 or all(test.message == error for test in same):  # one line: the checks named, then the message
-            lines.append(wrap(f"x {'; '.join(test.name for test in same)} -- {same[0].message}", "      ", width))
+            # TRANSLATORS: between the names of checks that failed the same way (French: a no-break space before the semicolon)
+            names = _("; ").join(test.name for test in same)
+            lines.append(wrap(f"x {names} -- {same[0].message}", "      ", width))
             continue
         lines.append(wrap(_("x {count} checks -- {error}, on these inputs:").format(count=len(same), error=error), "      ", width))
         lines += [wrap(f"- {test.name}{test.message[len(error):]}", "          ", width) for test in same]
@@ -56,12 +58,18 @@ def earlier_implicated(question: QuestionResult, report: Report, course: Course)
     return implicated
 
 
+def listed(numbers: list[int]) -> str:
+    """`1, 2 and 4`: question numbers in a sentence, in the current language."""
+    if len(numbers) == 1:
+        return str(numbers[0])
+    return _("{some} and {last}").format(some=", ".join(str(n) for n in numbers[:-1]), last=numbers[-1])
+
+
 def _unlocked(numbers: list[int]) -> str:
     """One sentence naming the questions whose self-tests are open, and the command that opens them."""
     if len(numbers) == 1:
         return _("Self-test of question {number} unlocked: `python -m autograder selftest {number}` opens it.").format(number=numbers[0])
-    listed = _("{some} and {last}").format(some=", ".join(str(n) for n in numbers[:-1]), last=numbers[-1])
-    return _("Self-tests unlocked (`python -m autograder selftest N` opens one): questions {listed}.").format(listed=listed)  # the command first: never wrapped
+    return _("Self-tests unlocked (`python -m autograder selftest N` opens one): questions {listed}.").format(listed=listed(numbers))  # the command first: never wrapped
 
 
 def render(report: Report, course: Course, label: str, answers: Collection[int] | None = None) -> str:
@@ -89,12 +97,13 @@ def render(report: Report, course: Course, label: str, answers: Collection[int] 
             lines.append(wrap(question.reason, "        ", width))
         if question.status in ("passed", "failed"):
             lines += failed_lines(question.tests, width)
-            numbers = [str(n) for n in earlier_implicated(question, report, course)]
+            implicated = earlier_implicated(question, report, course)
+            numbers = [str(n) for n in implicated]
             if numbers:
                 lines.append(wrap(ngettext("(question {number} runs your code from question(s) {listed}: `check {numbers}` first)",
                                            "(question {number} runs your code from question(s) {listed}: `check {numbers}` first)",
                                            len(numbers)).format(
-                    number=question.number, listed=", ".join(numbers), numbers=" ".join(numbers)), "      ", width))
+                    number=question.number, listed=listed(implicated), numbers=" ".join(numbers)), "      ", width))
         if question.output.strip():
             shown = question.output.strip().splitlines()
             lines.append("      " + ngettext("your code printed {count} line; the first: {line}",

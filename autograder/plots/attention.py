@@ -28,7 +28,7 @@ def _title(yours: np.ndarray, expected: np.ndarray) -> str:
 def single_head(student: Student, label: str) -> Heatmaps:
     """Question 3: attention(q, k, v) weights (T, T), the student's and the reference's, side by side."""
     q, k, v = (randn(T, width, seed=SEED + i) for i, width in enumerate((D, D, DV)))
-    _output, weights = pair(student.attention(q, k, v, causal=True), "attention(q, k, v)", "(output, weights)")
+    _output, weights = pair(student.attention(q, k, v, causal=True), "attention(q, k, v)", _("(output, weights)"))
     expected = dot_product.attention(q, k, v, causal=True)[1].double().numpy()  # (T, T)
     yours = table(weights, (T, T), _("the weights of attention(q, k, v) for q, k of shape {shape}").format(shape=(T, D)))
     return Heatmaps("q03_attention_weights.png", _title(yours, expected), np.stack([yours, expected])[None],
@@ -39,7 +39,7 @@ def heads(student: Student, label: str) -> Heatmaps:
     """Question 5: MultiHeadSelfAttention's weights head by head, (HEADS, T, T) each, the student's and the reference's."""
     x = randn(1, T, D_MODEL, seed=SEED + 5)
     model = _model(student, D_MODEL, HEADS, MAX_LEN, SEED + 6, torch.float32)
-    _output, weights = pair(model(x, return_weights=True), "forward(x, return_weights=True)", "(output, weights)")
+    _output, weights = pair(model(x, return_weights=True), "forward(x, return_weights=True)", _("(output, weights)"))
     expected = dot_product.multihead(_weights(D_MODEL, SEED + 6, torch.float32), x, HEADS)[1][0].double().numpy()  # (H, T, T)
     what = _("the weights of MultiHeadSelfAttention({d_model}, {heads}) on x of shape {shape}").format(
         d_model=D_MODEL, heads=HEADS, shape=(1, T, D_MODEL))

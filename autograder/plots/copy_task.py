@@ -22,7 +22,7 @@ def trained_heads(student: Student, label: str) -> Heatmaps:
     sample = tokens(1, T, SAMPLE_SEED)  # (1, T)
     with student.no_grad():
         _logits, weights = pair(model(sample, return_weights=True), _("the trained model's forward(x, return_weights=True)"),
-                                "(logits, weights)")
+                                _("(logits, weights)"))
     found = table(weights, (1, HEADS, T, T), _("the trained model's weights for x of shape {shape}").format(shape=(1, T)))[0]  # (H, T, T)
     shares = previous_share(found)
     settings = ", ".join(f"{k}={v}" for k, v in TRAIN_KWARGS.items())
