@@ -11,9 +11,10 @@ from .progress import last_status
 
 
 def wrap(text: str, indent: str = "  ", width: int | None = None) -> str:
-    """text wrapped to the terminal (at most 110 columns), first line at indent, the rest 2 further in."""
+    """text wrapped to the terminal (at most 110 columns), first line at indent, the rest 2 further in; never at a hyphen."""
     width = width or min(shutil.get_terminal_size((100, 20)).columns, 110)
-    return "\n".join(textwrap.wrap(text, width=width, initial_indent=indent, subsequent_indent=indent + "  ")) or indent
+    return "\n".join(textwrap.wrap(text, width=width, initial_indent=indent, subsequent_indent=indent + "  ",
+                                   break_on_hyphens=False)) or indent
 
 
 def selftest_text(course: Course, number: int, width: int) -> str:
