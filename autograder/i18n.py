@@ -1,6 +1,7 @@
 """The language of the kit: gettext catalogues for its own messages and for the texts of course.yaml, English by default.
 
-Mark a message with `_("... {x} ...").format(x=...)`; mark a constant that is translated later with `N_(...)`.
+Mark a message with `_("... {x} ...").format(x=...)`; mark a constant that is translated later with `N_(...)`; write a
+number inside a message with `number_text(x, ".2g")`, which follows the language's decimal separator.
 The catalogues are autograder/locale/<lang>/LC_MESSAGES/{autograder,course}.po, compiled to .mo files that
 `python -m autograder.maintainer.catalog` keeps in step with the code and with course.yaml.
 """
@@ -68,6 +69,18 @@ def _(message: str) -> str:
 def ngettext(singular: str, plural: str, count: int) -> str:
     """The singular or plural form for count, in the current language."""
     return _catalogue(MESSAGES).ngettext(singular, plural, count)
+
+
+def number_text(value: float, spec: str = "g") -> str:
+    """value written with the format spec (`g`, `.2g`, `.3f`) and the current language's decimal separator: 0.25, 0,25.
+
+    For numbers in the kit's sentences; numbers inside code, tensors and lists (`[0.12, 0.11]`, `scale=5.0`) stay as code.
+    """
+    if spec.endswith("%"):  # `.1%`: a share, written with the language's space before the sign
+        # TRANSLATORS: a percentage; French puts a no-break space before the sign
+        return _("{percent}%").format(percent=number_text(100 * value, spec[:-1] + "f"))
+    # TRANSLATORS: the decimal separator of the numbers in the kit's messages (French: a comma)
+    return format(value, spec).replace(".", _("."))
 
 
 def N_(message: str) -> str:  # noqa: N802 - the name extractors look for

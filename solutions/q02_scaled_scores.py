@@ -6,7 +6,11 @@ from torch import Tensor
 
 
 def toy_weights(query: Tensor, keys: Tensor, scale: float = 1.0) -> Tensor:
-    """Attention weights softmax(scale * keys @ query): query (d,), keys (T, d) -> (T,)."""
+    """Attention weights softmax(scale * keys @ query): query (d,), keys (T, d) -> (T,).
+
+    A worked example: keys [[.1, .9], [0, 1], [.9, .1], [1, 0], [.8, .2]] and query [1, 0] give about
+    [.12, .11, .26, .29, .23]; with scale=5, about [.01, .00, .30, .50, .18].
+    """
     ### BEGIN SOLUTION: score every key against the query, multiply by scale, normalise with softmax.
     scores = keys @ query  # (T, d) @ (d,) -> (T,)
     return torch.softmax(scale * scores, dim=-1)  # (T,), sums to 1

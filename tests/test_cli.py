@@ -58,7 +58,9 @@ def test_table_shows_failures_then_selftests_of_full_marks(kit: Path):
 @pytest.mark.parametrize("args, needle", [(["check", "11"], "there is no question '11': valid numbers are 1-10"),
                                           (["check", "x"], "there is no question 'x'"),
                                           (["hint", "0"], "valid numbers are 1-10"),
-                                          (["frobnicate"], "invalid choice")])
+                                          (["frobnicate"], "invalid choice"),
+                                          (["chek", "3"], "there is no command 'chek': did you mean `python -m autograder check`?"),
+                                          (["selftets", "2"], "did you mean `python -m autograder selftest`?")])
 def test_usage_errors_exit_2_with_one_line(args, needle):
     done = run(ROOT, *args)
     assert done.returncode == 2

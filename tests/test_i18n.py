@@ -10,12 +10,13 @@ import sys
 from pathlib import Path
 
 import pytest
+import torch
 from babel.messages.catalog import Catalog
 
 from autograder.cli.main import USAGE_ERROR, _parser, main
 from autograder.course.manifest import ENCODED, Course, course_texts, decode_answer, load_course
 from autograder.course.results import PASSED, CaseResult, QuestionResult, Report
-from autograder.i18n import COURSE, MESSAGES, _, language_from_environment, ngettext, set_language
+from autograder.i18n import COURSE, MESSAGES, _, in_english, language_from_environment, ngettext, set_language
 from autograder.maintainer.catalog import (PACKAGE, TRANSLATED, catalogue_path, compiled, course_template, message_template,
                                            read_catalogue, untranslated)
 from autograder.maintainer.release import encode_answers
@@ -52,7 +53,7 @@ def test_check_3_reads_as_french_with_lang_or_with_a_french_locale() -> None:
     for table in [_finish(run) for run in runs]:
         assert "Attention causale à une tête" in table and "correction de solutions/" in table
         assert "Note" in table and "État" in table and "réussie" in table and "Total\u00a0: 12 / 12" in table
-        assert "Autoévaluation pour la question 3" in table
+        assert "Autoévaluation de la question 3" in table
         assert "Quels rôles jouent la requête, la clé et la valeur" in table and "rétropropagation" in table
         assert "Single-head" not in table and "Self-test" not in table and "passed" not in table
 
@@ -67,9 +68,10 @@ def test_a_failed_check_reads_as_french_name_mismatch_and_known_mistake(tmp_path
     table = re.sub(r"\n +", " ", table)  # lines wrapped to the terminal, joined again
     assert "x l'attention causale concorde avec F.scaled_dot_product_attention -- la sortie\u00a0: " in table
     assert "positions sur" in table and "diffèrent des valeurs attendues, la première en [0, 0], avec un écart allant jusqu'à" in table
-    assert ("\u00a0; cela correspond à une erreur connue\u00a0: ce sont les colonnes des poids qui somment à 1, pas leurs lignes\u00a0: "
-            "le softmax porte sur l'axe des requêtes (dim -2) au lieu des clés (voir `python -m autograder hint 3`, indice 2)") in table
-    assert "[plus petite entrée en échec\u00a0: q float32" in table and "votre résultat pour les poids\u00a0: [[" in table
+    assert re.search(r"jusqu'à \d+,\d+ \(tolérance d'environ 1e-05\)", table)  # a decimal comma in the sentence
+    assert ("\u00a0; cela correspond à une erreur connue\u00a0: ce sont les colonnes des poids, et non leurs lignes, qui ont pour somme 1\u00a0: "
+            "le softmax porte sur l'axe des requêtes (dim -2) et non sur celui des clés (voir `python -m autograder hint 3`, indice 2)") in table
+    assert "[plus petit contre-exemple\u00a0: q float32" in table and "causal=True]" in table and "votre résultat pour les poids\u00a0: [[" in table
     assert "known mistake" not in table and "positions differ" not in table and "smallest failing input" not in table
     tests = json.loads(report)["questions"][0]["tests"]
     assert tests[0]["name"] == "l'attention causale concorde avec F.scaled_dot_product_attention" and not tests[0]["passed"]
@@ -85,7 +87,7 @@ def test_one_error_in_several_checks_is_said_once_in_french_too() -> None:
     tests = [CaseResult(name, False, f"{message} [{_(INPUT_NOTE)}: T {T}]") for name, T in (("a", 1), ("b", 2))]
     lines = failed_lines(tests, 200)
     assert lines[0].strip() == f"x 2 vérifications -- {message}, sur ces entrées\u00a0:" and len(lines) == 3
-    assert lines[1].strip() == "- a [plus petite entrée en échec\u00a0: T 1]"
+    assert lines[1].strip() == "- a [plus petit contre-exemple\u00a0: T 1]"
 
 
 def test_json_keeps_the_contract_keys_and_statuses_in_english(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
@@ -113,15 +115,15 @@ def test_english_with_lang_en_or_without_a_french_locale(args: list[str], lang: 
 def test_hint_and_selftest_follow_lang(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     from autograder.cli import progress
 
-    monkeypatch.setattr(progress, "last_statuses", lambda course: {7: "passed"})  # question 7's answers are open
+    monkeypatch.setattr(progress, "opened", lambda course: {7})  # question 7's answers are open
     assert main(["hint", "7", "--lang", "fr"]) == 0 and main(["selftest", "7", "--lang", "fr"]) == 0
     out = capsys.readouterr().out
     assert "Indices pour la question 7, À quoi sert tanh\u00a0:" in out
-    assert "Autoévaluation pour la question 7" in out and "Réponse modèle\u00a0: Le score linéaire se décompose" in out
-    monkeypatch.setattr(progress, "last_statuses", lambda course: {})  # not yet at full marks: questions only
+    assert "Autoévaluation de la question 7" in out and "Corrigé\u00a0: Le score linéaire se décompose" in out
+    monkeypatch.setattr(progress, "opened", lambda course: set())  # not yet at full marks: questions only
     assert main(["selftest", "7", "--lang", "fr"]) == 0
     out = capsys.readouterr().out
-    assert "Autoévaluation de la question 7" in out and "tous les points" in out and "Réponse modèle" not in out
+    assert "Autoévaluation de la question 7" in out and "tous les points" in out and "Corrigé\u00a0:" not in out
     assert main(["hint", "7", "--lang", "en"]) == 0
     assert "Hints for question 7, What tanh is for:" in capsys.readouterr().out
 
@@ -249,3 +251,44 @@ def test_lines_the_sandbox_child_writes_in_english_are_translated_where_they_are
     assert explain(other, question) == "a line no pattern knows"
     set_language("en")
     assert explain(missing, question) == missing["message"]
+
+
+CALQUES = ("somment", "sommer à", "réponse modèle", "réponses modèles", "plus petite entrée en échec", "au lieu des clés", "regrader",
+           "tuyauterie", "le chiffre", "en lot ;", "resterait en arrière")  # English turned word for word into French, once in the catalogues
+
+
+def _french_strings(domain: str) -> list[str]:
+    """Every French string of the domain's catalogue (both forms of a plural)."""
+    strings = []
+    for message in read_catalogue(catalogue_path("fr", domain)):
+        if message.id:
+            strings += list(message.string) if isinstance(message.string, (tuple, list)) else [message.string]
+    return strings
+
+
+@pytest.mark.parametrize("domain", [MESSAGES, COURSE])
+def test_the_french_follows_french_typography_and_has_no_known_calque(domain: str) -> None:
+    """A no-break space before : ; ? ! % and inside « », never a plain one; code spans, fields and URLs left as written."""
+    problems = []
+    for text in _french_strings(domain):
+        prose = re.sub(r"https?://\S+|tcp://\S+", "URL", re.sub(r"`[^`]*`", "`code`", text))
+        rules = {"a plain space before : ; ? ! % or »": r" (?:[:;?»]|!(?!=)|%(?! \w))",  # not `!=` nor `D % H` "no space after «": "«[^\u00a0\u202f]",
+                 "no space before ; ? ! or »": "[^\\s\u00a0\u202f][;?!»](?!=)", "no space before a colon": "[^\\s\u00a0\u202f:]:(\\s|$)",
+                 "digits grouped by a plain space": r"\d \d{3}\b"}
+        problems += [f"{rule}: {text[:90]!r}" for rule, pattern in rules.items() if re.search(pattern, prose)]
+        problems += [f"calque {calque!r}: {text[:90]!r}" for calque in CALQUES if calque in text.lower()]
+    assert not problems, "\n".join(problems)
+
+
+def test_numbers_in_french_sentences_take_a_decimal_comma_and_code_keeps_its_point() -> None:
+    from autograder.engine.inputs import describe_all
+    from autograder.i18n import number_text
+
+    set_language("fr")
+    shown = number_text(0.027, ".2g"), number_text(2.5), number_text(1e-05), number_text(1.013, ".1%"), number_text(7)
+    assert shown == ("0,027", "2,5", "1e-05", "101,3\u00a0%", "7")
+    assert describe_all({"x": torch.zeros(2, 3), "causal": True, "eps": 1e-6, "scale": 0.5}) == "x float32 (2, 3), causal=True, eps=1e-06, scale=0.5"
+    with in_english():
+        assert number_text(0.027, ".2g") == "0.027" and number_text(1.013, ".1%") == "101.3%"
+    set_language("en")
+    assert number_text(2.5) == "2.5"

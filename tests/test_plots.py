@@ -18,6 +18,7 @@ from autograder.cli.report import render
 from autograder.course.manifest import load_course
 from autograder.course.results import FAILED, NOT_ATTEMPTED, CaseResult, QuestionResult, Report
 from autograder.engine.proxy import CheckFailure
+from autograder.i18n import set_language
 from autograder.plots import PICTURES
 from autograder.plots.copy_task import previous_share
 from autograder.plots.grid import Heatmaps
@@ -156,10 +157,33 @@ def test_figure_is_drawn_from_the_data_and_saved(picture: Callable, tmp_path: Pa
         np.testing.assert_allclose(fit.get_ydata(), data.line(data.slope))
         np.testing.assert_allclose(quadratic.get_ydata(), data.line(2.0))
         assert ax.get_xscale() == ax.get_yscale() == "log"
+        np.testing.assert_array_equal(ax.get_xticks(), data.Ts)  # the ticks are the sizes measured, labelled as such
+        assert [label.get_text() for label in ax.get_xticklabels()] == [f"{T:g}" for T in data.Ts] and len(ax.get_xticks(minor=True)) == 0
     image = imread(write(data, tmp_path / "out"))
     assert (tmp_path / "out" / data.name).exists() and image.ndim == 3 and image.shape[0] > 300 and image.shape[1] > 500
     ink = (image[..., :3] < 0.9).any(axis=-1).mean()  # share of pixels that are not white
     assert 0.05 < ink < 0.95 and image[..., :3].std() > 0.1
+
+
+@pytest.mark.parametrize("number", [3, 5, 7])
+def test_the_values_in_the_cells_are_readable_and_fit_their_cells(picture: Callable, number: int) -> None:
+    data = picture("solutions", number)
+    set_language("fr")
+    try:
+        figure = data.figure()  # the French figure: decimal commas, which are as wide as points
+    finally:
+        set_language(None)
+    figure.canvas.draw()
+    renderer = figure.canvas.get_renderer()
+    heatmaps = figure.axes[:-1]
+    for ax, table in zip(heatmaps, data.panels.reshape(-1, *data.panels.shape[2:])):
+        assert [text.get_text() for text in ax.texts] == [f"{value:.2f}".replace(".", ",") for value in table.ravel()]
+        (x0, y0), (x1, y1) = ax.transData.transform([(0, 0), (1, 1)])  # one cell, in pixels
+        for text in ax.texts:
+            box = text.get_window_extent(renderer)
+            assert text.get_fontsize() >= 8 and box.width < 0.85 * abs(x1 - x0) and box.height < 0.85 * abs(y1 - y0), text.get_text()
+        labels = ax.get_xticklabels() + ax.get_yticklabels()
+        assert all(text.get_fontsize() >= min(label.get_fontsize() for label in labels) for text in ax.texts)  # as large as the ticks
 
 
 def test_cli_prints_the_path_of_the_png(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:

@@ -1,6 +1,8 @@
 """`python -m autograder release`: the learner repository, its two branches, no leaked answers, reproducible."""
 import json
 import os
+import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -10,6 +12,7 @@ import pytest
 import yaml
 
 from autograder.course.manifest import decode_answer, load_course
+from autograder.maintainer.release import solution_files, strip_markers
 from autograder.maintainer.stubs import BEGIN, END, make_stub, solution_bodies
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -94,7 +97,8 @@ def test_main_holds_the_student_files_only(release: tuple[Path, Path]) -> None:
     assert git(release[0], "rev-list", "--count", "main") == "1"
     assert git(release[0], "branch", "--show-current") == "main"
     readme = files["README.md"]
-    for words in ("pip install -e .", "torch==2.13.0", "check", "hint", "selftest", "git checkout solutions", "git diff main solutions"):
+    for words in ("pip install -e .", "torch==2.13.0", "check", "hint", "selftest", "git checkout solutions",
+                  "git diff origin/solutions~1 origin/solutions"):
         assert words in readme
 
 
@@ -203,3 +207,35 @@ def test_release_of_a_committed_kit_is_reproducible_and_flags_edits(tmp_path: Pa
     done = autograder(kit, "release", str(tmp_path / "three"))
     assert done.returncode == 0 and "uncommitted" in done.stderr and "reference/masking.py" in done.stderr
     assert git(tmp_path / "three", "rev-parse", "main^{tree}") != hashes[0][0]
+
+
+def readme_commands(readme: str, section: str) -> list[list[str]]:
+    """The commands of the first bash block under the README's heading `section`, split as a shell would, comments dropped."""
+    block = re.search(r"```bash\n(.*?)```", readme[readme.index(f"## {section}"):], re.DOTALL)
+    return [shlex.split(line, comments=True) for line in block.group(1).splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("clone_options", [[], ["--single-branch"]], ids=["clone", "single-branch clone"])
+def test_the_readmes_solution_commands_work_in_a_fresh_clone(release: tuple[Path, Path], tmp_path: Path, clone_options: list[str]) -> None:
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "--quiet", *clone_options, str(release[0]), str(clone))
+    commands = readme_commands((clone / "README.md").read_text(), "The solutions")
+    assert [words[:2] for words in commands] == [["git", "remote"], ["git", "fetch"], ["git", "diff"], ["git", "diff"], ["git", "commit"], ["git", "checkout"],
+                                                 ["python", "-m"], ["git", "checkout"]]
+    mine = clone / "exercises" / "q03_attention.py"
+    mine.write_text(mine.read_text().replace("raise NotImplementedError", "return q, k", 1))  # a student's first try
+    env = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")} | {
+        "GIT_AUTHOR_NAME": "Student", "GIT_AUTHOR_EMAIL": "s@example.invalid", "GIT_COMMITTER_NAME": "Student",
+        "GIT_COMMITTER_EMAIL": "s@example.invalid", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+    outputs = []
+    for words in commands:
+        if words[0] == "python":  # grading the solutions branch: test_grading_each_branch_with_its_own_grader does it
+            assert (clone / "exercises" / "q03_attention.py").read_text() == strip_markers((ROOT / "solutions" / "q03_attention.py").read_text())
+            continue
+        done = subprocess.run(words, cwd=clone, env=env, capture_output=True, text=True, check=False)
+        assert done.returncode == 0, f"{shlex.join(words)}: {done.stderr}"
+        outputs.append(done.stdout)
+    answers, against_mine = outputs[2], outputs[3]
+    assert {line[len("+++ b/"):] for line in answers.splitlines() if line.startswith("+++ ")} == set(solution_files(load_course(ROOT)))
+    assert "+    return q, k" in against_mine and "exercises/q03_attention.py" in against_mine
+    assert git(clone, "branch", "--show-current") == "main" and "return q, k" in mine.read_text()

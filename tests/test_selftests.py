@@ -1,4 +1,5 @@
-"""Which self-test answers `check` prints: those of the questions named, and of those that have just reached full marks."""
+"""Which self-test answers `check` prints: those of the questions named, and of those that have just reached full marks;
+`selftest N` shows them from the first time question N reached full marks on."""
 import shutil
 import subprocess
 import sys
@@ -42,6 +43,14 @@ def test_answers_show_once_at_full_marks_then_when_named(kit: Path):
     assert second.stdout.count("Self-test for question") == 1 and second.stdout.count("A1. ") == 1
     unlocked = run(kit, "selftest", "2")
     assert unlocked.returncode == 0 and unlocked.stdout.count("Model answer:") == unlocked.stdout.count("\nQ")
+
+    source = (kit / "solutions" / "q02_scaled_scores.py").read_text()  # a regression: question 2 falls below full marks
+    (kit / "exercises" / "q02_scaled_scores.py").write_text(source.replace("/ math.sqrt(d)", "/ d"))
+    regressed = run(kit, "check", "2")
+    assert regressed.returncode == 1 and "Self-test for question 2" not in regressed.stdout
+    still = run(kit, "selftest", "2")  # the answers, once earned, stay open
+    assert still.returncode == 0 and still.stdout.count("Model answer:") == still.stdout.count("\nQ") > 0
+    assert "open once" not in still.stdout
 
     (kit / ".autograder").rename(kit / "memory")  # a memory that can be neither read nor written
     (kit / ".autograder").write_text("")

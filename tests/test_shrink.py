@@ -78,7 +78,7 @@ def test_shrink_lowers_each_choice_while_the_input_still_fails():
         return values["q"].shape[-2] >= 2
 
     smallest = shrink(make_one, choices, fails, order)
-    assert describe_all(smallest) == "q float32 (2, 1), k float32 (2, 1), v float32 (2, 1), causal True"
+    assert describe_all(smallest) == "q float32 (2, 1), k float32 (2, 1), v float32 (2, 1), causal=True"
     assert 0 < len(tried) <= 40
     assert shrink(make_one, choices, lambda values: False, order) is None
 
@@ -86,7 +86,7 @@ def test_shrink_lowers_each_choice_while_the_input_still_fails():
 def test_a_failure_names_the_shrunk_input_with_both_results_side_by_side(reports: dict[str, Report]):
     messages = _messages(reports["buggy"], 3)
     causal = messages["causal attention matches F.scaled_dot_product_attention"]
-    assert "[smallest failing input: q float32 (2, 1), k float32 (2, 1), v float32 (2, 1), causal True]" in causal
+    assert "[smallest failing input: q float32 (2, 1), k float32 (2, 1), v float32 (2, 1), causal=True]" in causal
     assert re.search(r"your weights \[\[[-\d.e]+, 0\], \[[-\d.e]+, 1\]\] vs expected \[\[1, 0\], \[[-\d.e]+, [-\d.e]+\]\]", causal), causal
     assert "your output [[" in causal  # the output differs too, and is as small
 

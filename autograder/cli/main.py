@@ -1,5 +1,6 @@
 """The command line: check, list, hint, selftest (and the instructor and maintainer commands)."""
 import argparse
+import difflib
 import json
 import os
 import sys
@@ -22,6 +23,18 @@ class UsageError(Exception):
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:
         raise UsageError(_("{message} (try `python -m autograder --help`)").format(message=message))
+
+    def _check_value(self, action: argparse.Action, value: object) -> None:
+        """argparse's check of a choice, which also names the closest choice when there is one (`chek`: `check`)."""
+        choices = [str(choice) for choice in action.choices or ()]
+        close = difflib.get_close_matches(str(value), choices, n=1) if action.choices is not None and value not in action.choices else []
+        if close and isinstance(action, argparse._SubParsersAction):  # noqa: SLF001 - the class argparse gives sub-commands
+            raise UsageError(_("there is no command {value}: did you mean `python -m autograder {close}`? (`python -m autograder "
+                               "--help` lists them)").format(value=repr(value), close=close[0]))
+        if close:
+            raise UsageError(_("{value} is not a choice of {option}: did you mean {close}? (the choices: {choices})").format(
+                value=repr(value), option="/".join(action.option_strings), close=repr(close[0]), choices=", ".join(map(repr, choices))))
+        super()._check_value(action, value)
 
 
 def _language_option(parser: argparse.ArgumentParser, default: object) -> None:
@@ -149,10 +162,10 @@ def _hint(course: Course, number: str) -> int:
 
 
 def _selftest(course: Course, number: str) -> int:
-    from .progress import last_statuses
+    from .progress import opened
 
     question = course.question(_numbers(course, [number])[0])
-    unlocked = last_statuses(course).get(question.number) == PASSED  # the last check of exercises/ was at full marks
+    unlocked = question.number in opened(course)  # some check of exercises/ was at full marks, however the file changed since
     if unlocked:
         print(_("Self-test for question {number}, {title}. Answer in your head or type it, then compare.").format(
             number=question.number, title=question.title))

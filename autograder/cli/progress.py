@@ -6,7 +6,7 @@ from pathlib import Path
 
 from ..course.manifest import Course, Question
 from ..course.results import PASSED, Report
-from ..i18n import _
+from ..i18n import _, number_text
 
 MEMORY = Path(".autograder") / "last-check.json"  # under the kit's folder, ignored by git
 
@@ -32,13 +32,18 @@ def _memory(course: Course) -> dict:
 
 
 def remember(course: Course, report: Report) -> None:
-    """Store each graded question's score with a fingerprint of its file, for `list`."""
+    """Store each graded question's score with a fingerprint of its file, for `list`, and whether its self-test is open.
+
+    A self-test opens for good: once a question has been at full marks, a later regression keeps its answers readable.
+    """
     memory_file = course.root / MEMORY
     memory = _memory(course)
     try:
         for result in report.questions:
             path = course.root / course.question(result.number).file
-            memory[str(result.number)] = {"score": result.score, "max": result.max_score, "status": result.status, "file": _fingerprint(path)}
+            opened = memory.get(str(result.number), {}).get("opened") is True or result.status == PASSED
+            memory[str(result.number)] = {"score": result.score, "max": result.max_score, "status": result.status, "file": _fingerprint(path),
+                                          "opened": opened}
         memory_file.parent.mkdir(exist_ok=True)
         memory_file.write_text(json.dumps(memory, indent=1))
     except (OSError, ValueError):
@@ -48,6 +53,11 @@ def remember(course: Course, report: Report) -> None:
 def last_statuses(course: Course) -> dict[int, str]:
     """The status of each question at its last check of exercises/ (questions never checked are left out)."""
     return {int(key): entry.get("status", "") for key, entry in _memory(course).items() if key.isdigit()}
+
+
+def opened(course: Course) -> set[int]:
+    """The questions whose self-test answers are open: those at full marks at some check of exercises/, even if not since."""
+    return {int(key) for key, entry in _memory(course).items() if key.isdigit() and (entry.get("opened") is True or entry.get("status") == PASSED)}
 
 
 def last_status(course: Course, question: Question) -> str | None:
@@ -75,7 +85,7 @@ def status_of(course: Course, question: Question) -> str:
         return _("not started")
     last = _memory(course).get(str(question.number))
     if last and last["file"] == _fingerprint(path):
-        return _("{score} / {max} {status} at the last check").format(score=f"{last['score']:g}", max=f"{last['max']:g}",
+        return _("{score} / {max} {status} at the last check").format(score=number_text(last['score']), max=number_text(last['max']),
                                                                         status=_(last["status"]))
     if last:
         return _("changed since the last check: run `check {number}`").format(number=question.number)

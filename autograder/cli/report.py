@@ -7,15 +7,16 @@ from collections.abc import Collection
 
 from ..course.manifest import Course, decode_answer
 from ..course.results import FAILED, PASSED, CaseResult, QuestionResult, Report
-from ..i18n import _, ngettext
+from ..i18n import _, ngettext, number_text
 from ..plots import PICTURES
 from .progress import last_status
 
 
 def wrap(text: str, indent: str = "  ", width: int | None = None) -> str:
-    """text wrapped to the terminal (at most 110 columns), first line at indent, the rest 2 further in."""
+    """text wrapped to the terminal (at most 110 columns), first line at indent, the rest 2 further in; never at a hyphen."""
     width = width or min(shutil.get_terminal_size((100, 20)).columns, 110)
-    return "\n".join(textwrap.wrap(text, width=width, initial_indent=indent, subsequent_indent=indent + "  ")) or indent
+    return "\n".join(textwrap.wrap(text, width=width, initial_indent=indent, subsequent_indent=indent + "  ",
+                                   break_on_hyphens=False)) or indent
 
 
 def selftest_text(course: Course, number: int, width: int) -> str:
@@ -53,7 +54,9 @@ def failed_lines(tests: list[CaseResult], width: int) -> list[str]:
     lines = []
     for error, same in groups.items():
         if len(same) == 1 or all(test.message == error for test in same):  # one line: the checks named, then the message
-            lines.append(wrap(f"x {'; '.join(test.name for test in same)} -- {same[0].message}", "      ", width))
+            # TRANSLATORS: between the names of checks that failed the same way (French: a no-break space before the semicolon)
+            names = _("; ").join(test.name for test in same)
+            lines.append(wrap(f"x {names} -- {same[0].message}", "      ", width))
             continue
         lines.append(wrap(_("x {count} checks -- {error}, on these inputs:").format(count=len(same), error=error), "      ", width))
         lines += [wrap(f"- {test.name}{test.message[len(error):]}", "          ", width) for test in same]
@@ -74,12 +77,18 @@ def earlier_implicated(question: QuestionResult, report: Report, course: Course)
     return implicated
 
 
+def listed(numbers: list[int]) -> str:
+    """`1, 2 and 4`: question numbers in a sentence, in the current language."""
+    if len(numbers) == 1:
+        return str(numbers[0])
+    return _("{some} and {last}").format(some=", ".join(str(n) for n in numbers[:-1]), last=numbers[-1])
+
+
 def _unlocked(numbers: list[int]) -> str:
     """One sentence naming the questions whose self-tests are open, and the command that opens them."""
     if len(numbers) == 1:
         return _("Self-test of question {number} unlocked: `python -m autograder selftest {number}` opens it.").format(number=numbers[0])
-    listed = _("{some} and {last}").format(some=", ".join(str(n) for n in numbers[:-1]), last=numbers[-1])
-    return _("Self-tests unlocked (`python -m autograder selftest N` opens one): questions {listed}.").format(listed=listed)  # the command first: never wrapped
+    return _("Self-tests unlocked (`python -m autograder selftest N` opens one): questions {listed}.").format(listed=listed(numbers))  # the command first: never wrapped
 
 
 def render(report: Report, course: Course, label: str, answers: Collection[int] | None = None) -> str:
@@ -95,7 +104,7 @@ def render(report: Report, course: Course, label: str, answers: Collection[int] 
     question_heading, score_heading, status_heading = _("Question"), _("Score"), _("Status")
     lines.append(f"  {'#':>2}  {question_heading:<{title_width}}  {score_heading:>11}  {status_heading}")
     for question in report.questions:
-        score = f"{question.score:g} / {question.max_score:g}"
+        score = f"{number_text(question.score)} / {number_text(question.max_score)}"
         lines.append(f"  {question.number:>2}  {question.title:<{title_width}}  {score:>11}  {_(question.status)}")
         lines += [wrap(_("note: {note}").format(note=note), "      ", width) for note in question.notes]
         if question.number in PICTURES and question.status in (PASSED, FAILED):
@@ -107,17 +116,18 @@ def render(report: Report, course: Course, label: str, answers: Collection[int] 
             lines.append(wrap(question.reason, "        ", width))
         if question.status in ("passed", "failed"):
             lines += failed_lines(question.tests, width)
-            numbers = [str(n) for n in earlier_implicated(question, report, course)]
+            implicated = earlier_implicated(question, report, course)
+            numbers = [str(n) for n in implicated]
             if numbers:
                 lines.append(wrap(ngettext("(question {number} runs your code from question(s) {listed}: `check {numbers}` first)",
                                            "(question {number} runs your code from question(s) {listed}: `check {numbers}` first)",
                                            len(numbers)).format(
-                    number=question.number, listed=", ".join(numbers), numbers=" ".join(numbers)), "      ", width))
+                    number=question.number, listed=listed(implicated), numbers=" ".join(numbers)), "      ", width))
         if question.output.strip():
             shown = question.output.strip().splitlines()
             lines.append("      " + ngettext("your code printed {count} line; the first: {line}",
                                              "your code printed {count} lines; the first: {line}", len(shown)).format(count=len(shown), line=shown[0][:80]))
-    lines += ["", "  " + _("Total: {score} / {max}").format(score=f"{report.score:g}", max=f"{report.max_score:g}")]
+    lines += ["", "  " + _("Total: {score} / {max}").format(score=number_text(report.score), max=number_text(report.max_score))]
     earned = [q.number for q in report.questions if q.status == PASSED and course.question(q.number).selftest]
     opened = [n for n in earned if answers is None or n in answers]
     for number in opened:

@@ -6,7 +6,7 @@ import math
 
 import torch
 
-from ..i18n import _, ngettext
+from ..i18n import _, ngettext, number_text
 from .mistakes import recognise
 from .proxy import CheckFailure, Handle, Unsupported
 
@@ -63,13 +63,13 @@ def tensor_mismatch(got: object, expected: torch.Tensor, what: str = "the output
     count = int(wrong.sum())
     if expected.dtype in TOLERANCES:
         error = (got[wrong].double() - expected[wrong].double()).abs().max().item()
-        size = _("infinitely") if math.isinf(error) or math.isnan(error) else _("up to {error}").format(error=f"{error:.3g}")
+        size = _("infinitely") if math.isinf(error) or math.isnan(error) else _("up to {error}").format(error=number_text(error, ".3g"))
         # the English is the same for one position (and stays as it was), the French is not
         return ngettext("{what}: {count} of {total} positions differ from the expected values, first at {position}, off by {size} "
                         "(tolerance about {tolerance})",
                         "{what}: {count} of {total} positions differ from the expected values, first at {position}, off by {size} "
                         "(tolerance about {tolerance})", count).format(
-            what=what, count=count, total=got.numel(), position=position, size=size, tolerance=f"{atol:g}") + row_sums(got, expected) \
+            what=what, count=count, total=got.numel(), position=position, size=size, tolerance=number_text(atol)) + row_sums(got, expected) \
             + single_precision(error, expected)
     return ngettext("{what}: {count} of {total} positions differ, first at {position}",
                     "{what}: {count} of {total} positions differ, first at {position}", count).format(
@@ -97,7 +97,8 @@ def row_sums(got: torch.Tensor, expected: torch.Tensor) -> str:
     if torch.allclose(sums, torch.ones_like(sums), atol=1e-4):
         return ""
     low, high = sums.min().item(), sums.max().item()
-    measured = f"{low:.3g}" if f"{low:.3g}" == f"{high:.3g}" else _("{low} to {high}").format(low=f"{low:.3g}", high=f"{high:.3g}")
+    low, high = number_text(low, ".3g"), number_text(high, ".3g")
+    measured = low if low == high else _("{low} to {high}").format(low=low, high=high)
     sentence = _("; its rows sum to {measured}, not 1") if expected.dim() > 1 else _("; it sums to {measured}, not 1")
     return sentence.format(measured=measured)
 
@@ -125,7 +126,7 @@ def past_change(first: torch.Tensor, second: torch.Tensor, start: int, dim: int)
     if not moved.any():
         return None
     position = int(moved.movedim(dim, 0).flatten(1).any(dim=1).nonzero()[0])
-    return _("position {position} changed by up to {change}").format(position=position, change=f"{(before - after).abs()[moved].max().item():.3g}")
+    return _("position {position} changed by up to {change}").format(position=position, change=number_text((before - after).abs()[moved].max().item(), ".3g"))
 
 
 def output_mismatch(got: object, expected: object, names: tuple[str, ...]) -> str | None:
@@ -158,7 +159,7 @@ def number_mismatch(got: object, expected: float, what: str, rel: float = 1e-9, 
     if not math.isfinite(value):
         return _("{what} is {value}; expected a finite number").format(what=what, value=value)
     if abs(value - expected) > max(rel * abs(expected), abs_):
-        off = f"{abs(value - expected) / max(abs(expected), 1e-300):.1%}"
+        off = number_text(abs(value - expected) / max(abs(expected), 1e-300), ".1%")
         return _("{what} is off by {off} of the expected value").format(what=what, off=off)
     return None
 

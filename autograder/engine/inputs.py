@@ -31,8 +31,10 @@ def describe(value: object) -> str:
 
 
 def describe_all(values: dict[str, object]) -> str:
-    """`q float32 (2, 3), n_heads 4`: every named input described."""
-    return ", ".join(f"{name} {describe(value)}" for name, value in values.items())
+    """`q float32 (2, 3), n_heads=4`: every named input described, a tensor by its dtype and shape, any other value as code
+    (`causal=True`, `eps=None`), which reads the same in every language."""
+    return ", ".join(f"{name} {describe(value)}" if isinstance(value, torch.Tensor) else f"{name}={describe(value)}"
+                     for name, value in values.items())
 
 
 def size(values: dict[str, object]) -> tuple[int, int]:

@@ -104,8 +104,10 @@ def _where(error: dict) -> str:
     if not error["where"]:
         return ""
     frame = error["where"][-1]
-    code = f": {one_line(frame['code'], 120)}" if frame["code"] else ""
-    return _(" at {file} line {line}{code}").format(file=one_line(frame['file'], 120), line=frame['line'], code=code)
+    file, line = one_line(frame["file"], 120), frame["line"]
+    if frame["code"]:
+        return _(" at {file} line {line}: {code}").format(file=file, line=line, code=one_line(frame["code"], 120))
+    return _(" at {file} line {line}").format(file=file, line=line)
 
 
 def explain(error: dict, question: Question) -> str:

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from ..course.manifest import Course, Question, decode_answer
 from ..course.results import NOT_ATTEMPTED, PASSED, QuestionResult
-from ..i18n import N_, _
+from ..i18n import N_, _, number_text
 from .stubs import StubError, expected_stubs
 
 Outcome = tuple[bool, str]  # (passed, one-line detail)
@@ -107,8 +107,8 @@ def check_teaching(course: Course) -> Outcome:
 
 def check_points(course: Course) -> Outcome:
     """Every question is worth a positive number of points; report the total."""
-    problems = [_("question {number} is worth {points:g} points").format(number=q.number, points=q.points) for q in course.questions if q.points <= 0]
-    return _summary(problems, _("total {points:g} points over {count} questions").format(points=course.max_score, count=len(course.questions)))
+    problems = [_("question {number} is worth {points} points").format(number=q.number, points=number_text(q.points)) for q in course.questions if q.points <= 0]
+    return _summary(problems, _("total {points} points over {count} questions").format(points=number_text(course.max_score), count=len(course.questions)))
 
 
 def _imports(question: Question, tree: ast.Module, modules: dict[str, int]) -> tuple[set[int], list[str]]:
@@ -158,15 +158,15 @@ def check_grading(course: Course) -> list[tuple[str, bool, str]]:
         reason = _("grading could not run: {error}: {message}").format(error=type(error).__name__, message=error).splitlines()[0]
         return [(STUBS_FAIL, False, reason), (SOLUTIONS_PASS, False, reason)]
     note = [_("questions {numbers} not graded (missing file or suite)").format(numbers=skipped)] if skipped else []
-    bad_stubs = [_("question {number} is {status} with {score:g}").format(number=r.number, status=repr(r.status), score=r.score)
+    bad_stubs = [_("question {number} is '{status}' with {score}").format(number=r.number, status=_(r.status), score=number_text(r.score))
                  for r in stubs.questions if r.status != NOT_ATTEMPTED or r.score != 0]
-    bad_answers = [_("question {number} is {status} with {score:g}/{total:g}: {failure}").format(
-                       number=r.number, status=repr(r.status), score=r.score, total=r.max_score, failure=_first_failure(r))
+    bad_answers = [_("question {number} is '{status}' with {score}/{total}: {failure}").format(
+                       number=r.number, status=_(r.status), score=number_text(r.score), total=number_text(r.max_score), failure=_first_failure(r))
                    for r in answers.questions if r.status != PASSED]
     return [
-        (STUBS_FAIL, *_summary(bad_stubs + note, _("all {count} stubs graded 'not attempted', score 0").format(count=len(numbers)))),
-        (SOLUTIONS_PASS, *_summary(bad_answers + note, _("all {count} solutions at full marks, {score:g}/{total:g}").format(
-            count=len(numbers), score=answers.score, total=answers.max_score))),
+        (STUBS_FAIL, *_summary(bad_stubs + note, _("all {count} stubs graded '{status}', score 0").format(count=len(numbers), status=_(NOT_ATTEMPTED)))),
+        (SOLUTIONS_PASS, *_summary(bad_answers + note, _("all {count} solutions at full marks, {score}/{total}").format(
+            count=len(numbers), score=number_text(answers.score), total=number_text(answers.max_score)))),
     ]
 
 

@@ -20,7 +20,7 @@ IDENTITY = "Attention kit release", "release@attention-kit.invalid"
 DATE = "@1767225600 +0000"  # 2026-01-01 00:00 UTC: fixed, so two releases of one commit are identical
 MESSAGES = {
     "main": "Exercises: stubs to complete\n\nRun `python -m autograder check` to grade them; see README.md.\n",
-    "solutions": "Solutions to every exercise\n\n`git diff main solutions` shows exactly the answers.\n",
+    "solutions": "Solutions to every exercise\n\nIn a clone, `git diff origin/solutions~1 origin/solutions` shows exactly the answers.\n",
 }
 
 

@@ -6,7 +6,7 @@ from reference import dot_product
 
 from ..engine.inputs import randn
 from ..engine.proxy import Student
-from ..i18n import N_, _
+from ..i18n import N_, _, number_text
 from ..suites.test_q05_multihead import _model, _weights
 from .grid import Heatmaps
 from .values import pair, table
@@ -20,7 +20,7 @@ AXES = (N_("query i"), N_("key j"))  # translated where drawn
 def _title(yours: np.ndarray, expected: np.ndarray) -> str:
     """The figure's title: the input, and how far the student's weights are from the reference's."""
     gap = float(np.abs(yours - expected).max())
-    found = (_("largest difference between yours and the reference: {gap:.2g}").format(gap=gap) if np.isfinite(gap)
+    found = (_("largest difference between yours and the reference: {gap}").format(gap=number_text(gap, ".2g")) if np.isfinite(gap)
              else _("yours hold NaN or infinite values"))
     return _("Causal attention weights on one seeded input (T = {T})").format(T=T) + f"\n{found}"
 
@@ -28,7 +28,7 @@ def _title(yours: np.ndarray, expected: np.ndarray) -> str:
 def single_head(student: Student, label: str) -> Heatmaps:
     """Question 3: attention(q, k, v) weights (T, T), the student's and the reference's, side by side."""
     q, k, v = (randn(T, width, seed=SEED + i) for i, width in enumerate((D, D, DV)))
-    _output, weights = pair(student.attention(q, k, v, causal=True), "attention(q, k, v)", "(output, weights)")
+    _output, weights = pair(student.attention(q, k, v, causal=True), "attention(q, k, v)", _("(output, weights)"))
     expected = dot_product.attention(q, k, v, causal=True)[1].double().numpy()  # (T, T)
     yours = table(weights, (T, T), _("the weights of attention(q, k, v) for q, k of shape {shape}").format(shape=(T, D)))
     return Heatmaps("q03_attention_weights.png", _title(yours, expected), np.stack([yours, expected])[None],
@@ -39,7 +39,7 @@ def heads(student: Student, label: str) -> Heatmaps:
     """Question 5: MultiHeadSelfAttention's weights head by head, (HEADS, T, T) each, the student's and the reference's."""
     x = randn(1, T, D_MODEL, seed=SEED + 5)
     model = _model(student, D_MODEL, HEADS, MAX_LEN, SEED + 6, torch.float32)
-    _output, weights = pair(model(x, return_weights=True), "forward(x, return_weights=True)", "(output, weights)")
+    _output, weights = pair(model(x, return_weights=True), "forward(x, return_weights=True)", _("(output, weights)"))
     expected = dot_product.multihead(_weights(D_MODEL, SEED + 6, torch.float32), x, HEADS)[1][0].double().numpy()  # (H, T, T)
     what = _("the weights of MultiHeadSelfAttention({d_model}, {heads}) on x of shape {shape}").format(
         d_model=D_MODEL, heads=HEADS, shape=(1, T, D_MODEL))

@@ -2,7 +2,7 @@
 import numpy as np
 
 from ..engine.proxy import Student
-from ..i18n import _
+from ..i18n import _, number_text
 from ..suites.test_q10_train import HEADS, TRAIN_KWARGS, T, _trained_model, tokens
 from .grid import Heatmaps
 from .values import pair, table
@@ -22,13 +22,13 @@ def trained_heads(student: Student, label: str) -> Heatmaps:
     sample = tokens(1, T, SAMPLE_SEED)  # (1, T)
     with student.no_grad():
         _logits, weights = pair(model(sample, return_weights=True), _("the trained model's forward(x, return_weights=True)"),
-                                "(logits, weights)")
+                                _("(logits, weights)"))
     found = table(weights, (1, HEADS, T, T), _("the trained model's weights for x of shape {shape}").format(shape=(1, T)))[0]  # (H, T, T)
     shares = previous_share(found)
     settings = ", ".join(f"{k}={v}" for k, v in TRAIN_KWARGS.items())
     title = _("The heads of train_copy_task({settings}) of {label}\non {T} sample tokens; outlined: each position's previous one").format(
         settings=settings, label=label, T=T)
     return Heatmaps("q10_trained_heads.png", title, found[None], [_("trained model")],
-                    [_("head {h}: {share:.2f} on the previous").format(h=h, share=share) for h, share in enumerate(shares)],
+                    [_("head {h}: {share} on the previous").format(h=h, share=number_text(share, ".2f")) for h, share in enumerate(shares)],
                     (_("query i"), _("key j")),
                     diagonal=-1)

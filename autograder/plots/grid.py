@@ -8,9 +8,12 @@ from matplotlib.figure import Figure
 from matplotlib.image import AxesImage
 from matplotlib.patches import Rectangle
 
-from ..i18n import _
+from ..i18n import _, number_text
 
 ANNOTATED_CELLS = 64  # tables with at most this many cells show their values in the cells
+VALUE_POINTS = 9  # the size of the values written in the cells, as the axis labels
+CELL_INCHES = 0.5  # the side of a cell of an annotated table: room for "0.25" at VALUE_POINTS (about 0.3 inch wide)
+PANEL_INCHES = 2.5  # the least side of one table's panel
 
 
 @dataclass(frozen=True)
@@ -27,8 +30,9 @@ class Heatmaps:
 
     def figure(self) -> Figure:
         """The grid as a matplotlib Figure (Agg canvas, no display): one heatmap per panel and one shared colour bar."""
-        rows, cols = self.panels.shape[:2]
-        figure = Figure(figsize=(1.2 + 2.8 * cols, 0.9 + 2.5 * rows), layout="constrained")
+        rows, cols, height, width = self.panels.shape
+        side = max(PANEL_INCHES, 0.6 + CELL_INCHES * max(height, width)) if height * width <= ANNOTATED_CELLS else PANEL_INCHES
+        figure = Figure(figsize=(1.2 + (side + 0.3) * cols, 0.9 + side * rows), layout="constrained")
         FigureCanvasAgg(figure)
         finite = self.panels[np.isfinite(self.panels)]
         low, high = min(0.0, finite.min(initial=0.0)), max(1.0, finite.max(initial=1.0))
@@ -49,11 +53,12 @@ class Heatmaps:
         height, width = table.shape
         ax.set_xticks(range(width))
         ax.set_yticks(range(height))
-        ax.tick_params(labelsize=7)
+        ax.tick_params(labelsize=8)
         if table.size <= ANNOTATED_CELLS:
             for (i, j), value in np.ndenumerate(table):
                 shade = (value - low) / (high - low) if np.isfinite(value) else 0.0
-                ax.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=6, color="black" if shade > 0.6 else "white")
+                ax.text(j, i, number_text(value, ".2f"), ha="center", va="center", fontsize=VALUE_POINTS,
+                        color="black" if shade > 0.6 else "white")
         if self.diagonal is not None:
             for i in range(height):
                 j = i + self.diagonal

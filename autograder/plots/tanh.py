@@ -6,7 +6,7 @@ from reference import additive
 
 from ..engine.inputs import randn
 from ..engine.proxy import Student
-from ..i18n import _
+from ..i18n import _, number_text
 from ..suites.test_q06_additive import additive_args
 from .grid import Heatmaps
 from .values import table
@@ -33,7 +33,7 @@ def tanh_removal(student: Student, label: str) -> Heatmaps:
         rows.append([yours, additive.weights_across_states(*inputs, use_tanh=use_tanh).numpy()])
     panels = np.array(rows)  # (2, 2, S, T)
     title = _("{S} decoder states attending over the same {T} source positions\nwithout tanh, the rows differ by up to "
-              "{yours:.2g} in yours and {reference:.2g} in the reference").format(S=S, T=T, yours=spread(panels[1, 0]),
-                                                                                 reference=spread(panels[1, 1]))
+              "{yours} in yours and {reference} in the reference").format(S=S, T=T, yours=number_text(spread(panels[1, 0]), ".2g"),
+                                                                         reference=number_text(spread(panels[1, 1]), ".2g"))
     return Heatmaps("q07_tanh_removal.png", title, panels, [_("with tanh"), _("without tanh")],
                     [_("yours ({label})").format(label=label), _("reference")], (_("decoder state"), _("source position j")))

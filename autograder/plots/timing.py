@@ -5,11 +5,12 @@ from dataclasses import dataclass
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.ticker import NullLocator
 
 from reference import cost
 
 from ..engine.proxy import CheckFailure, Student
-from ..i18n import _
+from ..i18n import _, number_text
 from ..suites.test_q09_timing import WALL
 
 
@@ -34,11 +35,13 @@ class Timings:
         FigureCanvasAgg(figure)
         ax = figure.subplots()
         ax.loglog(self.Ts, self.seconds, "o", color="black", label=_("time_attention of {label}").format(label=self.label))
-        ax.loglog(self.Ts, self.line(self.slope), "-", color="tab:blue", label=_("least-squares fit: T^{slope:.2f}").format(slope=self.slope))
+        ax.loglog(self.Ts, self.line(self.slope), "-", color="tab:blue", label=_("least-squares fit: T^{slope}").format(slope=number_text(self.slope, ".2f")))
         ax.loglog(self.Ts, self.line(2.0), ":", color="tab:red", label=_("T^2, for comparison"))
+        ax.xaxis.set_minor_locator(NullLocator())  # the measured sizes are the ticks, as they were measured
+        ax.set_xticks(self.Ts, [f"{T:g}" for T in self.Ts])
         ax.set_xlabel(_("sequence length T"))
         ax.set_ylabel(_("seconds per forward"))
-        ax.set_title(_("Real timings on this machine (not graded): time grows like T^{slope:.2f}").format(slope=self.slope), fontsize=10)
+        ax.set_title(_("Real timings on this machine (not graded): time grows like T^{slope}").format(slope=number_text(self.slope, ".2f")), fontsize=10)
         ax.legend()
         return figure
 
@@ -59,8 +62,8 @@ def real_timings(student: Student, label: str) -> Timings:
     if not readable:
         raise CheckFailure(_("sent back timings the grader cannot read"))
     if len(Ts) < 2:
-        raise CheckFailure(_("time_attention took more than {budget:g} s for T = {T}: too slow for a second size").format(
-            budget=WALL['budget'], T=WALL['Ts'][0]))
+        raise CheckFailure(_("time_attention took more than {budget} s for T = {T}: too slow for a second size").format(
+            budget=number_text(WALL['budget']), T=WALL['Ts'][0]))
     if not all(math.isfinite(s) and s > 0 for s in seconds):
         raise CheckFailure(_("time_attention returned {seconds}; a log-log plot needs positive seconds").format(
             seconds=", ".join(f"{s:g}" for s in seconds)))

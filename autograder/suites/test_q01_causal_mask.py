@@ -7,7 +7,7 @@ import torch
 from autograder.engine.asserts import assert_same, first_position, kind
 from autograder.engine.inputs import batch_shape, case, draw, dtype, randn, seed
 from autograder.engine.proxy import Student
-from autograder.i18n import _
+from autograder.i18n import _, number_text
 from reference import masking
 
 
@@ -54,7 +54,7 @@ def test_mask_scores(student: Student, scores: torch.Tensor, mask: torch.Tensor)
     visible = mask.expand_as(scores)
     changed = visible & (got != scores)
     assert not changed.any(), _("at {position}, where the mask is True, the score became {value}: keep it there (check which side of the mask you "
-                               "fill)").format(position=first_position(changed), value=f"{got[tuple(first_position(changed))].item():g}")
+                               "fill)").format(position=first_position(changed), value=number_text(got[tuple(first_position(changed))].item()))
     shown = ~visible & ~(got <= -1e9)
     assert not shown.any(), _("at {position}, where the mask is False, the value is {value}, not -inf (fill where the mask is False, with "
-                             "float('-inf'))").format(position=first_position(shown), value=f"{got[tuple(first_position(shown))].item():g}")
+                             "float('-inf'))").format(position=first_position(shown), value=number_text(got[tuple(first_position(shown))].item()))

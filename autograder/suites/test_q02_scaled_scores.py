@@ -8,7 +8,7 @@ import torch
 from autograder.engine.asserts import as_number, assert_number, assert_same
 from autograder.engine.inputs import batch_shape, case, draw, dtype, randn, seed
 from autograder.engine.proxy import Student
-from autograder.i18n import N_, _
+from autograder.i18n import N_, _, number_text
 from reference import dot_product
 
 LESSON_QUERY = [1.0, 0.0]
@@ -41,7 +41,7 @@ def test_toy_weights_lesson(student: Student, query: torch.Tensor, keys: torch.T
     expected = torch.tensor(LESSON_WEIGHTS[scale])
     if type(got) is torch.Tensor and got.shape == expected.shape and got.dtype == torch.float32:
         assert torch.allclose(got, expected, atol=0.006, rtol=0), \
-            _("the lesson's example gives weights that do not round to the lesson's figures at scale {scale}").format(scale=f"{scale:g}")
+            _("the lesson's example gives weights that do not round to the lesson's figures at scale {scale}").format(scale=number_text(scale))
     else:
         assert_same(got, expected, N_("the weights"))
 

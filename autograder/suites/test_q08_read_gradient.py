@@ -7,7 +7,7 @@ import torch
 from autograder.engine.asserts import assert_same, kind, steady_factor
 from autograder.engine.inputs import case, draw, randn, seed
 from autograder.engine.proxy import Student
-from autograder.i18n import N_, _
+from autograder.i18n import N_, _, number_text
 from autograder.sandbox.child.helpers import FUNCTIONS
 from reference import additive
 
@@ -67,6 +67,6 @@ def test_numerical_grad(student: Student, f: str, x: torch.Tensor, eps: float | 
         factor = steady_factor(got, expected)
         if factor is not None:
             raise AssertionError(_("numerical_grad is {factor} times the gradient at every entry: check the step you nudge x by and what you "
-                                   "divide by, (f(x+eps) - f(x-eps)) / (2 eps)").format(factor=f"{factor:.3g}"))
+                                   "divide by, (f(x+eps) - f(x-eps)) / (2 eps)").format(factor=number_text(factor, ".3g")))
         raise AssertionError(_("numerical_grad is off by {error}{where}: use central differences (f(x+eps) - f(x-eps)) / (2 eps) with the given "
-                             "eps").format(error=f"{error:.2g}", where=where))
+                             "eps").format(error=number_text(error, ".2g"), where=where))

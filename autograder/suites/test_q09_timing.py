@@ -7,7 +7,7 @@ import torch
 from autograder.engine.asserts import kind, known_mistake, number_mismatch
 from autograder.engine.inputs import case
 from autograder.engine.proxy import Student
-from autograder.i18n import N_, _
+from autograder.i18n import N_, _, number_text
 from autograder.sandbox.child.clock import BURST_SIZE
 from reference import cost
 
@@ -52,12 +52,12 @@ def test_time_attention(student: Student, T: int, d: int, repeats: int) -> None:
     if len(timed) > 1 and _equals(value, sum(timed) / len(timed)):
         raise AssertionError(_("the figure is {ratio} times one forward: it is the mean of your timed repeats, which the bursts of "
                                "interference pull up (up to {burst}x); keep the minimum or the median").format(
-            ratio=f"{ratio:.1f}", burst=f"{BURST_SIZE + 1:g}"))
+            ratio=number_text(ratio, ".1f"), burst=number_text(BURST_SIZE + 1)))
     assert ratio <= 1.3, _("the figure is {ratio} times one forward of random (T, d) inputs: a noisy or cold run got in, or more "
                           "work than one forward was timed; time each repeat on its own after a warm-up and keep the minimum or the "
-                          "median (a mean is pulled up by bursts up to {burst}x)").format(ratio=f"{ratio:.1f}", burst=f"{BURST_SIZE + 1:g}")
+                          "median (a mean is pulled up by bursts up to {burst}x)").format(ratio=number_text(ratio, ".1f"), burst=number_text(BURST_SIZE + 1))
     raise AssertionError(_("the figure is {ratio} times the work of one forward: run the attention between the two clock readings").format(
-        ratio=f"{ratio:.2f}"))
+        ratio=number_text(ratio, ".2f")))
 
 
 @pytest.mark.points(2)
@@ -98,6 +98,6 @@ def test_wall_time_note(student: Student, note: Callable[[str], None]) -> None:
     """time_attention on the real clock: a note under the question, never graded"""
     measured = student.wall_times("time_attention", WALL["Ts"], WALL["d"], WALL["budget"])
     Ts, seconds = measured["Ts"], measured["seconds"]
-    figures = ", ".join(f"T={T}: {s * 1e3:.2f} ms" for T, s in zip(Ts, seconds))
-    trend = _("; time grows like T^{exponent}").format(exponent=f"{cost.fit_exponent(Ts, seconds):.2f}") if len(Ts) > 1 and min(seconds) > 0 else ""
+    figures = ", ".join(_("T={T}: {ms} ms").format(T=T, ms=number_text(s * 1e3, ".2f")) for T, s in zip(Ts, seconds))
+    trend = _("; time grows like T^{exponent}").format(exponent=number_text(cost.fit_exponent(Ts, seconds), ".2f")) if len(Ts) > 1 and min(seconds) > 0 else ""
     note(_("your time_attention on this machine's real clock (not graded): {figures}").format(figures=figures) + trend)

@@ -9,7 +9,7 @@ import torch.nn.functional as F
 from autograder.engine.asserts import first_position, kind, past_change
 from autograder.engine.inputs import case
 from autograder.engine.proxy import CheckFailure, Generator, Handle, Student, StudentError, structure
-from autograder.i18n import _
+from autograder.i18n import _, number_text
 
 # An optimizer's first step imports torch._dynamo (800 modules, over a second): done once in the sandbox, not per student.
 pytestmark = pytest.mark.preload("torch._dynamo")
@@ -65,7 +65,7 @@ def _climbs(losses: list[float]) -> None:
     assert not (end > math.log(VOCAB) and end > start), _(
         "the losses climb, to an average of {end} over the last steps, above the {expected} of guessing (log {vocab}): the gradients "
         "pile up from step to step; clear them before each backward (optimizer.zero_grad())").format(
-        end=f"{end:.3g}", expected=f"{math.log(VOCAB):.2f}", vocab=VOCAB)
+        end=number_text(end, ".3g"), expected=number_text(math.log(VOCAB), ".2f"), vocab=VOCAB)
 
 
 @pytest.mark.points(2)
@@ -101,7 +101,7 @@ def test_copy_batch_generator(student: Student) -> None:
     assert torch.equal(first, again), _("two generators with the same seed gave different batches: draw with generator=generator")
     assert not torch.equal(first, other), _("generators with different seeds gave the same batch: draw with generator=generator")
     counts = torch.bincount(large.flatten(), minlength=5).double() / large.numel() if large.dtype == torch.int64 and large.min() >= 0 else None
-    measured = _(" (measured: {counts})").format(counts=", ".join(f"{c:.2f}" for c in counts.tolist())) if counts is not None else ""
+    measured = _(" (measured: {counts})").format(counts=", ".join(number_text(c, ".2f") for c in counts.tolist())) if counts is not None else ""
     assert counts is not None and len(counts) == 5 and bool(((counts > 0.15) & (counts < 0.25)).all()), \
         _("with vocab=5 each token should appear about 1/5 of the time{measured}: draw tokens uniformly").format(measured=measured)
 
@@ -198,22 +198,22 @@ def test_train_copy_task(student: Student, epochs: int, steps_per_epoch: int, ba
     assert all(math.isfinite(v) for v in losses), _("some losses are NaN or infinite")
     assert abs(losses[0] - math.log(VOCAB)) <= 1.0, \
         _("the first loss is {loss}; an untrained model should be near log({vocab}) = {expected}").format(
-            loss=f"{losses[0]:.2f}", vocab=VOCAB, expected=f"{math.log(VOCAB):.2f}")
+            loss=number_text(losses[0], ".2f"), vocab=VOCAB, expected=number_text(math.log(VOCAB), ".2f"))
     if steps < 100:  # a short run only shows that the arguments are honoured: seed and lr among them
         _honours_seed_and_lr(student, {"epochs": epochs, "steps_per_epoch": steps_per_epoch, "batch_size": batch_size, "lr": lr,
                                        "seed": seed}, losses)
         return
     final = sum(losses[-10:]) / 10
     assert final < 1.0, _("the last losses average {final}; they should end well below 1.0 (is position 0 ignored, are the gradients "
-                          "cleared before each backward, is the optimiser stepping?)").format(final=f"{final:.2f}")
+                          "cleared before each backward, is the optimiser stepping?)").format(final=number_text(final, ".2f"))
     assert type(logits) is torch.Tensor and logits.shape == (*held_out.shape, VOCAB), \
         _("the trained model's logits are {kind}; expected a {shape} tensor").format(kind=kind(logits), shape=(*held_out.shape, VOCAB))
     loss = F.cross_entropy(logits[:, 1:].reshape(-1, VOCAB).float(), held_out[:, :-1].reshape(-1)).item()
-    assert loss < 1.0, _("on a fresh batch the trained model's loss is {loss}; it should be well below 1.0").format(loss=f"{loss:.2f}")
+    assert loss < 1.0, _("on a fresh batch the trained model's loss is {loss}; it should be well below 1.0").format(loss=number_text(loss, ".2f"))
     assert (logits[:, 0].argmax(dim=-1) == 0).double().mean() <= 0.5, \
         _("the model learned to predict token 0 at position 0: targets of -100 must be ignored by the loss, not replaced")
     assert type(weights) is torch.Tensor and weights.shape == (held_out.shape[0], HEADS, T, T), \
         _("the trained model's weights are {kind}; expected {shape}").format(kind=kind(weights), shape=(held_out.shape[0], HEADS, T, T))
     previous = weights.diagonal(offset=-1, dim1=-2, dim2=-1).mean(dim=(0, 2))  # (H,): weight on position t - 1
     assert previous.max() > 0.5, _("no head puts most of its weight on the previous position (best head: {best})").format(
-        best=f"{previous.max():.2f}")
+        best=number_text(previous.max().item(), ".2f"))
