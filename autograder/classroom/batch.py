@@ -79,6 +79,18 @@ def report_path(out: Path, student: str) -> Path:
     return out / f"{student}.json"
 
 
+def feedback_path(out: Path, student: str) -> Path:
+    """OUT/<student>.feedback.md: what to hand back to the student (course.yaml's `feedback:` decides what it shows)."""
+    return out / f"{student}.feedback.md"
+
+
+def write_feedback(course: Course, out: Path, student: str, report: dict) -> None:
+    """Write the student's feedback file beside their report."""
+    from ..course.feedback import markdown
+
+    write_atomically(feedback_path(out, student), markdown(course, report, student).encode("utf-8"), sync=False)
+
+
 def load_report(out: Path, student: str) -> dict | None:
     """The student's report in OUT, or None when there is none (or it cannot be read)."""
     try:
@@ -114,6 +126,8 @@ class Results:
         self.graded: list[str] = []
         self.log = open(out / LOG, "a", encoding="utf-8")  # noqa: SIM115 - open for the whole run, closed by close()
         write_atomically(out / GRADES, grades_csv(course, self.reports), sync=False)
+        for student, report in kept.items():  # written again: the course's feedback setting may have changed since
+            write_feedback(course, out, student, report)
 
     def event(self, **fields: object) -> None:
         """One line of OUT/grading.log."""
@@ -125,6 +139,7 @@ class Results:
         private = {key: report[key] for key in report if key.startswith("_")}  # what the driver learns, not the student's report
         report = {key: value for key, value in report.items() if not key.startswith("_")} | {"student": entry.student}
         write_atomically(report_path(self.out, entry.student), (json.dumps(report, indent=1) + "\n").encode())
+        write_feedback(self.course, self.out, entry.student, report)
         self.reports[entry.student] = report
         self.graded.append(entry.student)
         write_atomically(self.out / GRADES, grades_csv(self.course, self.reports), sync=False)

@@ -16,10 +16,11 @@ class CaseResult:
     passed: bool
     message: str = ""
     weight: float = 1.0
+    values: str = ""  # the end of message showing small results next to the expected ones, which feedback may leave out
 
     def to_dict(self) -> dict:
-        """The contract's test entry: name, passed, message."""
-        return {"name": self.name, "passed": self.passed, "message": self.message}
+        """The contract's test entry: name, passed, message (and values, when the message ends with some)."""
+        return {"name": self.name, "passed": self.passed, "message": self.message} | ({"values": self.values} if self.values else {})
 
 
 def number(value: float) -> int | float:

@@ -98,7 +98,7 @@ class Grader:
         with tempfile.TemporaryDirectory(prefix="nbgrader-answers-") as folder:
             package = write_package(course, sources, Path(folder) / "exercises", upto=number)
             result = run_suites(course, self.sandbox, package, [number]).questions[0]
-        return {"score": result.score, "max_score": result.max_score, "summary": summary_text(result)}
+        return {"score": result.score, "max_score": result.max_score, "summary": summary_text(result, course)}
 
     def close(self) -> None:
         """Stop the sandbox."""

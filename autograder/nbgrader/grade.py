@@ -186,7 +186,7 @@ def _grade_class(course: Course, course_dir: Path, assignment: str, student: str
     KitScores = _kit_scores_class()
     KitScores.results = {}
     for submission, report in zip(readable, reports):
-        KitScores.results[submission.student] = {graded_id(r.number): (r.score, summary_text(r)) for r in report.questions}
+        KitScores.results[submission.student] = {graded_id(r.number): (r.score, summary_text(r, course)) for r in report.questions}
         submission.scores = {r.number: r.score for r in report.questions}
 
     unreadable = [s.student for s in submissions if s.problem]
