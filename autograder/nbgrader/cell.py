@@ -101,8 +101,10 @@ class Grader:
         return {"score": result.score, "max_score": result.max_score, "summary": summary_text(result, course)}
 
     def close(self) -> None:
-        """Stop the sandbox."""
-        self.sandbox.close()
+        """Stop the sandbox and whatever question it still runs."""
+        from ..engine.stopping import close_sandbox
+
+        close_sandbox(self.sandbox)
 
 
 def main() -> int:

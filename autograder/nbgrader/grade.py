@@ -20,6 +20,7 @@ from ..course.manifest import Course
 from ..i18n import _
 from .package import answer_id, graded_id, summary_text, write_package
 from ..engine.run import grade_many
+from ..engine.stopping import close_sandbox, stop_on_signals
 from ..sandbox.parent import Sandbox
 
 USAGE_ERROR, SOME_UNREADABLE = 2, 1
@@ -135,9 +136,10 @@ def grade_class(course: Course, course_dir: Path, assignment: str, student: str 
     """Grade every submission (or one student's) of assignment into the gradebook; return the exit status."""
     sandbox = Sandbox()  # started first: its import of torch overlaps ours of nbgrader
     try:
-        return _grade_class(course, course_dir, assignment, student, sandbox)
+        with stop_on_signals():
+            return _grade_class(course, course_dir, assignment, student, sandbox)
     finally:
-        sandbox.close()
+        close_sandbox(sandbox)
 
 
 def _grade_class(course: Course, course_dir: Path, assignment: str, student: str | None, sandbox: Sandbox) -> int:
