@@ -67,8 +67,9 @@ def markdown(course: Course, report: dict, student: str) -> str:
               "| # | " + _("Question") + " | " + _("Score") + " | " + _("Status") + " |", "|---|---|---|---|"]
     questions = [q for q in report.get("questions", []) if isinstance(q, dict)]
     for question in questions:
+        status = str(question.get("status", ""))  # one of the results' statuses, which the catalogue holds
         lines.append(f"| {question.get('number')} | {_cell(question.get('title', ''))} | {question.get('score', 0):g} / "
-                     f"{question.get('max_score', 0):g} | {_cell(_(str(question.get('status', ''))))} |")
+                     f"{question.get('max_score', 0):g} | {_cell(_(status))} |")
     for question in questions:
         failed = [test for test in question.get("tests", []) if not test.get("passed")]
         if question.get("status") == PASSED or not (failed or question.get("reason")):
