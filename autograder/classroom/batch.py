@@ -40,6 +40,7 @@ from pathlib import Path
 from ..course.manifest import Course, find_root, load_course
 from ..course.results import number
 from ..i18n import _
+from ..engine.stopping import STOPPING_SIGNALS, Stopped, close_sandbox, exit_status, stop_on_signals
 from ..sandbox.parent import sweep_stale
 from . import summary
 from .exports import FILES as EXPORTS, canvas_csv, moodle_csv
@@ -52,6 +53,7 @@ GRADES, LOG, LOCK = "grades.csv", "grading.log", ".grading.lock"
 ATTEMPTS = 2  # an entry whose worker process dies this many times is reported (grader_error) instead of retried
 PR_SET_PDEATHSIG = 1
 ZYGOTE_START = 300  # seconds a worker waits for its sandbox to be ready before grading anyway
+STOP_SECONDS = 0.5  # how long a stopped worker has to kill its sandbox's question and remove its folders
 
 
 class UsageError(Exception):
@@ -87,6 +89,18 @@ def write_atomically(path: Path, data: bytes, sync: bool = True) -> None:
 def report_path(out: Path, student: str) -> Path:
     """OUT/<student>.json."""
     return out / f"{student}.json"
+
+
+def feedback_path(out: Path, student: str) -> Path:
+    """OUT/<student>.feedback.md: what to hand back to the student (course.yaml's `feedback:` decides what it shows)."""
+    return out / f"{student}.feedback.md"
+
+
+def write_feedback(course: Course, out: Path, student: str, report: dict) -> None:
+    """Write the student's feedback file beside their report."""
+    from ..course.feedback import markdown
+
+    write_atomically(feedback_path(out, student), markdown(course, report, student).encode("utf-8"), sync=False)
 
 
 def load_report(out: Path, student: str) -> dict | None:
@@ -135,6 +149,8 @@ class Results:
         self.graded: list[str] = []
         self.log = open(out / LOG, "a", encoding="utf-8")  # noqa: SIM115 - open for the whole run, closed by close()
         write_atomically(out / GRADES, grades_csv(course, self.reports), sync=False)
+        for student, report in kept.items():  # written again: the course's feedback setting may have changed since
+            write_feedback(course, out, student, report)
 
     def event(self, **fields: object) -> None:
         """One line of OUT/grading.log."""
@@ -146,6 +162,7 @@ class Results:
         private = {key: report[key] for key in report if key.startswith("_")}  # what the driver learns, not the student's report
         report = {key: value for key, value in report.items() if not key.startswith("_")} | {"student": entry.student}
         write_atomically(report_path(self.out, entry.student), (json.dumps(report, indent=1) + "\n").encode())
+        write_feedback(self.course, self.out, entry.student, report)
         self.reports[entry.student] = report
         self.graded.append(entry.student)
         write_atomically(self.out / GRADES, grades_csv(self.course, self.reports), sync=False)
@@ -190,15 +207,27 @@ def _die_with_parent(parent: int) -> None:
 def _worker(connection: object, course: Course, parent: int, scratch_root: str) -> None:
     """A worker's life: one Sandbox and one pytest run; grade each entry received and send back (index, report); stop on None."""
     _die_with_parent(parent)
+    for signum in STOPPING_SIGNALS:
+        signal.signal(signum, signal.SIG_DFL)  # not the driver's handler: until the sandbox exists, a stop just ends this process
     from ..sandbox.parent import Sandbox
     from .work import grade_entries
 
     gc.freeze()  # what the driver imported stays out of the collector's way (and its pages shared)
     sandbox = Sandbox(Path(scratch_root))  # beside the other workers' sandboxes and packages, which no student's code may read
+    scratch: list[Path] = []
+
+    def stop(_signum: int, _frame: object) -> None:
+        """The driver stops this worker (Pool.kill): the question running now is killed with the sandbox, at once."""
+        close_sandbox(sandbox)
+        for folder in scratch:
+            shutil.rmtree(folder, ignore_errors=True)
+        os._exit(1)
+
+    signal.signal(signal.SIGTERM, stop)
     # Wait for the zygote's first word ("ready", left unread for the sandbox): a question's time limit counts from its
     # job being sent, so the first student must not pay for the zygote's import of torch on a busy machine.
     select.select([sandbox.process.stdout], [], [], ZYGOTE_START)
-    scratch = Path(tempfile.mkdtemp(prefix="worker-", dir=scratch_root))
+    scratch.append(Path(tempfile.mkdtemp(prefix="worker-", dir=scratch_root)))
     indices: dict[int, int] = {}  # id(entry) -> its index in the driver's list
 
     def received() -> Iterator[Entry]:
@@ -214,12 +243,13 @@ def _worker(connection: object, course: Course, parent: int, scratch_root: str) 
         connection.send((indices.pop(id(entry)), report | {"_worker": os.getpid()}))
 
     try:
-        grade_entries(course, received(), sandbox, scratch, send, hidden=(Path(scratch_root),))
+        grade_entries(course, received(), sandbox, scratch[0], send, hidden=(Path(scratch_root),))
     except (BrokenPipeError, KeyboardInterrupt):
         pass
     finally:
-        sandbox.close()
-        shutil.rmtree(scratch, ignore_errors=True)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        close_sandbox(sandbox)
+        shutil.rmtree(scratch[0], ignore_errors=True)
 
 
 class Pool:
@@ -292,12 +322,17 @@ class Pool:
         self.stop()
 
     def kill(self) -> None:
-        """Stop at once: kill the workers, whatever they are doing (what they grade is not written)."""
+        """Stop at once, whatever the workers are doing (what they grade is not written): each is asked (SIGTERM) to kill
+        the question its sandbox runs and to remove its folders, and is killed if it has not done so within STOP_SECONDS."""
         for process, _connection in self.workers:
             if process.is_alive():
-                process.kill()
+                process.terminate()
+        deadline = time.monotonic() + STOP_SECONDS
         for process, connection in self.workers:
-            process.join()
+            process.join(max(0.0, deadline - time.monotonic()))
+            if process.is_alive():
+                process.kill()
+                process.join()
             connection.close()
         self.workers = []
 
@@ -428,7 +463,8 @@ def main(args: argparse.Namespace, course: Course | None = None) -> int:
         print(_("autograder: {error}").format(error=error), file=sys.stderr)
         return USAGE_ERROR
     try:
-        return _grade(course, args, folder, out, jobs, entries)
+        with stop_on_signals():  # kill, timeout, Slurm, a closed terminal: stopped as by Ctrl-C
+            return _grade(course, args, folder, out, jobs, entries)
     finally:
         lock.close()
 
@@ -498,16 +534,17 @@ def _grade(course: Course, args: argparse.Namespace, folder: Path, out: Path, jo
             scratch = Path(tempfile.mkdtemp(prefix=f"autograder-class-{os.getpid()}-"))  # the packages being graded, one per worker
             pool = Pool(course, min(jobs, len(todo)), scratch)
             pool.run(todo, on_result)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as interrupt:
         if pool is not None:
             pool.kill()
         bar.close()
-        results.event(event="interrupted", graded=len(results.graded))
+        results.event(event="interrupted", graded=len(results.graded), signal=signal.Signals(interrupt.signum).name if isinstance(
+            interrupt, Stopped) else "SIGINT")
         write_class_files(course, out, results.reports)
         print(_("autograder: interrupted; {graded} graded in this run and written to {out}; "
                 "run the same command again to grade the {left} left").format(
             graded=len(results.graded), out=out, left=len(todo) + len(unreadable_now) - len(results.graded)), file=sys.stderr)
-        return INTERRUPTED
+        return exit_status(interrupt, INTERRUPTED)
     finally:
         bar.close()
         results.close()

@@ -298,14 +298,16 @@ def _test_output(result: QuestionResult, index: int) -> str:
 def results_json(course: Course, report: Report, found: Found, seconds: float) -> dict:
     """Gradescope's results.json for one graded submission (see the module's docstring)."""
     from ..cli.report import render
+    from ..course.feedback import shown_report
 
-    shown = _adjusted(report, found)
+    shown = shown_report(_adjusted(report, found), course.feedback)
+    visibility = course.feedback.visibility
     tests = []
     for result in shown.questions:
         prefix = _("Question {number} ({title})").format(number=result.number, title=result.title)
         if not result.tests:  # no check ran at all: the question still shows, with its reason
             tests.append({"name": prefix, "number": f"{result.number}", "score": 0, "max_score": number(result.max_score),
-                          "status": "failed", "output": result.reason or _(result.status), "visibility": "visible"})
+                          "status": "failed", "output": result.reason or _(result.status), "visibility": visibility})
             continue
         for index, (test, (score, top)) in enumerate(zip(result.tests, check_scores(result)), start=1):
             tests.append({
@@ -316,9 +318,9 @@ def results_json(course: Course, report: Report, found: Found, seconds: float) -
                 "status": "passed" if test.passed else "failed",
                 "output": _test_output(result, index - 1),
                 "tags": [f"question {result.number}", result.status],
-                "visibility": "visible",
+                "visibility": visibility,
             })
-    text = render(shown, course, found.description)
+    text = render(shown, course, found.description, answers=None if course.feedback.selftest else ())
     if found.problem:
         text = found.problem + "\n\n" + text
     return {
@@ -326,7 +328,7 @@ def results_json(course: Course, report: Report, found: Found, seconds: float) -
         "execution_time": round(seconds),
         "output": f"<pre>{html.escape(text)}</pre>",
         "output_format": "html",
-        "visibility": "visible",
+        "visibility": visibility,
         "stdout_visibility": "hidden",  # the students' own output is there, and it could echo the hidden inputs
         "tests": tests,
         "extra_data": {"graded": found.description, "missing": sorted(found.missing), "max_score": number(shown.max_score)},
@@ -342,6 +344,7 @@ def _write(path: Path, results: dict) -> None:
 
 def run(root: Path) -> int:
     """Grade root/submission with the kit in root/source/kit into root/results/results.json; the exit status."""
+    from ..engine.stopping import close_sandbox
     from ..sandbox.parent import Sandbox
 
     start = time.monotonic()
@@ -367,7 +370,7 @@ def run(root: Path) -> int:
         return 1
     finally:
         if sandbox is not None:
-            sandbox.close()
+            close_sandbox(sandbox)
     from ..cli.report import render
 
     print(_("Graded {what} in {seconds} s: {score} / {total}").format(what=found.description, seconds=results['execution_time'],

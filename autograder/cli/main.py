@@ -239,9 +239,11 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, ManifestError) as error:
         print(_("autograder: {error}").format(error=error), file=sys.stderr)
         return USAGE_ERROR
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as interrupt:  # Ctrl-C, or SIGTERM / SIGHUP where a command stops on them (engine/stopping.py)
+        from ..engine.stopping import exit_status
+
         print(_("autograder: interrupted"), file=sys.stderr)
-        return INTERRUPTED
+        return exit_status(interrupt, INTERRUPTED)
     except BrokenPipeError:  # the reader (say `| head`) stopped early: nothing more to say
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0

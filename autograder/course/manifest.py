@@ -44,6 +44,19 @@ class Question:
         return Path(self.file).stem
 
 
+VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")  # Gradescope's values of `visibility`
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """What class grading hands back to students (course.yaml's optional `feedback:`); `check` always shows everything."""
+
+    reasons: bool = True  # each failed check's one-line reason, with the known mistake it matches
+    values: bool = True  # small results next to the expected ones, at the end of a reason
+    selftest: bool = True  # the self-test answers of the questions at full marks
+    visibility: str = "visible"  # Gradescope: when students see the results
+
+
 @dataclass(frozen=True)
 class Course:
     """The whole manifest: a title and the questions in learner order."""
@@ -52,6 +65,7 @@ class Course:
     description: str
     questions: tuple[Question, ...]
     root: Path
+    feedback: Feedback = Feedback()
 
     def question(self, number: int) -> Question:
         """The question with this number (KeyError when there is none)."""
@@ -175,6 +189,19 @@ def _question(node: _Node, translate: Callable[[str], str]) -> Question:
     return question
 
 
+def _feedback(node: _Node) -> Feedback:
+    """The optional `feedback:` mapping: reasons, values, selftest (booleans) and visibility (Gradescope's)."""
+    fields = node.mapping()
+    unknown = sorted(set(fields) - {"reasons", "values", "selftest", "visibility"})
+    if unknown:
+        raise fields[unknown[0]].fail(_("is not a feedback setting (reasons, values, selftest, visibility)"))
+    flags = {key: bool(fields[key].scalar(bool)) for key in ("reasons", "values", "selftest") if key in fields}
+    visibility = str(fields["visibility"].scalar(str)) if "visibility" in fields else "visible"
+    if visibility not in VISIBILITIES:
+        raise fields["visibility"].fail(_("must be one of {choices}, not {value}").format(choices=", ".join(VISIBILITIES), value=repr(visibility)))
+    return Feedback(**flags, visibility=visibility)
+
+
 def load_course(root: Path, translate: Callable[[str], str] = course_text) -> Course:
     """Parse and check root/course.yaml, its texts passed through translate (the current language's by default).
 
@@ -211,6 +238,7 @@ def load_course(root: Path, translate: Callable[[str], str] = course_text) -> Co
         description=translate(str(top["description"].scalar(str)).strip()) if "description" in top else "",
         questions=questions,
         root=root,
+        feedback=_feedback(top["feedback"]) if "feedback" in top else Feedback(),
     )
 
 

@@ -17,11 +17,12 @@ class CaseResult:
     message: str = ""
     weight: float = 1.0
     mistake: str = ""  # the known mistake the message names, as an id: "q03.softmax_query_axis"
+    values: str = ""  # the end of message showing small results next to the expected ones, which feedback may leave out
 
     def to_dict(self) -> dict:
-        """The contract's test entry: name, passed, message, and the named mistake's id when there is one."""
+        """The contract's test entry: name, passed, message, and the named mistake's id and the values when there are some."""
         entry = {"name": self.name, "passed": self.passed, "message": self.message}
-        return entry | {"mistake": self.mistake} if self.mistake else entry
+        return entry | ({"mistake": self.mistake} if self.mistake else {}) | ({"values": self.values} if self.values else {})
 
 
 def number(value: float) -> int | float:
@@ -76,13 +77,14 @@ class QuestionResult:
 
 def question_from_dict(entry: dict) -> QuestionResult:
     """A question entry of a report read back (OUT/<student>.json): its checks, with weights that give its recorded score."""
-    tests = [(test.get("name", ""), bool(test.get("passed")), test.get("message", ""), test.get("mistake", "")) for test in entry.get("tests", [])]
+    tests = [(test.get("name", ""), bool(test.get("passed")), test.get("message", ""), test.get("mistake", ""), test.get("values", ""))
+             for test in entry.get("tests", [])]
     score, points = float(entry.get("score", 0)), float(entry.get("max_score", 0))
     passed, failed = sum(t[1] for t in tests), sum(not t[1] for t in tests)
     weight = score * failed / (passed * (points - score)) if passed and failed and points > score else 1.0  # each passed check's
     result = QuestionResult(int(entry.get("number", 0)), entry.get("title", ""), points, entry.get("status", ERROR),
                             reason=entry.get("reason", ""), output=entry.get("output", ""), notes=list(entry.get("notes", [])))
-    result.tests = [CaseResult(name, ok, message, weight if ok else 1.0, mistake) for name, ok, message, mistake in tests]
+    result.tests = [CaseResult(name, ok, message, weight if ok else 1.0, mistake, values) for name, ok, message, mistake, values in tests]
     return result
 
 

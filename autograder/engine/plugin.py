@@ -50,6 +50,7 @@ class Check:
     message: str = ""
     kind: str = ""
     settled: bool = True  # False while its failure matched a known mistake on an input that cannot tell it apart
+    values: str = ""  # the end of message that shows small results next to the expected ones (course.yaml's feedback.values)
 
 
 @dataclass
@@ -146,11 +147,11 @@ def _about_input(error: BaseException) -> bool:
     return not isinstance(error, CheckFailure) or error.kind == "failed"
 
 
-def failure(item: pytest.Item, error: BaseException, inputs: int, shrunk: dict[str, object] | None = None) -> tuple[str, str]:
-    """(message, kind) of a failed test: the kit's own line, an assert's message, or what went wrong reading the value.
+def failure(item: pytest.Item, error: BaseException, inputs: int, shrunk: dict[str, object] | None = None) -> tuple[str, str, str]:
+    """(message, kind, values) of a failed test: the kit's own line, an assert's message, or what went wrong reading the value.
 
     A failure about the input names it (shrunk: the smallest input found to fail) and, when it names one,
-    shows a small result next to the expected one.
+    shows a small result next to the expected one: values is that end of message ("" when there is none).
     """
     if _is_group(error):  # hypothesis, when the same input failed two ways (a child that stopped)
         found = [e for e in _leaves(error) if isinstance(e, CheckFailure)] or list(_leaves(error))
@@ -165,10 +166,13 @@ def failure(item: pytest.Item, error: BaseException, inputs: int, shrunk: dict[s
         message, kind = text.splitlines()[0], "failed"
     else:
         message, kind = _("returned something the grader cannot read as an answer ({error})").format(error=type(error).__name__), "failed"
+    values = ""
     if about_input:
         named = _failing_input(item, error, inputs, shrunk)
-        message += named + (_side_by_side(error) if named else "")  # inputs the message names are public: show the values
-    return one_line(message, 800), kind
+        message += named
+        values = _side_by_side(error) if named else ""  # inputs the message names are public: show the values
+    shown, whole = one_line(message, 800), one_line(message + values, 800)
+    return whole, kind, (whole[len(shown):] if whole.startswith(shown) else "")
 
 
 class KitPlugin:
@@ -299,7 +303,7 @@ class KitPlugin:
         if shrunk is not None:
             error = fails(shrunk) or last[-1]  # once more, in the student's language
             inputs = self.inputs.get((item.module.__name__, item.originalname), 1)
-            failing.check.message, failing.check.kind = failure(item, error, inputs, shrunk)
+            failing.check.message, failing.check.kind, failing.check.values = failure(item, error, inputs, shrunk)
 
     def static_uses(self, question: Question, labels: tuple[str, ...]) -> dict[str, tuple[str, str]]:
         """forbidden_uses of the question's source for labels, read and parsed once per question and labels."""
@@ -366,7 +370,7 @@ class KitPlugin:
         judged = getattr(error, "naming", "")
         if check.passed or judged == "named":  # the first failure, or a later input that names what an earlier one could not
             check.passed = False
-            check.message, check.kind = failure(item, error, self.inputs.get((item.module.__name__, item.originalname), 1))
+            check.message, check.kind, check.values = failure(item, error, self.inputs.get((item.module.__name__, item.originalname), 1))
             run.failing = [failing for failing in run.failing if failing.check is not check]
             if self.first_failure_only and call.when == "call" and item.get_closest_marker("drawn") and _about_input(error) \
                     and isinstance(item.funcargs.get("student"), Student):
@@ -393,7 +397,8 @@ class KitPlugin:
             result.status, result.reason = ERROR, run.reason
             result.tests = [CaseResult(c.name, False, run.reason, c.points) for c in checks]
             return result
-        result.tests = [CaseResult(c.name, c.passed, c.message, c.points, named_in(question.number, c.message)) for c in checks]
+        result.tests = [CaseResult(c.name, c.passed, c.message, c.points, mistake=named_in(question.number, c.message), values=c.values)
+                        for c in checks]
         if run.status:
             result.status, result.reason = run.status, run.reason
         elif checks and all(c.kind == "not attempted" for c in checks):

@@ -16,6 +16,7 @@ from pathlib import Path
 from ..course.manifest import Course
 from ..course.results import Report
 from ..sandbox.parent import Sandbox
+from .stopping import close_sandbox
 
 SUITES = Path(__file__).resolve().parent.parent / "suites"
 PYTEST_ARGS = ["-o", "addopts=", "--capture=no",  # the student's prints stay in the child; ours go nowhere
@@ -61,6 +62,7 @@ def run_each(course: Course, sandbox: Sandbox, numbers: list[int], submissions: 
             submission.report = kit.report(numbers)
         return
     each = EachSubmission(kit, numbers, submissions)
+    _keep_hypothesis_in(sandbox.folder)
     with _quiet_pytest():
         status = pytest.main([*PYTEST_ARGS, *suites], plugins=[kit, each])
     if each.error is not None:
@@ -118,12 +120,21 @@ def grade_many(course: Course, submissions: list[tuple[Path, list[int]]], notes:
                 waiting = left
         return [submission.report for submission, _ in graded]
     finally:
-        sandbox.close()
+        close_sandbox(sandbox)
 
 
 def grade(course: Course, package_dir: Path, numbers: list[int], notes: bool = False) -> Report:
     """Run the questions' suites on the package in package_dir (exercises/ or solutions/) and judge them."""
     return grade_many(course, [(package_dir, numbers)], notes)[0]
+
+
+def _keep_hypothesis_in(folder: Path) -> None:
+    """hypothesis's storage (.hypothesis/: the constants it reads from the grader's modules, with their paths) goes in the
+    sandbox's own folder, which no student's code may read and which the sandbox removes, never in the working folder
+    (nbgrader's autograded/<student>/, a student's repository)."""
+    from hypothesis.configuration import set_hypothesis_home_dir
+
+    set_hypothesis_home_dir(folder / "hypothesis")
 
 
 @contextlib.contextmanager

@@ -19,7 +19,7 @@ from ..i18n import _
 from pathlib import Path
 
 KIT_DIR = str(Path(__file__).resolve().parents[2])  # the folder that holds the autograder package
-GRADING_TIMEOUT = 900  # seconds; the sandbox enforces each question's own, much shorter, limit
+GRADING_TIMEOUT = None  # no wait of the kernel's own: the sandbox bounds every question, and nbgrader's cell timeout the cell
 _CHILD = "import sys; sys.path.insert(0, sys.argv[1]); from autograder.nbgrader.cell import main; sys.exit(main())"
 
 
@@ -98,11 +98,13 @@ class Grader:
         with tempfile.TemporaryDirectory(prefix="nbgrader-answers-") as folder:
             package = write_package(course, sources, Path(folder) / "exercises", upto=number)
             result = run_suites(course, self.sandbox, package, [number]).questions[0]
-        return {"score": result.score, "max_score": result.max_score, "summary": summary_text(result)}
+        return {"score": result.score, "max_score": result.max_score, "summary": summary_text(result, course)}
 
     def close(self) -> None:
-        """Stop the sandbox."""
-        self.sandbox.close()
+        """Stop the sandbox and whatever question it still runs."""
+        from ..engine.stopping import close_sandbox
+
+        close_sandbox(self.sandbox)
 
 
 def main() -> int:

@@ -18,6 +18,7 @@ from ..maintainer.stubs import BEGIN
 
 NOTEBOOK = "attention"
 CONFIG_MARK = "# Written by `python -m autograder nbgrader`"
+CELL_MARGIN = 120  # seconds a test cell may take beyond the sandbox's own bound: the grading process's start, the oracle's work
 KERNELSPEC = {"display_name": "Python 3", "language": "python", "name": "python3"}
 
 
@@ -127,18 +128,40 @@ def build_notebook(course: Course, kit_dir: str = KIT_DIR) -> "nbformat.Notebook
     return notebook
 
 
-def config_text(course: Course) -> str:
-    """nbgrader_config.py for a course run with this kit."""
-    timeout = int(max(q.time_limit for q in course.questions) + 60)
+def cell_timeout(course: Course) -> int:
+    """Seconds nbgrader gives a test cell: the most the sandbox may take over a question of course, and a margin.
+
+    The sandbox charges a question the time its code ran, not the time it waited for a core, so on a loaded machine a
+    question may take up to WALL_FACTOR times its limit on the wall clock (after a zygote start of up to
+    STARTUP_SECONDS) and still score as `check` scores it: a shorter cell timeout would cut it and give it 0.
+    """
+    from ..sandbox.parent import STARTUP_SECONDS, WALL_FACTOR
+
+    return int(STARTUP_SECONDS + WALL_FACTOR * max(q.time_limit for q in course.questions) + CELL_MARGIN)
+
+
+def config_text(course: Course, course_dir: Path | None = None, course_id: str = "") -> str:
+    """nbgrader_config.py for a course run with this kit (course_dir: where its exchange folder goes)."""
+    timeout = cell_timeout(course)
+    exchange = str((course_dir or Path.cwd()) / "exchange")
+    course_id = course_id or re.sub(r"[^A-Za-z0-9_-]+", "-", (course_dir or Path.cwd()).name).strip("-") or "course"
     return f'''{CONFIG_MARK}. Edit freely: the kit never overwrites an existing file.
 c = get_config()  # noqa: F821 - provided by nbgrader when it loads this file
+
+# nbgrader's exchange (release_assignment, fetch_assignment, submit, collect, release_feedback) needs a course id and
+# a folder that the instructor and the students can all reach: on a shared server (JupyterHub) use a shared folder
+# such as /srv/nbgrader/exchange, and give the students' nbgrader_config.py the same two lines.
+c.CourseDirectory.course_id = {course_id!r}
+c.Exchange.root = {exchange!r}
 
 # The answer cells keep their `# TODO:` line above each solution region, so the released stub reads
 # exactly like the kit's exercises/ files.
 c.ClearSolutions.code_stub = {{"python": "raise NotImplementedError"}}
 
-# A test cell grades its question in the kit's sandbox, which stops the student's code after the
-# question's time limit; this cell timeout only has to cover that limit plus the sandbox start.
+# A test cell grades its question in the kit's sandbox, which stops the student's code after the question's time
+# limit, counted in the time the code ran: on a loaded machine that may take up to 3 times as long on the clock.
+# This cell timeout covers that (the longest limit, 3 times, the sandbox's start and a margin), so nbgrader never
+# cuts a question the kit still has time for. After raising a limit in course.yaml, raise this number too.
 c.Execute.timeout = {timeout}
 
 # Feedback shows the test cells without their hidden part (the grading call), and the cells' outputs
@@ -169,10 +192,10 @@ def write_course(course: Course, course_dir: Path, assignment: str) -> int:
     target.parent.mkdir(parents=True, exist_ok=True)
     config = course_dir / "nbgrader_config.py"
     if not config.exists():
-        config.write_text(config_text(course), encoding="utf-8")
+        config.write_text(config_text(course, course_dir), encoding="utf-8")
         print(_("wrote {path}").format(path=config))
     elif CONFIG_MARK not in config.read_text(encoding="utf-8"):
-        print(_("kept your {path}; make sure it has these settings:").format(path=config) + "\n\n" + config_text(course).split("\n", 1)[1])
+        print(_("kept your {path}; make sure it has these settings:").format(path=config) + "\n\n" + config_text(course, course_dir).split("\n", 1)[1])
     nbformat.write(build_notebook(course), str(target))
     print(_("wrote {path} ({questions} questions, {points:g} points)").format(path=target, questions=len(course.questions), points=course.max_score))
     print(_("next: cd {folder} && nbgrader generate_assignment {assignment}").format(folder=course_dir, assignment=assignment))

@@ -170,7 +170,7 @@ def grade_class(course: Course, args: argparse.Namespace) -> int:
         return USAGE_ERROR
     submissions = [Submission(student, str(report.get("problem", ""))) for student, report in sorted(reports.items())]
     KitScores = _kit_scores_class()
-    KitScores.results = {student: {graded_id(q["number"]): (q["score"], summary_text(question_from_dict(q))) for q in report["questions"]}
+    KitScores.results = {student: {graded_id(q["number"]): (q["score"], summary_text(question_from_dict(q), course)) for q in report["questions"]}
                          for student, report in reports.items()}
     already = {s.student for s in submissions if all((Path(coursedir.format_path(coursedir.autograded_directory, s.student, assignment))
                                                       / f"{name}.ipynb").exists() for name in notebooks)}

@@ -11,7 +11,7 @@ import ast
 import re
 from pathlib import Path
 
-from ..course.manifest import Course, Question
+from ..course.manifest import Course, Feedback, Question
 from ..course.results import QuestionResult
 from ..i18n import _
 
@@ -114,12 +114,21 @@ def write_package(course: Course, sources: dict[int, str], folder: Path, upto: i
     return folder
 
 
-def summary_text(result: QuestionResult) -> str:
-    """What a test cell prints: the score and each check passed or failed, never the expected values."""
+def summary_text(result: QuestionResult, course: Course | None = None) -> str:
+    """What a test cell prints, hence what nbgrader's feedback shows: the score, each check passed or failed with its
+    reason, and the self-test answers once the question is at full marks, as course.yaml's `feedback:` allows."""
+    from ..course.feedback import selftest_lines, shown_question
+
+    feedback = course.feedback if course is not None else Feedback()
+    result = shown_question(result, feedback)
     lines = [_("Question {number}, {title}: {score:g} / {total:g} points ({status})").format(
         number=result.number, title=result.title, score=result.score, total=result.max_score, status=_(result.status))]
     if result.status not in ("passed", "failed") and result.reason:
         lines.append(f"  {result.reason}")
     passed, failed = _("passed"), _("FAILED")
-    lines += [f"  [{passed if test.passed else failed}] {test.name}" for test in result.tests]
-    return "\n".join(lines) + "\n"
+    for test in result.tests:
+        shown = test.message if not test.passed and result.status in ("passed", "failed") else ""
+        lines.append(f"  [{passed if test.passed else failed}] {test.name}" + (f" -- {shown}" if shown else ""))
+    if course is not None and feedback.selftest and result.status == "passed" and result.number in course.numbers:
+        lines += [""] + [f"  {line}" for line in selftest_lines(course, result.number)]
+    return "\n".join(lines).rstrip() + "\n"
