@@ -25,7 +25,7 @@ REASON = "the output differs at [0, 0]; this matches a known mistake: the scores
 def _report() -> Report:
     q1 = QuestionResult(1, COURSE.question(1).title, 8, PASSED, [CaseResult("mask", True, "", 1.0)])
     q2 = QuestionResult(2, COURSE.question(2).title, 8, FAILED, [CaseResult("toy", True, "", 1.0),
-                                                                 CaseResult("scaled_scores divides by sqrt(d)", False, REASON + VALUES, 1.0, VALUES)])
+                                                                 CaseResult("scaled_scores divides by sqrt(d)", False, REASON + VALUES, 1.0, values=VALUES)])
     return Report([q1, q2])
 
 
