@@ -135,8 +135,8 @@ def test_a_mistake_is_named_only_on_an_input_that_tells_it_apart() -> None:
     """At T = 1 a mask True where hidden is also a mask without its diagonal: nothing is named and the input is unsettled;
     at T = 2 it is the inverted mask alone."""
     inverted = lambda T: torch.ones(T, T, dtype=torch.bool).triu(diagonal=1)  # noqa: E731 - the student's causal_mask
-    assert naming(_returned(1, "causal_mask", (1,), inverted(1))) == ("", "unsettled")
-    sentence, judged = naming(_returned(1, "causal_mask", (2,), inverted(2)))
+    assert naming(_returned(1, "causal_mask", (1,), inverted(1)))[:2] == ("", "unsettled")
+    sentence, judged = naming(_returned(1, "causal_mask", (2,), inverted(2)))[:2]
     assert judged == "named" and "True where a key is hidden" in sentence
 
 
@@ -144,7 +144,7 @@ def test_nan_is_no_evidence() -> None:
     """At T = 1 a mask that hides everything gives NaN, as the mask that hides the past does: NaN equal to NaN names nothing."""
     q, k, v = (torch.randn(1, 2, generator=torch.Generator().manual_seed(seed)) for seed in (1, 2, 3))
     weights = torch.full((1, 1), float("nan"))
-    assert naming(_returned(3, "attention", (q, k, v), (weights @ v, weights))) == ("", "unsettled")
+    assert naming(_returned(3, "attention", (q, k, v), (weights @ v, weights)))[:2] == ("", "unsettled")
 
 
 def test_the_clock_speed_is_a_pure_function_of_the_check_and_its_input() -> None:

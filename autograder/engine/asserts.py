@@ -175,14 +175,16 @@ def same(got: object, value: object, rel: float | None = None, abs_: float = 0.0
     return False
 
 
-def naming(got: object, rel: float | None = None, abs_: float = 0.0) -> tuple[str, str]:
-    """(`; this matches a known mistake: ...` or "", how the bank judged got: `named`, `unsettled` or ""): got, the latest
-    call's result, compared with what each mistake of the bank returns on the same input (numbers within rel or abs_)."""
+def naming(got: object, rel: float | None = None, abs_: float = 0.0) -> tuple[str, str, str, frozenset[str]]:
+    """(`; this matches a known mistake: ...` or "", how the bank judged got: `named`, `unsettled` or "", the named mistake's
+    id, the ids of the mistakes this result rules out): got, the latest call's result, compared with what each mistake of the
+    bank returns on the same input (numbers within rel or abs_)."""
     found = recognise(got, lambda a, b: same(a, b, rel, abs_))
     if found.mistake is None:
-        return "", "unsettled" if found.unsettled else ""
+        return "", "unsettled" if found.unsettled else "", "", found.refuted
     # French puts a no-break space before the semicolon
-    return _("; {mistake}").format(mistake=found.bank.sentence(found.mistake)), "named"
+    sentence = _("; {mistake}").format(mistake=found.bank.sentence(found.mistake))
+    return sentence, "named", found.bank.name(found.mistake), found.refuted
 
 
 def known_mistake(got: object, rel: float | None = None, abs_: float = 0.0) -> str:
@@ -191,10 +193,12 @@ def known_mistake(got: object, rel: float | None = None, abs_: float = 0.0) -> s
     return naming(got, rel, abs_)[0]
 
 
-def _fail(problem: str | None, compared: tuple | None = None, judged: str = "") -> None:
+def _fail(problem: str | None, compared: tuple | None = None, judged: tuple = ("", "", "", frozenset())) -> None:
+    """Raise the CheckFailure of problem, which ends with judged's sentence (judged: what naming() said)."""
     __tracebackhide__ = True  # pytest shows the test's line, not the helper's
     if problem:
-        raise CheckFailure(problem, compared=compared, naming=judged)
+        sentence, naming_, named, refutes = judged
+        raise CheckFailure(problem, compared=compared, naming=naming_, named=named, refutes=refutes, sentence=sentence)
 
 
 def assert_same(got: object, expected: object, names: str | tuple[str, ...] = "the output") -> None:
@@ -203,8 +207,8 @@ def assert_same(got: object, expected: object, names: str | tuple[str, ...] = "t
     names = (names,) if isinstance(names, str) else names
     problem = output_mismatch(got, expected, names)
     if problem:
-        sentence, judged = naming(got)
-        _fail(problem + sentence, (got, expected, names), judged)
+        judged = naming(got)
+        _fail(problem + judged[0], (got, expected, names), judged)
 
 
 def assert_number(got: object, expected: float, what: str, rel: float = 1e-9, abs_: float = 0.0) -> None:
@@ -212,8 +216,8 @@ def assert_number(got: object, expected: float, what: str, rel: float = 1e-9, ab
     __tracebackhide__ = True
     problem = number_mismatch(got, expected, what, rel, abs_)
     if problem:
-        sentence, judged = naming(got, rel, abs_)
-        _fail(problem + sentence, judged=judged)
+        judged = naming(got, rel, abs_)
+        _fail(problem + judged[0], judged=judged)
 
 
 def assert_future_blind(first: torch.Tensor, second: torch.Tensor, start: int, dim: int, what: str) -> None:

@@ -95,6 +95,7 @@ class Recognition:
     bank: Bank | None = None
     mistake: Mistake | None = None
     unsettled: bool = False  # a variant matched, but this input cannot tell it from the right answer or from another variant
+    refuted: frozenset[str] = frozenset()  # the mistakes (`q07.softmax_over_states`) whose variant ran here and did not give got
 
 
 def _numbers_only(wrong: object, right: object) -> object:
@@ -119,7 +120,7 @@ def recognise(got: object, same: Callable[[object, object], bool]) -> Recognitio
         return Recognition()
     name, args, kwargs = replay
     right: list[object] = []
-    matches, unsettled = [], False
+    matches, unsettled, refuted = [], False, set()
     for mistake in found.mistakes:
         variant = mistake.variants.get(name)
         if variant is None:
@@ -130,14 +131,15 @@ def recognise(got: object, same: Callable[[object, object], bool]) -> Recognitio
         except Exception:  # noqa: BLE001 - a variant that does not apply to this input is skipped
             continue
         if not same(got, wrong):
+            refuted.add(found.name(mistake))  # a student who made this mistake would have returned wrong here
             continue
         if same(_numbers_only(wrong, right[0]), right[0]):
             unsettled = True  # it agrees with the right answer wherever it gives a number: this input proves nothing
         else:
             matches.append(mistake)
     if len(matches) == 1 and not unsettled:
-        return Recognition(found, matches[0])
-    return Recognition(found, None, unsettled or len(matches) > 1)  # two mistakes that agree here: naming one could mislead
+        return Recognition(found, matches[0], refuted=frozenset(refuted))
+    return Recognition(found, None, unsettled or len(matches) > 1, frozenset(refuted))  # two mistakes that agree here: naming one could mislead
 
 
 def known(got: object, same: Callable[[object, object], bool]) -> str | None:

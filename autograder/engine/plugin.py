@@ -50,6 +50,7 @@ class Check:
     message: str = ""
     kind: str = ""
     settled: bool = True  # False while its failure matched a known mistake on an input that cannot tell it apart
+    named: str = ""  # the id of the known mistake its message names, until a later input rules that mistake out
     values: str = ""  # the end of message that shows small results next to the expected ones (course.yaml's feedback.values)
 
 
@@ -364,19 +365,28 @@ class KitPlugin:
         if check is None:  # the check's first report: its name (translated) and points are read once
             points = item.get_closest_marker("points")
             check = run.checks[item.originalname] = Check(check_name(item), float(points.args[0]) if points else 1.0)
-        if not report.failed or (not check.passed and check.settled):
+        if not report.failed:
             return report
         error = call.excinfo.value if call.excinfo else AssertionError("failed")
-        judged = getattr(error, "naming", "")
-        if check.passed or judged == "named":  # the first failure, or a later input that names what an earlier one could not
+        judged, named = getattr(error, "naming", ""), getattr(error, "named", "")
+        # a later input on which the named mistake would not give the student's result: the name was the first input's coincidence
+        refuted = bool(check.named) and check.named in getattr(error, "refutes", ())
+        if not check.passed and check.settled:
+            return report
+        if refuted:
+            error, judged, named = error.unnamed(), "", ""
+        if check.passed or refuted or (judged == "named" and not check.named):  # the first failure, or better evidence
             check.passed = False
+            check.named = named
             check.message, check.kind, check.values = failure(item, error, self.inputs.get((item.module.__name__, item.originalname), 1))
             run.failing = [failing for failing in run.failing if failing.check is not check]
             if self.first_failure_only and call.when == "call" and item.get_closest_marker("drawn") and _about_input(error) \
                     and isinstance(item.funcargs.get("student"), Student):
                 arguments = {name: item.funcargs[name] for name in item._fixtureinfo.argnames}
                 run.failing.append(Failing(item, check, error, arguments, forbid_labels(item)))
-        check.settled = judged != "unsettled"
+            check.settled = judged == "" or refuted  # a named mistake is tried on every later input, which may rule it out
+        else:
+            check.settled = judged != "unsettled" and not check.named
         return report
 
     # -- results ----------------------------------------------------------------------------------

@@ -30,12 +30,18 @@ CHILD_LINES = frozenset({  # the kit's lines the sandbox child sends as a templa
 class CheckFailure(AssertionError):
     """A failed check with the one line the student reads; kind says how the question's status is affected."""
 
-    def __init__(self, message: str, kind: str = "failed", compared: tuple | None = None, naming: str = "") -> None:
+    def __init__(self, message: str, kind: str = "failed", compared: tuple | None = None, naming: str = "", named: str = "",
+                 refutes: frozenset[str] = frozenset(), sentence: str = "") -> None:
         """compared: (got, expected, names) when assert_same failed, for the report's side-by-side view; naming: `named` when
-        the message names a known mistake, `unsettled` when a mistake matched on an input that cannot tell it apart."""
+        the message names a known mistake (named: its id; sentence: the end of message that says so), `unsettled` when a
+        mistake matched on an input that cannot tell it apart; refutes: the ids of the mistakes this result rules out."""
         super().__init__(message)
         self.message, self.kind, self.compared = message, kind, compared  # kind: "failed", "not attempted" or "stopped"
-        self.naming = naming
+        self.naming, self.named, self.refutes, self.sentence = naming, named, refutes, sentence
+
+    def unnamed(self) -> "CheckFailure":
+        """The same failure without its known-mistake sentence."""
+        return CheckFailure(self.message.removesuffix(self.sentence) if self.sentence else self.message, self.kind, self.compared)
 
 
 class Refused(CheckFailure):

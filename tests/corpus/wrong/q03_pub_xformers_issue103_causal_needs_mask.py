@@ -1,4 +1,5 @@
 """Bug (public issue): attention applies its causal mask only inside `if att_mask is not None`, so with no mask passed it is never causal."""
+# mistake: q03.single_head_not_causal
 # Source: facebookresearch/xformers issue 103 "[bug] Causal mask is skipped if no att_mask is passed", in
 # xformers/components/attention/scaled_dot_product.py (ScaledDotProduct.forward).
 # Adapted: the optional att_mask argument is kept (with its default None, which the contract's callers never change),
