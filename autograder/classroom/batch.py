@@ -20,7 +20,6 @@ import io
 import json
 import multiprocessing
 import os
-import select
 import shutil
 import signal
 import sys
@@ -176,7 +175,7 @@ def _worker(connection: object, course: Course, parent: int, scratch_root: str) 
     sandbox = Sandbox(Path(scratch_root))  # beside the other workers' sandboxes and packages, which no student's code may read
     # Wait for the zygote's first word ("ready", left unread for the sandbox): a question's time limit counts from its
     # job being sent, so the first student must not pay for the zygote's import of torch on a busy machine.
-    select.select([sandbox.process.stdout], [], [], ZYGOTE_START)
+    sandbox.wait_ready(ZYGOTE_START)
     scratch = Path(tempfile.mkdtemp(prefix="worker-", dir=scratch_root))
     indices: dict[int, int] = {}  # id(entry) -> its index in the driver's list
 

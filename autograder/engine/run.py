@@ -116,6 +116,8 @@ def grade_many(course: Course, submissions: list[tuple[Path, list[int]]], notes:
                 if len(left) == len(waiting):
                     raise RuntimeError(f"the grader could not grade {waiting[0].package}")
                 waiting = left
+        for submission, _ in graded:
+            submission.report.sandbox = sandbox.about()
         return [submission.report for submission, _ in graded]
     finally:
         sandbox.close()

@@ -1,9 +1,11 @@
 """What every sandbox backend shares on the grader's side: the statuses, the limits, a stopped child, the frames, the folders."""
+import json
 import os
 import re
 import shutil
 import stat
 import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +42,81 @@ class Ending:
 
     orphans: int
     output: str
+
+
+class Sandbox:
+    """The interface every backend implements: `Sandbox()` starts the backend the probes choose (sandbox/choice.py).
+
+    open() gives one Child per question, which runs the student's module in its own process; close() ends them all.
+    """
+
+    choice = None  # the sandbox.choice.Choice that picked this backend, set when Sandbox() chose it
+
+    def __new__(cls, *args: object, **kwargs: object) -> "Sandbox":
+        if cls is Sandbox:
+            from .choice import backend_class, choose
+
+            choice, cls = choose(), backend_class()
+            made = super().__new__(cls)
+            made.choice = choice
+            return made
+        return super().__new__(cls)
+
+    def about(self) -> dict:
+        """The `sandbox` entry of `check --json`: which backend ran, whether it was forced, the Linux pieces missing."""
+        from .choice import Choice, choose
+
+        choice = self.choice or Choice(self.backend, True, choose().missing)
+        return choice.to_dict() | {"backend": self.backend}
+
+    backend = ""  # each backend's name
+
+    def open(self, package: Path, module: str, time_limit: float, hidden: tuple[Path, ...] = (), preload: tuple[str, ...] = ()) -> "Child":
+        """A child that imports exercises.<module> from package and answers requests until closed (see the backends)."""
+        raise NotImplementedError
+
+    def wait_ready(self, timeout: float) -> None:
+        """Wait up to timeout seconds until the sandbox can start a question at once (torch imported)."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Stop every process of the sandbox and remove its folder."""
+        raise NotImplementedError
+
+
+class Child:
+    """One question's child, as the engine sees it: first(), ask(), ended(), close(); stopped, spent and time_limit."""
+
+    stopped: ChildStopped | None = None
+    spent = 0.0
+    time_limit = 0.0
+
+    def first(self) -> dict:
+        """The child's first word: whether the student's module imported (within the time limit)."""
+        raise NotImplementedError
+
+    def ask(self, request: dict) -> dict:
+        """Send one request (plain data and tensors) and return the child's answer; ChildStopped when it cannot answer."""
+        raise NotImplementedError
+
+    def ended(self) -> bool:
+        """True when the child was stopped or has exited on its own."""
+        raise NotImplementedError
+
+    def close(self) -> Ending:
+        """Tell the child to stop and return what it left behind."""
+        raise NotImplementedError
+
+
+def child_env(folder: Path) -> dict[str, str]:
+    """The environment a backend starts its processes with: a few variables of the grader's, the private folder as HOME
+    and TMPDIR, one thread for the math libraries, and the grader's sys.path (sandbox/boot.py reads it)."""
+    env = {key: os.environ[key] for key in KEPT_ENV if key in os.environ}
+    kit = os.path.realpath(Path(__file__).resolve().parent.parent.parent)
+    path = [entry for entry in sys.path if entry and os.path.isdir(entry) and os.path.realpath(entry) != kit]  # never the kit's own folder
+    env.update(HOME=str(folder), TMPDIR=str(folder), TEMP=str(folder), TMP=str(folder), OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
+               AUTOGRADER_SYS_PATH=json.dumps(path))
+    return env
 
 
 def timed_out(seconds: float) -> str:

@@ -71,6 +71,12 @@ def read_frame(fd: int) -> bytes | None:
     return None if header is None else _read_exactly(fd, int.from_bytes(header, "little"))
 
 
+def read_value(fd: int) -> object:
+    """The value of the next frame on fd (sandbox/codec.py); None at end of input."""
+    frame = read_frame(fd)
+    return None if frame is None else _decode(frame)
+
+
 def _read_exactly(fd: int, size: int) -> bytes | None:
     chunks, left = [], size
     while left:
@@ -140,8 +146,7 @@ def run(requests: int, answers: int, package_dir: str, module_name: str, workdir
     between_calls(limit)
     write_frame(answers, {"ok": True, "refused": list(attempts)})
     questions = session.Session(module, described, attempts)
-    while (frame := read_frame(requests)) is not None:
-        request = _decode(frame)
+    while (request := read_value(requests)) is not None:
         if request["op"] == "exit":
             return
         if _block_signals is not None:

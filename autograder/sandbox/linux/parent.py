@@ -10,12 +10,14 @@ import time
 from pathlib import Path
 
 from ...i18n import _
-from ..base import (ANSWER_BYTES, ERROR, KEPT_ENV, MEMORY_BYTES, OUTPUT_BYTES, POLL_SECONDS, STARTUP_SECONDS, TIMEOUT, WALL_FACTOR,
-                    ChildStopped, Ending, died, frame, load_answer, read_output, remove, sweep_stale, timed_out)
+from ..base import (ANSWER_BYTES, ERROR, MEMORY_BYTES, OUTPUT_BYTES, POLL_SECONDS, STARTUP_SECONDS, TIMEOUT, WALL_FACTOR,
+                    Child, ChildStopped, Ending, Sandbox, child_env, died, frame, load_answer, read_output, remove, sweep_stale, timed_out)
 
 
-class Sandbox:
+class LinuxSandbox(Sandbox):
     """A zygote process that has imported torch, forking a limited child for each question."""
+
+    backend = "linux"
 
     def __init__(self, parent: Path | None = None) -> None:
         """Start the zygote at once, so its import of torch overlaps the grader's. parent: where the sandbox's folder is
@@ -32,8 +34,7 @@ class Sandbox:
 
     def _start(self) -> subprocess.Popen:
         """Start a zygote: worker.py, which imports torch and then reads jobs on its stdin."""
-        env = {key: os.environ[key] for key in KEPT_ENV if key in os.environ}
-        env.update(HOME=str(self.folder), TMPDIR=str(self.folder), OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+        env = child_env(self.folder)
         here = Path(__file__).resolve().parent
         return subprocess.Popen([sys.executable, "-I", str(here / "worker.py")], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=self.errors, cwd=self.folder, env=env)
@@ -74,7 +75,7 @@ class Sandbox:
                 pass
         self.process, self.pending, self.preloaded = self._start(), b"", set()
 
-    def open(self, package: Path, module: str, time_limit: float, hidden: tuple[Path, ...] = (), preload: tuple[str, ...] = ()) -> "Child":
+    def open(self, package: Path, module: str, time_limit: float, hidden: tuple[Path, ...] = (), preload: tuple[str, ...] = ()) -> "LinuxChild":
         """Fork a child that imports exercises.<module> from package; it answers requests until closed.
 
         hidden: folders the child may not read, beside the kit's own (other students' packages); the package stays readable.
@@ -87,7 +88,7 @@ class Sandbox:
         requests, answers = workdir / "requests", workdir / "answers"
         os.mkfifo(requests, 0o600)
         os.mkfifo(answers, 0o600)
-        child = Child(self, self.jobs, workdir, time_limit)
+        child = LinuxChild(self, self.jobs, workdir, time_limit)
         child.requests = os.open(requests, os.O_RDWR | os.O_NONBLOCK)  # never blocks, whether or not the child reads
         child.answers = os.open(answers, os.O_RDONLY | os.O_NONBLOCK)
         job = {"id": self.jobs, "workdir": str(workdir), "package": str(package), "module": module, "time_limit": time_limit,
@@ -108,6 +109,10 @@ class Sandbox:
                 self._restart()
         return child
 
+    def wait_ready(self, timeout: float) -> None:
+        """Wait up to timeout seconds for the zygote's first word ({"ready"}, left unread for pump)."""
+        select.select([self.process.stdout], [], [], timeout)
+
     @staticmethod
     def kill(pid: int | None) -> None:
         """SIGKILL the process group of pid, if it still exists."""
@@ -127,10 +132,10 @@ class Sandbox:
         remove(self.folder)
 
 
-class Child:
+class LinuxChild(Child):
     """One question's child: send it a request, wait for its answer within what is left of the time limit."""
 
-    def __init__(self, sandbox: Sandbox, job_id: int, workdir: Path, time_limit: float) -> None:
+    def __init__(self, sandbox: LinuxSandbox, job_id: int, workdir: Path, time_limit: float) -> None:
         self.sandbox, self.id, self.workdir, self.time_limit = sandbox, job_id, workdir, time_limit
         self.spent = 0.0  # seconds the grader spent waiting for this child since its fork
         self.waited = 0.0  # the same, counted from the moment the job was sent

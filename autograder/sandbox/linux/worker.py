@@ -14,32 +14,25 @@ decides the score.
 import ctypes
 import gc
 import importlib
-import importlib.util
 import json
 import os
-import resource
+import runpy
 import select
 import signal
 import struct
 import sys
 
-import torch
+_boot = runpy.run_path(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "boot.py"))
+_boot["extend_path"]()  # torch where the grader found it (a user site, conda, PYTHONPATH)
+
+import resource  # noqa: E402
+
+import torch  # noqa: E402
 
 # Bound here, in the zygote, before any student code runs: a patched builtin never reaches the worker.
 from builtins import any, len, str  # noqa: E402, A004
 
-
-def _load_child() -> object:
-    """The child's side of the sandbox (autograder/sandbox/child), imported by path as `_child`: never the grader's package."""
-    folder = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "child")
-    spec = importlib.util.spec_from_file_location("_child", os.path.join(folder, "__init__.py"), submodule_search_locations=[folder])
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["_child"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-_child = _load_child()
+_child = _boot["load_child"]()
 KIT_ROOT, HIDDEN_FOLDERS, CHILD_FAILED = _child.guard.KIT_ROOT, _child.guard.HIDDEN_FOLDERS, _child.serve.CHILD_FAILED
 
 PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 36, 38
