@@ -175,6 +175,7 @@ class PortableChild(Child):
         self.started = False  # the child said {"started"}: the question's time runs
         self.memory_limited = False  # the kernel limits its memory (else the watchdog here does)
         self.markers: set[str] = set()
+        self.watched_at = time.monotonic()  # when the watchdogs last looked at the child's memory and output
         self.frames: collections.deque[bytes] = collections.deque()  # answers read while waiting for a marker
         self.stopped: ChildStopped | None = None
 
@@ -208,6 +209,13 @@ class PortableChild(Child):
             except Exception:  # noqa: BLE001 - gone meanwhile
                 pass
         return total > MEMORY_BYTES
+
+    def _over_output(self) -> bool:
+        """True when the child wrote past the output limit (C code writing on its descriptors, where no kernel limit is set)."""
+        try:
+            return (self.workdir / "output.txt").stat().st_size > 2 * OUTPUT_BYTES
+        except OSError:
+            return False
 
     def _event(self, timeout: float) -> tuple[str, object] | None:
         """The reader's next event within timeout seconds, or None."""
@@ -253,8 +261,10 @@ class PortableChild(Child):
             self.waited += elapsed
             if self.started:  # a spare may still be importing torch: the question's time starts when it says so
                 self.spent += elapsed
-            if self._over_memory():
-                raise self._stop(*died(KILLED))
+            if start - self.watched_at > POLL_SECONDS:  # the watchdogs look a few times a second, not at every answer
+                self.watched_at = start
+                if self._over_memory() or self._over_output():
+                    raise self._stop(*died(KILLED))
             if event is None:
                 continue
             kind, data = event

@@ -9,8 +9,10 @@ student's prints to output.txt in its folder, and runs the shared loop (child/se
 module, the requests. The grader enforces the time limit by killing the whole process tree, and the memory limit
 by a watchdog where `resource` is missing.
 """
+import errno
 import gc
 import importlib
+import io
 import json
 import os
 import runpy
@@ -66,7 +68,22 @@ def _binary(fd: int) -> int:
     return fd
 
 
-def _capture_output() -> tuple[int, int]:
+class _CappedOutput(io.TextIOWrapper):
+    """The student's print() and sys.stdout: refused once the output file holds output_bytes (the error a kernel file-size
+    limit gives), where no kernel limit is set; the grader's watchdog stops C code that writes past it."""
+
+    def __init__(self, fd: int, limit: int) -> None:
+        super().__init__(io.FileIO(fd, "w", closefd=False), encoding="utf-8", errors="replace", line_buffering=True)
+        self.limit = limit
+
+    def write(self, text: str) -> int:
+        """Write text, unless the file would outgrow the limit."""
+        if os.fstat(self.fileno()).st_size + len(text) > self.limit:
+            raise OSError(errno.EFBIG, "File too large")
+        return super().write(text)
+
+
+def _capture_output(limit: int) -> tuple[int, int]:
     """Move the channel off the standard descriptors and send what the student prints (C code included) to output.txt;
     the channel's (requests, answers) descriptors."""
     requests, answers = _binary(os.dup(0)), _binary(os.dup(1))
@@ -78,8 +95,7 @@ def _capture_output() -> tuple[int, int]:
     os.close(null)
     os.close(output)
     sys.stdin = open(0, closefd=False)
-    sys.stdout = open(1, "w", buffering=1, closefd=False)
-    sys.stderr = open(2, "w", buffering=1, closefd=False)
+    sys.stdout, sys.stderr = _CappedOutput(1, limit), _CappedOutput(2, limit)
     return requests, answers
 
 
@@ -99,7 +115,7 @@ def main() -> int:
     workdir = os.getcwd()
     serve.write_frame(1, {"started": True, "memory_limited": _limit(job)})
     sys.dont_write_bytecode = True  # no __pycache__ written into the student's package
-    requests, answers = _capture_output()
+    requests, answers = _capture_output(job["output_bytes"])
     try:
         serve.run(requests, answers, job["package"], job["module"], workdir, job["hidden"], OWN_MODULES)
     except BaseException:  # noqa: B036 - nothing may escape the child
