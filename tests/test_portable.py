@@ -29,7 +29,7 @@ NUMBERS = [1, 2, 3, 4, 5, 6]
 REMOVED = ("os.fork", "os.pidfd_open", "prctl (ctypes)", "/proc", "resource", "fcntl", "os.mkfifo", "select on pipes", "os.O_PATH")
 # Each question of the copy, as a student might leave it: right, wrong, a stub, an endless loop, a crash, a flood of prints.
 OVERRIDES = {
-    "q04_heads.py": "\n\ndef split_heads(x, n_heads):\n    while True:\n        pass\n",
+    "q04_heads.py": "\n\ndef split_heads(x, n_heads):\n    while True: pass\n",  # one line: the line named is always the same
     "q05_multihead.py": "\n\nimport os\n\n\nclass MultiHeadSelfAttention(MultiHeadSelfAttention):\n    def forward(self, x):\n        os.abort()\n",
     "q06_additive.py": "\n\ndef additive_scores(*args, **kwargs):\n    while True:\n        print('x' * 100_000)\n",
 }

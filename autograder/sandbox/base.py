@@ -3,6 +3,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -18,7 +19,12 @@ ANSWER_BYTES = 64 << 20  # largest answer the grader reads back
 CHILD_FAILED = 70  # exit code of a child whose own loop failed (child/serve.py)
 STARTUP_SECONDS = 120  # the most a child may take to start (it imports torch) before it is given up
 POLL_SECONDS = 0.25  # the longest wait on a child between two looks at its time
-WALL_FACTOR = 3  # a child is stopped after this many times its time limit on the wall clock, however busy the machine
+# The time limit is on the time charged to a child: its time on a core (and, on Linux, the time it sleeps or blocks),
+# never the time it only waited for a core, so a busy machine charges the same code the same. The wall clock stops a
+# child at WALL_FACTOR times its limit whatever it was charged: the solutions use at most 3 % of their limits, so an
+# answer ten times slower than them keeps its score as long as it gets a fifth of a core, and an endless loop on a
+# machine that busy ends after 1.5 times its limit (it was 3 times: 58 s for a 20 s limit).
+WALL_FACTOR = 1.5
 OUTPUT_SHOWN = 2000  # characters of the child's captured output kept for the report
 STALE_SECONDS = 600  # a left-behind folder is removed once untouched this long (a running sandbox makes a folder per question)
 KEPT_ENV = ("PATH", "LANG", "LC_ALL", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "SYSTEMROOT")
@@ -119,9 +125,56 @@ def child_env(folder: Path) -> dict[str, str]:
     return env
 
 
-def timed_out(seconds: float) -> str:
-    """The reason of a child stopped at its time limit."""
-    return _("stopped after {seconds:g} s: an endless loop, or far too much work?").format(seconds=seconds)
+def timed_out(seconds: float, where: str = "") -> str:
+    """The reason of a child stopped at its time limit, with where it was (where_it_ran) when that is known."""
+    return _("stopped after {seconds:g} s: an endless loop, or far too much work?").format(seconds=seconds) + where
+
+
+STACK_FILE, STACK_SIGNAL = "stack.txt", getattr(signal, "SIGUSR1", None)  # as child/serve.py writes it
+STACK_WAIT = 0.5  # the most the grader waits for a stopped child's stack
+_FRAME = re.compile(r'^\s*File "(.+)", line (\d+) in (.+)$')
+
+
+def where_it_ran(pid: int | None, workdir: Path, package: Path) -> str:
+    """` It was running `f` (exercises/q04_heads.py, line 12).`: the innermost frame in the student's files (package) of
+    the stack a running child writes when asked (child/serve.py watch_stack), "" when it wrote none there.
+
+    Call it before killing the child. The file is the student's process's word: only well-formed lines under package
+    are read, and they only ever name a place in the student's own files."""
+    stack = workdir / STACK_FILE
+    if pid is not None and STACK_SIGNAL is not None:
+        before = stack.stat().st_size if stack.exists() else 0
+        try:
+            os.kill(pid, STACK_SIGNAL)
+        except OSError:
+            return ""
+        deadline = time.monotonic() + STACK_WAIT
+        while time.monotonic() < deadline and (not stack.exists() or stack.stat().st_size == before):
+            time.sleep(0.02)
+        time.sleep(0.02)  # the dump is written in a few small writes
+    try:
+        with open(stack, "rb") as handle:
+            handle.seek(max(0, os.fstat(handle.fileno()).st_size - (64 << 10)))
+            text = handle.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+    blocks = re.split(r"(?m)^(?=Current thread|Thread 0x)", text)
+    latest = [block for block in blocks if block.strip()]
+    if not latest:
+        return ""
+    current = [block for block in latest if block.startswith("Current thread")]
+    ordered = current[-1:] + latest[::-1] if STACK_SIGNAL is not None else latest[::-1]
+    root = str(package.resolve())
+    for block in ordered:
+        for line in block.splitlines():
+            match = _FRAME.match(line)
+            if match and (match.group(1) == root or match.group(1).startswith(root + os.sep)):
+                file = os.path.relpath(match.group(1), os.path.dirname(root)).replace(os.sep, "/")[:120]
+                function, number = match.group(3).strip()[:80], int(match.group(2))
+                if function == "<module>":
+                    return " " + _("It was importing {file}, at line {line}.").format(file=file, line=number)
+                return " " + _("It was running `{function}` ({file}, line {line}).").format(function=function, file=file, line=number)
+    return ""
 
 
 def died(code: int | None) -> tuple[str, str]:

@@ -6,6 +6,7 @@ child's own code runs with signals held back (where the platform can hold them) 
 started with; a timer the student left running ends the child at once (TimerLeftRunning).
 """
 import _signal
+import faulthandler
 import importlib
 import importlib.util
 import os
@@ -20,6 +21,9 @@ from .guard import Guard, RefusedImport
 from builtins import isinstance, len, min, str  # noqa: E402, A004
 
 CHILD_FAILED = 70  # exit code of a child whose own loop failed after the student's code ran (sandbox/base.py says so)
+STACK_FILE = "stack.txt"  # in the child's folder: where it dumps its stack when the grader stops it at its time limit
+STACK_SIGNAL = getattr(signal, "SIGUSR1", None)  # the grader's "say where you are" (sandbox/base.py where_it_ran)
+STACK_EVERY = 1.0  # seconds between two dumps where no signal can ask for one (Windows): the last one says where it was
 
 
 def load_module(name: str, path: str, search: list[str] | None = None) -> object:
@@ -122,9 +126,21 @@ def between_calls(limit: int) -> None:
             raise TimerLeftRunning
 
 
+def watch_stack(workdir: str) -> object:
+    """Have the interpreter write its stack to STACK_FILE when the grader asks (STACK_SIGNAL, handled in C even inside an
+    endless loop), or every STACK_EVERY seconds where there is no such signal; the open file (kept open for good)."""
+    stack = open(os.path.join(workdir, STACK_FILE), "w")
+    if STACK_SIGNAL is not None and hasattr(faulthandler, "register"):
+        faulthandler.register(STACK_SIGNAL, file=stack, all_threads=True, chain=False)
+    else:
+        faulthandler.dump_traceback_later(STACK_EVERY, repeat=True, file=stack)
+    return stack
+
+
 def run(requests: int, answers: int, package_dir: str, module_name: str, workdir: str, hidden: list[str], own_modules: list[str]) -> None:
     """Guard, import exercises.<module_name> from package_dir, then answer the frames read on requests on answers until told
     to stop (or the grader closes requests). own_modules: the sandbox's own modules, taken out of sys.modules first."""
+    stack = watch_stack(workdir)  # noqa: F841 - kept open: the dump is written to it
     attempts: list[str] = []
     sys.meta_path.insert(0, RefusedImport(attempts))
     guard = Guard(attempts, workdir, package_dir, hidden)

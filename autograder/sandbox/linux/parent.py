@@ -11,7 +11,8 @@ from pathlib import Path
 
 from ...i18n import _
 from ..base import (ANSWER_BYTES, ERROR, MEMORY_BYTES, OUTPUT_BYTES, POLL_SECONDS, STARTUP_SECONDS, TIMEOUT, WALL_FACTOR,
-                    Child, ChildStopped, Ending, Sandbox, child_env, died, frame, load_answer, read_output, remove, sweep_stale, timed_out)
+                    Child, ChildStopped, Ending, Sandbox, child_env, died, frame, load_answer, read_output, remove, sweep_stale, timed_out,
+                    where_it_ran)
 
 
 class LinuxSandbox(Sandbox):
@@ -89,6 +90,7 @@ class LinuxSandbox(Sandbox):
         os.mkfifo(requests, 0o600)
         os.mkfifo(answers, 0o600)
         child = LinuxChild(self, self.jobs, workdir, time_limit)
+        child.package = package
         child.requests = os.open(requests, os.O_RDWR | os.O_NONBLOCK)  # never blocks, whether or not the child reads
         child.answers = os.open(answers, os.O_RDONLY | os.O_NONBLOCK)
         job = {"id": self.jobs, "workdir": str(workdir), "package": str(package), "module": module, "time_limit": time_limit,
@@ -201,7 +203,7 @@ class LinuxChild(Child):
             left = min(charged if charged > POLL_SECONDS else self.time_limit - self._used(), WALL_FACTOR * self.time_limit - self.spent,
                        STARTUP_SECONDS + WALL_FACTOR * self.time_limit - self.waited)
             if left <= 0:
-                raise self._stop(TIMEOUT, timed_out(self.time_limit))
+                raise self._stop(TIMEOUT, timed_out(self.time_limit, where_it_ran(self.pid, self.workdir, self.package)))
             start = time.monotonic()
             try:
                 ready = self.sandbox.pump(min(left, 0.05 if reader is None else POLL_SECONDS), [reader] if reader is not None else [])

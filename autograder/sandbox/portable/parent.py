@@ -18,8 +18,9 @@ import time
 from pathlib import Path
 
 from ...i18n import _
-from ..base import (ANSWER_BYTES, ERROR, MEMORY_BYTES, OUTPUT_BYTES, POLL_SECONDS, STARTUP_SECONDS, TIMEOUT, Child, ChildStopped,
-                    Ending, Sandbox, child_env, died, frame, load_answer, read_output, remove, sweep_stale, timed_out)
+from ..base import (ANSWER_BYTES, ERROR, MEMORY_BYTES, OUTPUT_BYTES, POLL_SECONDS, STARTUP_SECONDS, TIMEOUT, WALL_FACTOR, Child,
+                    ChildStopped, Ending, Sandbox, child_env, died, frame, load_answer, read_output, remove, sweep_stale, timed_out,
+                    where_it_ran)
 
 WORKER = Path(__file__).resolve().parent / "worker.py"
 EXIT_SECONDS = 2.0  # how long a child told to stop may take before it is killed
@@ -175,13 +176,14 @@ class PortableChild(Child):
         self.started = False  # the child said {"started"}: the question's time runs
         self.memory_limited = False  # the kernel limits its memory (else the watchdog here does)
         self.markers: set[str] = set()
+        self.cpu_at_start: float | None = None  # the child's CPU time when its question started (its import of torch before)
         self.watched_at = time.monotonic()  # when the watchdogs last looked at the child's memory and output
         self.frames: collections.deque[bytes] = collections.deque()  # answers read while waiting for a marker
         self.stopped: ChildStopped | None = None
 
     def begin(self, job: dict, time_limit: float) -> None:
         """Send the child its job."""
-        self.time_limit = time_limit
+        self.time_limit, self.package = time_limit, Path(job["package"])
         self.writer.frames.put(frame(job))
 
     def _stop(self, status: str, reason: str) -> ChildStopped:
@@ -210,6 +212,20 @@ class PortableChild(Child):
                 pass
         return total > MEMORY_BYTES
 
+    def _charged(self) -> float:
+        """The time charged to the question: the child's CPU time since it started it (psutil), which a busy machine does
+        not inflate; its wall time where that cannot be read. Read only once the wall time reaches the limit: CPU time of
+        one thread never runs ahead of it (a child that sleeps is stopped by the wall clock, at WALL_FACTOR)."""
+        if self.spent < self.time_limit or self.cpu_at_start is None:
+            return self.spent
+        try:
+            import psutil
+
+            times = psutil.Process(self.popen.pid).cpu_times()
+            return times.user + times.system - self.cpu_at_start
+        except Exception:  # noqa: BLE001 - psutil missing, or the process gone
+            return self.spent
+
     def _over_output(self) -> bool:
         """True when the child wrote past the output limit (C code writing on its descriptors, where no kernel limit is set)."""
         try:
@@ -231,6 +247,7 @@ class PortableChild(Child):
         self.markers.update(key for key in ("ready", "started") if key in value)
         if "started" in value:
             self.started, self.memory_limited = True, value.get("memory_limited") is True
+            self.cpu_at_start = float(value["cpu"]) if type(value.get("cpu")) is float else None
         return True
 
     def wait_for_marker(self, name: str, timeout: float) -> None:
@@ -252,9 +269,10 @@ class PortableChild(Child):
         while True:
             if self.frames:
                 return self.frames.popleft()
-            left = min(self.time_limit - self.spent, STARTUP_SECONDS + self.time_limit - self.waited)
+            left = min(self.time_limit - self._charged(), WALL_FACTOR * self.time_limit - self.spent,
+                       STARTUP_SECONDS + WALL_FACTOR * self.time_limit - self.waited)
             if left <= 0:
-                raise self._stop(TIMEOUT, timed_out(self.time_limit))
+                raise self._stop(TIMEOUT, timed_out(self.time_limit, where_it_ran(self.popen.pid, self.workdir, self.package)))
             start = time.monotonic()
             event = self._event(min(left, POLL_SECONDS))
             elapsed = time.monotonic() - start

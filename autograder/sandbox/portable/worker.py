@@ -17,6 +17,7 @@ import json
 import os
 import runpy
 import sys
+import time
 
 _boot = runpy.run_path(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "boot.py"))
 _boot["extend_path"]()  # torch where the grader found it (a user site, conda, PYTHONPATH)
@@ -113,7 +114,7 @@ def main() -> int:
         return 0
     _preload(job["preload"])
     workdir = os.getcwd()
-    serve.write_frame(1, {"started": True, "memory_limited": _limit(job)})
+    serve.write_frame(1, {"started": True, "memory_limited": _limit(job), "cpu": time.process_time()})
     sys.dont_write_bytecode = True  # no __pycache__ written into the student's package
     requests, answers = _capture_output(job["output_bytes"])
     try:
