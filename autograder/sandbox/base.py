@@ -7,6 +7,7 @@ import signal
 import stat
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,11 +36,12 @@ TIMEOUT, CRASHED, ERROR = "timeout", "crashed", "error"
 
 
 class ChildStopped(Exception):
-    """The child is gone (time limit, crash, exit, killed worker): status and a one-line reason."""
+    """The child is gone (time limit, crash, exit, killed worker): status and a one-line reason. environment: the sandbox
+    itself could not start (the kit's installation, not the student's code)."""
 
-    def __init__(self, status: str, reason: str) -> None:
+    def __init__(self, status: str, reason: str, environment: bool = False) -> None:
         super().__init__(reason)
-        self.status, self.reason = status, reason
+        self.status, self.reason, self.environment = status, reason, environment
 
 
 @dataclass
@@ -123,6 +125,41 @@ def child_env(folder: Path) -> dict[str, str]:
     env.update(HOME=str(folder), TMPDIR=str(folder), TEMP=str(folder), TMP=str(folder), OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
                AUTOGRADER_SYS_PATH=json.dumps(path))
     return env
+
+
+LOG_FOLDER = "autograder-logs"  # in the temporary folder: kept when a sandbox's own folder is removed
+_KEPT: dict[Path, Path] = {}  # a sandbox's errors file -> the log kept of it
+
+
+def could_not_start(errors: Path) -> ChildStopped:
+    """The stop of a question whose sandbox could not start (no torch for the child, a missing piece, a process that died
+    before it could take a job): the cause in one line, what to do, and a kept copy of errors (what the processes said)."""
+    try:
+        text = errors.read_bytes().decode("utf-8", "replace")
+    except OSError:
+        text = ""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    cause = lines[-1][:300] if lines else _("it stopped before saying why")
+    try:
+        if errors not in _KEPT:  # one log per sandbox, rewritten with what its processes said since
+            folder = Path(tempfile.gettempdir()) / LOG_FOLDER
+            folder.mkdir(exist_ok=True)
+            fd, name = tempfile.mkstemp(prefix=time.strftime("sandbox-%Y%m%d-%H%M%S-"), suffix=".txt", dir=folder)
+            os.close(fd)
+            _KEPT[errors] = Path(name)
+        log = _KEPT[errors]
+        log.write_text(f"python: {sys.executable}\nsys.path: {sys.path}\n\n{text}", encoding="utf-8")
+    except OSError:
+        log = errors
+    missing = re.search(r"No module named '([^']+)'", cause)
+    if missing:
+        todo = _("Install {module} for the Python that runs the kit ({python}), then check again.").format(
+            module=missing.group(1).split(".")[0], python=sys.executable)
+    else:
+        todo = _("Reinstall the kit (`pip install -e .` in its folder); setting AUTOGRADER_SANDBOX=portable tries the other sandbox.")
+    reason = _("the sandbox could not start, a problem of the kit's installation and not of your code: {cause}. {todo} "
+               "The details are in {log}.").format(cause=cause, todo=todo, log=log)
+    return ChildStopped(ERROR, reason, environment=True)
 
 
 def timed_out(seconds: float, where: str = "") -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ...i18n import _
 from ..base import (ANSWER_BYTES, ERROR, MEMORY_BYTES, OUTPUT_BYTES, POLL_SECONDS, STARTUP_SECONDS, TIMEOUT, WALL_FACTOR,
-                    Child, ChildStopped, Ending, Sandbox, child_env, died, frame, load_answer, read_output, remove, sweep_stale, timed_out,
+                    Child, ChildStopped, Ending, Sandbox, child_env, could_not_start, died, frame, load_answer, read_output, remove, sweep_stale, timed_out,
                     where_it_ran)
 
 
@@ -32,6 +32,7 @@ class LinuxSandbox(Sandbox):
         self.process = self._start()
         self.pending = b""
         self.preloaded: set[str] = set()  # modules the running zygote was asked to import before forking
+        self.ready = False  # the running zygote said its first word: it started
 
     def _start(self) -> subprocess.Popen:
         """Start a zygote: worker.py, which imports torch and then reads jobs on its stdin."""
@@ -56,7 +57,10 @@ class LinuxSandbox(Sandbox):
         if stdout in ready:
             chunk = os.read(stdout, 1 << 16)
             if not chunk:
+                ready = self.ready
                 self._restart()
+                if not ready:  # it died before its first word: it could not start
+                    raise could_not_start(Path(self.errors.name))
                 raise ChildStopped(ERROR, _("the grader's worker stopped while this question ran (does the answer kill it?)"))
             self.pending += chunk
             while b"\n" in self.pending:
@@ -64,6 +68,8 @@ class LinuxSandbox(Sandbox):
                 message = json.loads(line)
                 if "id" in message:  # not the zygote's first {"ready"}
                     self.messages[message["id"]] = self.messages.get(message["id"], {}) | message
+                else:
+                    self.ready = True
         return [fd for fd in ready if fd != stdout]
 
     def _restart(self) -> None:
@@ -74,7 +80,7 @@ class LinuxSandbox(Sandbox):
                 pipe.close()
             except OSError:
                 pass
-        self.process, self.pending, self.preloaded = self._start(), b"", set()
+        self.process, self.pending, self.preloaded, self.ready = self._start(), b"", set(), False
 
     def open(self, package: Path, module: str, time_limit: float, hidden: tuple[Path, ...] = (), preload: tuple[str, ...] = ()) -> "LinuxChild":
         """Fork a child that imports exercises.<module> from package; it answers requests until closed.

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ...i18n import _
 from ..base import (ANSWER_BYTES, ERROR, MEMORY_BYTES, OUTPUT_BYTES, POLL_SECONDS, STARTUP_SECONDS, TIMEOUT, WALL_FACTOR, Child,
-                    ChildStopped, Ending, Sandbox, child_env, died, frame, load_answer, read_output, remove, sweep_stale, timed_out,
+                    ChildStopped, Ending, Sandbox, child_env, could_not_start, died, frame, load_answer, read_output, remove, sweep_stale, timed_out,
                     where_it_ran)
 
 WORKER = Path(__file__).resolve().parent / "worker.py"
@@ -287,6 +287,10 @@ class PortableChild(Child):
                 continue
             kind, data = event
             if kind == "eof":
+                if not self.started:  # it ended before its question started: the student's code never ran
+                    _kill(_processes(self.popen.pid), self.popen)
+                    self.stopped = could_not_start(Path(self.sandbox.errors.name))
+                    raise self.stopped
                 raise self._died()
             if kind == "oversize":
                 raise self._stop(ERROR, _("returned a result larger than {size} MiB, which the grader does not take back").format(
