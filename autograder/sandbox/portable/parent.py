@@ -174,7 +174,6 @@ class PortableChild(Child):
         self.spent = 0.0  # seconds the grader waited for this child since it started its question
         self.waited = 0.0  # the same, counted from the moment the job was sent
         self.started = False  # the child said {"started"}: the question's time runs
-        self.memory_limited = False  # the kernel limits its memory (else the watchdog here does)
         self.markers: set[str] = set()
         self.cpu_at_start: float | None = None  # the child's CPU time when its question started (its import of torch before)
         self.watched_at = time.monotonic()  # when the watchdogs last looked at the child's memory and output
@@ -201,8 +200,9 @@ class PortableChild(Child):
         return self._stop(*died(code))
 
     def _over_memory(self) -> bool:
-        """True when the child's processes hold more memory than a child may (only where the kernel does not limit it)."""
-        if self.memory_limited or not self.started:
+        """True when the child's processes hold more memory than a child may. Always watched: some kernels take an
+        address-space limit without enforcing it (macOS); where one does, its MemoryError comes first."""
+        if not self.started:
             return False
         total = 0
         for process in _processes(self.popen.pid):
@@ -246,7 +246,7 @@ class PortableChild(Child):
             return False
         self.markers.update(key for key in ("ready", "started") if key in value)
         if "started" in value:
-            self.started, self.memory_limited = True, value.get("memory_limited") is True
+            self.started = True
             self.cpu_at_start = float(value["cpu"]) if type(value.get("cpu")) is float else None
         return True
 

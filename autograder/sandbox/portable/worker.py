@@ -6,8 +6,8 @@ and the child's side of the sandbox at once, says {"ready"}, and waits, warm, fo
 "preload", "memory_bytes", "output_bytes", "time_limit"}. Then it imports what the job preloads, says {"started"} (the
 question's time counts from here), sets the limits the platform has (resource where it exists), sends the
 student's prints to output.txt in its folder, and runs the shared loop (child/serve.py): guards, the student's
-module, the requests. The grader enforces the time limit by killing the whole process tree, and the memory limit
-by a watchdog where `resource` is missing.
+module, the requests. The grader enforces the time limit by killing the whole process tree, and watches the memory
+too (some kernels take an address-space limit without enforcing it, some have none).
 """
 import errno
 import gc
@@ -37,27 +37,24 @@ def _preload(modules: list[str]) -> None:
             print(f"preloading {name} failed: {type(error).__name__}: {error}", file=sys.stderr, flush=True)
 
 
-def _limit(job: dict) -> bool:
-    """The kernel's limits where this platform has `resource` (memory, file size, core dumps, CPU time); True when the
-    memory limit is the kernel's (else the grader's watchdog measures the memory)."""
+def _limit(job: dict) -> None:
+    """The kernel's limits where this platform has `resource` (memory, file size, core dumps, CPU time); the grader's
+    watchdog measures the memory too."""
     try:
         import resource
         import signal
     except ImportError:
-        return False
+        return
     cpu = int(job["time_limit"]) + 2
     limits = {"RLIMIT_AS": (job["memory_bytes"],) * 2, "RLIMIT_FSIZE": (job["output_bytes"],) * 2, "RLIMIT_CORE": (0, 0),
               "RLIMIT_CPU": (cpu, cpu + 1)}
-    applied = set()
     for name, values in limits.items():
         try:
             resource.setrlimit(getattr(resource, name), values)
-            applied.add(name)
         except (AttributeError, ValueError, OSError):  # a limit this platform does not have or refuses (macOS's address space)
             pass
     if hasattr(signal, "SIGXFSZ"):
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a flood of output gets an error instead of a kill
-    return "RLIMIT_AS" in applied
 
 
 def _binary(fd: int) -> int:
@@ -114,7 +111,8 @@ def main() -> int:
         return 0
     _preload(job["preload"])
     workdir = os.getcwd()
-    serve.write_frame(1, {"started": True, "memory_limited": _limit(job), "cpu": time.process_time()})
+    _limit(job)
+    serve.write_frame(1, {"started": True, "cpu": time.process_time()})
     sys.dont_write_bytecode = True  # no __pycache__ written into the student's package
     requests, answers = _capture_output(job["output_bytes"])
     try:
