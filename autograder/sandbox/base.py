@@ -32,6 +32,7 @@ KEPT_ENV = ("PATH", "LANG", "LC_ALL", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "
 SIGNALS = {-11: N_("a segmentation fault"), -6: N_("an abort"), -9: N_("being killed (memory or CPU limit?)"),
            -24: N_("the CPU time limit"), -7: N_("a bus error"), -8: N_("a floating-point exception"),
            -31: N_("a forbidden system call (signalling, tracing or writing into another process)")}
+WINDOWS_CRASHES = {0xC0000005: -11, 0xC0000409: -6, 0xC0000094: -8, 0xC000008E: -8}  # access violation, fast fail, divisions
 TIMEOUT, CRASHED, ERROR = "timeout", "crashed", "error"
 
 
@@ -58,6 +59,7 @@ class Sandbox:
     open() gives one Child per question, which runs the student's module in its own process; close() ends them all.
     """
 
+    backend = ""  # each backend's name
     choice = None  # the sandbox.choice.Choice that picked this backend, set when Sandbox() chose it
 
     def __new__(cls, *args: object, **kwargs: object) -> "Sandbox":
@@ -76,8 +78,6 @@ class Sandbox:
 
         choice = self.choice or Choice(self.backend, True, choose().missing)
         return choice.to_dict() | {"backend": self.backend}
-
-    backend = ""  # each backend's name
 
     def open(self, package: Path, module: str, time_limit: float, hidden: tuple[Path, ...] = (), preload: tuple[str, ...] = ()) -> "Child":
         """A child that imports exercises.<module> from package and answers requests until closed (see the backends)."""
@@ -215,7 +215,12 @@ def where_it_ran(pid: int | None, workdir: Path, package: Path) -> str:
 
 
 def died(code: int | None) -> tuple[str, str]:
-    """(status, reason) of a child that ended on its own before answering, from its exit code (-N: signal N; None: unknown)."""
+    """(status, reason) of a child that ended on its own before answering, from its exit code (-N: signal N; None: unknown;
+    from 0xC0000000 up, the exception that ended a Windows process)."""
+    if code is not None and code >= 0xC0000000:
+        if code not in WINDOWS_CRASHES:
+            return CRASHED, _("the process crashed with {cause}").format(cause=_("the Windows exception {code:#x}").format(code=code))
+        code = WINDOWS_CRASHES[code]
     if code is not None and code < 0:
         cause = _(SIGNALS[code]) if code in SIGNALS else _("signal {number}").format(number=-code)
         return CRASHED, _("the process crashed with {cause}").format(cause=cause)

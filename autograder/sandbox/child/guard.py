@@ -21,7 +21,11 @@ C_EVENTS = frozenset({"ctypes.dlopen", "ctypes.dlsym", "ctypes.dlsym/handle"})
 # The gc's object lists reach the grader's own objects in the child (its watch on forbidden work, its channel).
 REACH_EVENTS = {"gc.get_objects": "lists the interpreter's objects (gc)", "gc.get_referrers": "lists the interpreter's objects (gc)",
                 "gc.get_referents": "lists the interpreter's objects (gc)"}
-WATCHED_EVENTS = frozenset({"import", "open", "os.kill", "os.killpg", "resource.setrlimit", "resource.prlimit",
+# fcntl and ioctl commands that make the kernel signal a chosen process later (SIGIO, or any signal F_SETSIG picks, to an
+# owner): F_SETOWN, F_SETSIG, F_SETOWN_EX; FIOSETOWN, SIOCSPGRP, TIOCSPGRP. Without seccomp (the portable backend) this
+# refusal is the only thing between an answer and the grader's life.
+OWNER_COMMANDS = {"fcntl.fcntl": frozenset({8, 10, 15}), "fcntl.ioctl": frozenset({0x8901, 0x8902, 0x5410})}
+WATCHED_EVENTS = frozenset({"import", "open", "os.kill", "os.killpg", "resource.setrlimit", "resource.prlimit", *OWNER_COMMANDS,
                             *PATH_EVENTS, *SPAWN_EVENTS, *REACH_EVENTS, *C_EVENTS})  # the events Guard looks at
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 PIDFD_FUNCTIONS = (("os", "pidfd_open"), ("posix", "pidfd_open"), ("signal", "pidfd_send_signal"), ("_signal", "pidfd_send_signal"))  # no audit event
@@ -56,7 +60,7 @@ class Guard:
         self.attempts, self.getcwd, self.fspath, self.realpath = attempts, os.getcwd, os.fspath, os.path.realpath
         # The event tables, copied here: an answer that empties the module's own (`__main__.WATCHED_EVENTS`) changes nothing.
         self.watched, self.path_events, self.spawn_events = WATCHED_EVENTS, PATH_EVENTS, SPAWN_EVENTS
-        self.reach_events, self.c_events = dict(REACH_EVENTS), C_EVENTS
+        self.reach_events, self.c_events, self.owner_commands = dict(REACH_EVENTS), C_EVENTS, dict(OWNER_COMMANDS)
         self.normpath, self.join, self.getpid, self.getpgrp = os.path.normpath, os.path.join, os.getpid, getattr(os, "getpgrp", os.getpid)
         root = KIT_ROOT
         self.own = self._both(workdir)
@@ -148,6 +152,9 @@ class Guard:
                 self._refuse(f"sends a signal to process {target} ({event})")
         elif event in self.reach_events:
             self._refuse(self.reach_events[event])
+        elif event in self.owner_commands:
+            if args[1] in self.owner_commands[event]:
+                self._refuse(f"sends a signal to another process ({event} {args[1]}: a signal owner)")
         elif event in self.c_events:
             self._refuse(f"loads C code with ctypes ({event})")
         elif event == "resource.setrlimit" or (event == "resource.prlimit" and (args[2] is not None or args[0] not in (0, self.getpid()))):

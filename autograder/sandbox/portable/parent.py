@@ -116,6 +116,7 @@ class PortableSandbox(Sandbox):
         self.errors = open(self.folder / "worker-errors.txt", "w+b")
         self.jobs = 0
         self.preloaded: set[str] = set()  # modules every later child imports before its job
+        self.opened: list[PortableChild] = []  # the children given a question, killed at close if still running
         self.spare: PortableChild | None = self._spawn()
 
     @property
@@ -147,6 +148,7 @@ class PortableSandbox(Sandbox):
         job = {"package": str(package), "module": module, "time_limit": time_limit, "memory_bytes": MEMORY_BYTES,
                "output_bytes": OUTPUT_BYTES, "preload": list(preload), "hidden": [str(self.folder), *(str(folder) for folder in hidden)]}
         child.begin(job, time_limit)
+        self.opened = [one for one in self.opened if one.popen.poll() is None] + [child]
         self.spare = self._spawn()
         return child
 
@@ -156,10 +158,14 @@ class PortableSandbox(Sandbox):
             self.spare.wait_for_marker("ready", timeout)
 
     def close(self) -> None:
-        """Stop the spare and remove the sandbox's folder."""
+        """Stop the spare and any child still running, and remove the sandbox's folder."""
         if self.spare is not None:
             self.spare.close()
             self.spare = None
+        for child in self.opened:
+            if child.popen.poll() is None:
+                _kill(_processes(child.popen.pid), child.popen)
+                child.popen.wait()
         self.errors.close()
         remove(self.folder)
 
