@@ -81,3 +81,29 @@ def test_each_backend_runs_a_question_in_its_own_process(backend: str, tmp_path:
         assert ending.orphans == 0 and not Path(folder).exists()
     finally:
         sandbox.close()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_child_finds_packages_where_the_grader_found_them(backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A package on the grader's sys.path only (as torch installed with `pip install --user`, which `python -I` leaves
+    out): the child imports it too, while the kit's own folder stays off its path."""
+    site = tmp_path / "user-site"
+    site.mkdir()
+    (site / "only_for_the_grader.py").write_text("VALUE = 42\n")
+    package = tmp_path / "exercises"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "q01_causal_mask.py").write_text(
+        "import sys\n\nimport only_for_the_grader\n\n\ndef seen():\n    return [only_for_the_grader.VALUE, sys.path]\n")
+    monkeypatch.setenv(FORCE_VARIABLE, backend)
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.syspath_prepend(str(ROOT))
+    sandbox = Sandbox()
+    try:
+        child = sandbox.open(package, "q01_causal_mask", 20)
+        assert child.first()["ok"]
+        value, path = child.ask({"op": "call", "target": "seen", "args": [], "kwargs": {}})["value"]
+        child.close()
+    finally:
+        sandbox.close()
+    assert value == 42 and str(site) in path and str(ROOT) not in path

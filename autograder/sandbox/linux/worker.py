@@ -16,6 +16,7 @@ import gc
 import importlib
 import json
 import os
+import resource
 import runpy
 import select
 import signal
@@ -24,8 +25,6 @@ import sys
 
 _boot = runpy.run_path(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "boot.py"))
 _boot["extend_path"]()  # torch where the grader found it (a user site, conda, PYTHONPATH)
-
-import resource  # noqa: E402
 
 import torch  # noqa: E402
 
