@@ -23,9 +23,9 @@ POLL_SECONDS = 0.25  # the longest wait on a child between two looks at its time
 # The time limit is on the time charged to a child: its time on a core (and, on Linux, the time it sleeps or blocks),
 # never the time it only waited for a core, so a busy machine charges the same code the same. The wall clock stops a
 # child at WALL_FACTOR times its limit whatever it was charged: the solutions use at most 3 % of their limits, so an
-# answer ten times slower than them keeps its score as long as it gets a fifth of a core, and an endless loop on a
-# machine that busy ends after 1.5 times its limit (it was 3 times: 58 s for a 20 s limit).
-WALL_FACTOR = 1.5
+# answer five times slower than them keeps its score as long as it gets under a tenth of a core, and an endless loop
+# on a busy machine ends after twice its limit (it was 3 times: 58 s for a 20 s limit).
+WALL_FACTOR = 2
 OUTPUT_SHOWN = 2000  # characters of the child's captured output kept for the report
 STALE_SECONDS = 600  # a left-behind folder is removed once untouched this long (a running sandbox makes a folder per question)
 KEPT_ENV = ("PATH", "LANG", "LC_ALL", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "SYSTEMROOT")
