@@ -115,7 +115,6 @@ class PortableSandbox(Sandbox):
         self.folder = Path(tempfile.mkdtemp(prefix=f"autograder-{os.getpid()}-", dir=parent))
         self.errors = open(self.folder / "worker-errors.txt", "w+b")
         self.jobs = 0
-        self.preloaded: set[str] = set()  # modules every later child imports before its job
         self.opened: list[PortableChild] = []  # the children given a question, killed at close if still running
         self.spare: PortableChild | None = self._spawn()
 
@@ -126,12 +125,10 @@ class PortableSandbox(Sandbox):
 
     def _spawn(self) -> "PortableChild":
         """Start a child in a folder of its own; it imports torch and waits for its job."""
-        import json
-
         self.jobs += 1
         workdir = self.folder / f"job{self.jobs}"
         workdir.mkdir()
-        popen = subprocess.Popen([sys.executable, "-I", str(WORKER), json.dumps(sorted(self.preloaded))], stdin=subprocess.PIPE,
+        popen = subprocess.Popen([sys.executable, "-I", str(WORKER)], stdin=subprocess.PIPE,
                                  stdout=subprocess.PIPE, stderr=self.errors, cwd=workdir, env=child_env(workdir),
                                  start_new_session=callable(getattr(os, "setsid", None)),
                                  creationflags=getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0))
@@ -140,11 +137,10 @@ class PortableSandbox(Sandbox):
     def open(self, package: Path, module: str, time_limit: float, hidden: tuple[Path, ...] = (), preload: tuple[str, ...] = ()) -> "PortableChild":
         """Give the warm spare (or a fresh child) the question: it imports exercises.<module> from package and answers
         requests until closed; then start the next spare. hidden: folders the child may not read, beside the kit's own;
-        preload: modules imported before the question's time starts (and by every later child before its job)."""
+        preload: modules the child imports before the question's time starts."""
         child = self.spare if self.spare is not None and self.spare.popen.poll() is None else self._spawn()
         if self.spare is not None and self.spare is not child:
             self.spare.close()
-        self.preloaded.update(preload)
         job = {"package": str(package), "module": module, "time_limit": time_limit, "memory_bytes": MEMORY_BYTES,
                "output_bytes": OUTPUT_BYTES, "preload": list(preload), "hidden": [str(self.folder), *(str(folder) for folder in hidden)]}
         child.begin(job, time_limit)

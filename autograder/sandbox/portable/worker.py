@@ -1,6 +1,6 @@
 """The portable backend's child: one spawned process per question, on any platform Python runs on.
 
-Run as a script (never imported by the grader): `python -I worker.py PRELOAD_JSON`, in its private folder. Its
+Run as a script (never imported by the grader): `python -I worker.py`, in its private folder. Its
 standard input and output are its channel to the grader, one frame (sandbox/codec.py) at a time. It imports torch
 and the child's side of the sandbox at once, says {"ready"}, and waits, warm, for its job: {"package", "module",
 "preload", "memory_bytes", "output_bytes", "time_limit"}. Then it imports what the job preloads, says {"started"} (the
@@ -13,7 +13,6 @@ import errno
 import gc
 import importlib
 import io
-import json
 import os
 import runpy
 import sys
@@ -101,7 +100,6 @@ def main() -> int:
     """Wait warm for the job, then run it; the exit status (serve.CHILD_FAILED when the child's own loop failed)."""
     serve = _child.serve
     _binary(0), _binary(1)
-    _preload(json.loads(sys.argv[1]) if len(sys.argv) > 1 else [])
     torch.set_num_threads(1)
     torch.manual_seed(0)
     gc.collect()
