@@ -155,11 +155,11 @@ def record(kit: Path, pieces: dict[tuple[int, str], Path], uses: dict[tuple[int,
 
     from autograder.course.manifest import load_course
     from autograder.engine.run import run_suites
-    from autograder.sandbox import parent
+    from autograder.sandbox.linux import parent
 
     course = load_course(kit)
     sessions: list[dict] = []
-    original_open, original_first, original_ask = parent.Sandbox.open, parent.Child.first, parent.Child.ask
+    original_open, original_first, original_ask = parent.LinuxSandbox.open, parent.LinuxChild.first, parent.LinuxChild.ask
 
     def open_(self, package, module, *args, **kwargs):  # the engine's own arguments, passed on as they are
         child = original_open(self, package, module, *args, **kwargs)
@@ -187,8 +187,8 @@ def record(kit: Path, pieces: dict[tuple[int, str], Path], uses: dict[tuple[int,
         self.recording["events"].append({"request": request, "value": answer.get("value"), "ok": answer["ok"]})
         return answer
 
-    parent.Sandbox.open, parent.Child.first, parent.Child.ask = open_, first, ask
-    sandbox = parent.Sandbox()
+    parent.LinuxSandbox.open, parent.LinuxChild.first, parent.LinuxChild.ask = open_, first, ask
+    sandbox = parent.LinuxSandbox()  # the class bench measures the instructor's server: the Linux backend
     torch.set_num_threads(1)
     try:
         for (number, variant), package in pieces.items():
@@ -196,7 +196,7 @@ def record(kit: Path, pieces: dict[tuple[int, str], Path], uses: dict[tuple[int,
             run_suites(course, sandbox, package, [number])
     finally:
         sandbox.close()
-        parent.Sandbox.open, parent.Child.first, parent.Child.ask = original_open, original_first, original_ask
+        parent.LinuxSandbox.open, parent.LinuxChild.first, parent.LinuxChild.ask = original_open, original_first, original_ask
     path = scratch / "recorded.pt"
     torch.save({"preload": preloaded(course), "sessions": sessions}, path)
     return path

@@ -20,7 +20,7 @@ import pytest
 
 from autograder.course.manifest import Course, load_course
 from autograder.engine.run import grade, grade_many
-from autograder.sandbox.parent import WALL_FACTOR
+from autograder.sandbox import WALL_FACTOR, choose
 
 ROOT = Path(__file__).resolve().parent.parent
 FAULTS = ROOT / "tests" / "faults"
@@ -92,7 +92,11 @@ def living(markers: tuple[str, ...]) -> list[str]:
     return found
 
 
-CASES = corpus()
+# Under the portable backend (AUTOGRADER_SANDBOX=portable on Linux) nothing kernel-enforced stands between the child and
+# the grader: a fresh copy of the posix module's pidfd_open (Linux only, no audit event) kills the grader itself, so
+# these cases are left out there. On macOS and Windows there is no pidfd; the Linux backend's seccomp stops them.
+GRADER_KILLERS = {"cheat_kill_zygote_fresh_module", "engine_kill_grader_pidfd"}
+CASES = [case for case in corpus() if choose().backend == "linux" or case.name not in GRADER_KILLERS]
 KERNEL_ENFORCED = {"cheat_torch_file_io"}  # C++ file I/O raises no audit event: only Landlock stops it
 # Known holes, kept as strict expected failures: when one is closed its case XPASSes and must leave this table.
 KNOWN_HOLES = {
@@ -102,8 +106,11 @@ KNOWN_HOLES = {
 
 
 def landlock_available() -> bool:
-    """True when this kernel offers Landlock (the worker then restricts each child's files with it)."""
+    """True when this kernel offers Landlock and the Linux backend runs (its worker then restricts each child's files with it)."""
     import ctypes
+
+    if choose().backend != "linux":
+        return False
 
     libc = ctypes.CDLL(None, use_errno=True)
     libc.syscall.restype = ctypes.c_long

@@ -25,7 +25,6 @@ import io
 import json
 import multiprocessing
 import os
-import select
 import shutil
 import signal
 import sys
@@ -40,8 +39,8 @@ from pathlib import Path
 from ..course.manifest import Course, find_root, load_course
 from ..course.results import number
 from ..i18n import _
-from ..engine.stopping import STOPPING_SIGNALS, Stopped, close_sandbox, exit_status, stop_on_signals
-from ..sandbox.parent import sweep_stale
+from ..engine.stopping import STOPPING_SIGNALS, Stopped, exit_status, stop_on_signals
+from ..sandbox import sweep_stale
 from . import summary
 from .exports import FILES as EXPORTS, canvas_csv, moodle_csv
 from .intake import Contents, Entry, discover, fingerprint_of, ignored, read_entry
@@ -209,7 +208,7 @@ def _worker(connection: object, course: Course, parent: int, scratch_root: str) 
     _die_with_parent(parent)
     for signum in STOPPING_SIGNALS:
         signal.signal(signum, signal.SIG_DFL)  # not the driver's handler: until the sandbox exists, a stop just ends this process
-    from ..sandbox.parent import Sandbox
+    from ..sandbox import Sandbox
     from .work import grade_entries
 
     gc.freeze()  # what the driver imported stays out of the collector's way (and its pages shared)
@@ -218,7 +217,7 @@ def _worker(connection: object, course: Course, parent: int, scratch_root: str) 
 
     def stop(_signum: int, _frame: object) -> None:
         """The driver stops this worker (Pool.kill): the question running now is killed with the sandbox, at once."""
-        close_sandbox(sandbox)
+        sandbox.close()
         for folder in scratch:
             shutil.rmtree(folder, ignore_errors=True)
         os._exit(1)
@@ -226,7 +225,7 @@ def _worker(connection: object, course: Course, parent: int, scratch_root: str) 
     signal.signal(signal.SIGTERM, stop)
     # Wait for the zygote's first word ("ready", left unread for the sandbox): a question's time limit counts from its
     # job being sent, so the first student must not pay for the zygote's import of torch on a busy machine.
-    select.select([sandbox.process.stdout], [], [], ZYGOTE_START)
+    sandbox.wait_ready(ZYGOTE_START)
     scratch.append(Path(tempfile.mkdtemp(prefix="worker-", dir=scratch_root)))
     indices: dict[int, int] = {}  # id(entry) -> its index in the driver's list
 
@@ -248,7 +247,7 @@ def _worker(connection: object, course: Course, parent: int, scratch_root: str) 
         pass
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        close_sandbox(sandbox)
+        sandbox.close()
         shutil.rmtree(scratch[0], ignore_errors=True)
 
 

@@ -35,8 +35,7 @@ from distributed import (
 
 from ..course.manifest import Course
 from ..i18n import _
-from ..engine.stopping import close_sandbox
-from ..sandbox.parent import Sandbox
+from ..sandbox import Sandbox
 from .intake import SKIPPED, Entry, fingerprint
 from .work import grade_entry, grader_version, zero_report
 
@@ -73,7 +72,7 @@ class SandboxPlugin(WorkerPlugin):
 
     def teardown(self, worker: Worker) -> None:
         """Stop the sandbox and remove the scratch folder."""
-        close_sandbox(self.sandbox)
+        self.sandbox.close()
         shutil.rmtree(self.scratch, ignore_errors=True)
 
 

@@ -344,8 +344,7 @@ def _write(path: Path, results: dict) -> None:
 
 def run(root: Path) -> int:
     """Grade root/submission with the kit in root/source/kit into root/results/results.json; the exit status."""
-    from ..engine.stopping import close_sandbox
-    from ..sandbox.parent import Sandbox
+    from ..sandbox import Sandbox
 
     start = time.monotonic()
     target = root / "results" / "results.json"
@@ -370,7 +369,7 @@ def run(root: Path) -> int:
         return 1
     finally:
         if sandbox is not None:
-            close_sandbox(sandbox)
+            sandbox.close()
     from ..cli.report import render
 
     print(_("Graded {what} in {seconds} s: {score} / {total}").format(what=found.description, seconds=results['execution_time'],

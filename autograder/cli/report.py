@@ -102,6 +102,8 @@ def render(report: Report, course: Course, label: str, answers: Collection[int] 
     width = min(shutil.get_terminal_size((100, 20)).columns, 110)
     title_width = max(len(q.title) for q in report.questions) if report.questions else 10
     lines = [_("{title}: grading {label}").format(title=course.title, label=label), ""]
+    if report.sandbox:
+        lines[0] += " " + _("(sandbox: {backend})").format(backend=report.sandbox["backend"])
     question_heading, score_heading, status_heading = _("Question"), _("Score"), _("Status")
     lines.append(f"  {'#':>2}  {question_heading:<{title_width}}  {score_heading:>11}  {status_heading}")
     for question in report.questions:

@@ -93,6 +93,7 @@ class Report:
     """The results of one grading run."""
 
     questions: list[QuestionResult]
+    sandbox: dict = field(default_factory=dict)  # which sandbox backend graded (sandbox.Sandbox.about), when known
 
     @property
     def score(self) -> float:
@@ -111,4 +112,7 @@ class Report:
 
     def to_dict(self) -> dict:
         """The contract's JSON report."""
-        return {"score": number(self.score), "max_score": number(self.max_score), "questions": [q.to_dict() for q in self.questions]}
+        entry = {"score": number(self.score), "max_score": number(self.max_score), "questions": [q.to_dict() for q in self.questions]}
+        if self.sandbox:
+            entry["sandbox"] = self.sandbox
+        return entry

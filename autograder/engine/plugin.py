@@ -17,7 +17,7 @@ import torch
 from ..course.manifest import Course, Question
 from ..course.results import ERROR, FAILED, NOT_ATTEMPTED, PASSED, CaseResult, QuestionResult, Report
 from ..i18n import _, in_english
-from ..sandbox.parent import Child, ChildStopped, Sandbox
+from ..sandbox import Child, ChildStopped, Sandbox
 from .asserts import tensor_mismatch
 from .inputs import INPUT_NOTE, describe_all, entries, shrink
 from .mistakes import named_in
@@ -237,7 +237,8 @@ class KitPlugin:
                 run.status = ERROR
                 run.reason = refusal(imported["refused"][0]) if imported["refused"] else explain(imported["error"], question)
         except ChildStopped as stopped:
-            run.status, run.reason = stopped.status, _("{reason} (while importing your module)").format(reason=stopped.reason)
+            run.status, run.reason = stopped.status, stopped.reason if stopped.environment else _("{reason} (while importing your module)").format(
+                reason=stopped.reason)
         except Exception as error:  # noqa: BLE001 - the child's first word is the student's process speaking
             run.status, run.reason = ERROR, _("sent back data the grader cannot read while importing your module ({error})").format(
                 error=type(error).__name__)

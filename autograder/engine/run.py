@@ -15,8 +15,7 @@ from pathlib import Path
 
 from ..course.manifest import Course
 from ..course.results import Report
-from ..sandbox.parent import Sandbox
-from .stopping import close_sandbox
+from ..sandbox import Sandbox
 
 SUITES = Path(__file__).resolve().parent.parent / "suites"
 PYTEST_ARGS = ["-o", "addopts=", "--capture=no",  # the student's prints stay in the child; ours go nowhere
@@ -118,9 +117,11 @@ def grade_many(course: Course, submissions: list[tuple[Path, list[int]]], notes:
                 if len(left) == len(waiting):
                     raise RuntimeError(f"the grader could not grade {waiting[0].package}")
                 waiting = left
+        for submission, _ in graded:
+            submission.report.sandbox = sandbox.about()
         return [submission.report for submission, _ in graded]
     finally:
-        close_sandbox(sandbox)
+        sandbox.close()
 
 
 def grade(course: Course, package_dir: Path, numbers: list[int], notes: bool = False) -> Report:

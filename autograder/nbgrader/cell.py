@@ -75,7 +75,7 @@ class Grader:
 
     def __init__(self) -> None:
         """Start the sandbox at once, so its import of torch overlaps ours."""
-        from ..sandbox.parent import Sandbox
+        from ..sandbox import Sandbox
 
         self.sandbox = Sandbox()
         import torch
@@ -102,9 +102,8 @@ class Grader:
 
     def close(self) -> None:
         """Stop the sandbox and whatever question it still runs."""
-        from ..engine.stopping import close_sandbox
 
-        close_sandbox(self.sandbox)
+        self.sandbox.close()
 
 
 def main() -> int:

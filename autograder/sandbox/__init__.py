@@ -1,1 +1,12 @@
-"""The sandbox: a zygote that imports torch once and forks one limited child per question (worker.py), and its parent side."""
+"""The sandbox, behind one interface: everything the rest of the kit uses is imported from here, never from a backend.
+
+`Sandbox()` starts the backend that sandbox/choice.py picks by probing each feature it needs (AUTOGRADER_SANDBOX=linux
+or portable forces one): linux/ is the zygote backend (fork, Landlock, seccomp, a subreaper), portable/ spawns one
+child per question and runs wherever Python does. child/ is the code that runs in every child beside the student's,
+whatever the backend; codec.py is the wire format both sides speak; base.py is what the backends' grader sides share.
+"""
+from .base import CRASHED, ERROR, STALE_SECONDS, TIMEOUT, WALL_FACTOR, Child, ChildStopped, Ending, Sandbox, sweep_stale
+from .choice import FORCE_VARIABLE, LINUX, PORTABLE, Choice, choose
+
+__all__ = ["CRASHED", "ERROR", "FORCE_VARIABLE", "LINUX", "PORTABLE", "STALE_SECONDS", "TIMEOUT", "WALL_FACTOR", "Child", "ChildStopped",
+           "Choice", "Ending", "Sandbox", "choose", "sweep_stale"]

@@ -9,14 +9,15 @@ from torch import Tensor
 
 
 def _inherited() -> list[str]:
-    """What the descriptors beyond stdin, stdout, stderr and the two channel FIFOs point to."""
+    """What the descriptors beyond stdin, stdout, stderr, the channel (two FIFOs, or two pipes under the portable backend)
+    and the child's own stack file point to."""
     found = []
     for name in os.listdir("/proc/self/fd"):
         try:
             target = os.readlink(f"/proc/self/fd/{name}")
         except OSError:  # the listing's own descriptor, closed by now
             continue
-        if int(name) > 2 and not target.endswith(("/requests", "/answers")):
+        if int(name) > 2 and not target.endswith(("/requests", "/answers", "/stack.txt")) and not target.startswith("pipe:"):
             found.append(target)
     return found
 

@@ -1,5 +1,5 @@
 # fault: at import, kills the grader itself (the grading worker's parent) without any kill syscall: F_SETOWN(grader) + F_SETSIG(SIGKILL) + O_ASYNC on a pipe, then one write; answers wrong
-# expect: module=q01_causal_mask status=crashed match=forbidden system call
+# expect: module=q01_causal_mask status=error match=sends a signal
 """Question 1: prefix averages as one matrix product, and the causal mask."""
 import fcntl
 import os

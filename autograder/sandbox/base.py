@@ -1,0 +1,310 @@
+"""What every sandbox backend shares on the grader's side: the statuses, the limits, a stopped child, the frames, the folders."""
+import json
+import os
+import re
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..i18n import N_, _
+
+MEMORY_BYTES = 4 << 30  # address-space limit of a child
+OUTPUT_BYTES = 8 << 20  # largest file a child may write, its captured output included
+ANSWER_BYTES = 64 << 20  # largest answer the grader reads back
+CHILD_FAILED = 70  # exit code of a child whose own loop failed (child/serve.py)
+STARTUP_SECONDS = 120  # the most a child may take to start (it imports torch) before it is given up
+POLL_SECONDS = 0.25  # the longest wait on a child between two looks at its time
+# The time limit is on the time charged to a child: its time on a core (and, on Linux, the time it sleeps or blocks),
+# never the time it only waited for a core, so a busy machine charges the same code the same. The wall clock stops a
+# child at WALL_FACTOR times its limit whatever it was charged: the solutions use at most 3 % of their limits, so an
+# answer five times slower than them keeps its score as long as it gets under a tenth of a core, and an endless loop
+# on a busy machine ends after twice its limit (it was 3 times: 58 s for a 20 s limit).
+WALL_FACTOR = 2
+OUTPUT_SHOWN = 2000  # characters of the child's captured output kept for the report
+STALE_SECONDS = 600  # a left-behind folder is removed once untouched this long (a running sandbox makes a folder per question)
+KEPT_ENV = ("PATH", "LANG", "LC_ALL", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "SYSTEMROOT")
+SIGNALS = {-11: N_("a segmentation fault"), -6: N_("an abort"), -9: N_("being killed (memory or CPU limit?)"),
+           -24: N_("the CPU time limit"), -7: N_("a bus error"), -8: N_("a floating-point exception"),
+           -31: N_("a forbidden system call (signalling, tracing or writing into another process)")}
+WINDOWS_CRASHES = {0xC0000005: -11, 0xC0000409: -6, 0xC0000094: -8, 0xC000008E: -8}  # access violation, fast fail, divisions
+TIMEOUT, CRASHED, ERROR = "timeout", "crashed", "error"
+
+
+class ChildStopped(Exception):
+    """The child is gone (time limit, crash, exit, killed worker): status and a one-line reason. environment: the sandbox
+    itself could not start (the kit's installation, not the student's code)."""
+
+    def __init__(self, status: str, reason: str, environment: bool = False) -> None:
+        super().__init__(reason)
+        self.status, self.reason, self.environment = status, reason, environment
+
+
+@dataclass
+class Ending:
+    """How a child's life ended: processes it left behind (all killed) and what it printed."""
+
+    orphans: int
+    output: str
+
+
+class Sandbox:
+    """The interface every backend implements: `Sandbox()` starts the backend the probes choose (sandbox/choice.py).
+
+    open() gives one Child per question, which runs the student's module in its own process; close() ends them all.
+    """
+
+    backend = ""  # each backend's name
+    choice = None  # the sandbox.choice.Choice that picked this backend, set when Sandbox() chose it
+
+    def __new__(cls, *args: object, **kwargs: object) -> "Sandbox":
+        if cls is Sandbox:
+            from .choice import backend_class, choose
+
+            choice, cls = choose(), backend_class()
+            made = super().__new__(cls)
+            made.choice = choice
+            return made
+        return super().__new__(cls)
+
+    def about(self) -> dict:
+        """The `sandbox` entry of `check --json`: which backend ran, whether it was forced, the Linux pieces missing."""
+        from .choice import Choice, choose
+
+        choice = self.choice or Choice(self.backend, True, choose().missing)
+        return choice.to_dict() | {"backend": self.backend}
+
+    def open(self, package: Path, module: str, time_limit: float, hidden: tuple[Path, ...] = (), preload: tuple[str, ...] = ()) -> "Child":
+        """A child that imports exercises.<module> from package and answers requests until closed (see the backends)."""
+        raise NotImplementedError
+
+    def wait_ready(self, timeout: float) -> None:
+        """Wait up to timeout seconds until the sandbox can start a question at once (torch imported)."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Stop every process of the sandbox and remove its folder."""
+        raise NotImplementedError
+
+
+class Child:
+    """One question's child, as the engine sees it: first(), ask(), ended(), close(); stopped, spent and time_limit."""
+
+    stopped: ChildStopped | None = None
+    spent = 0.0
+    time_limit = 0.0
+
+    def first(self) -> dict:
+        """The child's first word: whether the student's module imported (within the time limit)."""
+        raise NotImplementedError
+
+    def ask(self, request: dict) -> dict:
+        """Send one request (plain data and tensors) and return the child's answer; ChildStopped when it cannot answer."""
+        raise NotImplementedError
+
+    def ended(self) -> bool:
+        """True when the child was stopped or has exited on its own."""
+        raise NotImplementedError
+
+    def close(self) -> Ending:
+        """Tell the child to stop and return what it left behind."""
+        raise NotImplementedError
+
+
+def child_env(folder: Path) -> dict[str, str]:
+    """The environment a backend starts its processes with: a few variables of the grader's, the private folder as HOME
+    and TMPDIR, one thread for the math libraries, and the grader's sys.path (sandbox/boot.py reads it)."""
+    env = {key: os.environ[key] for key in KEPT_ENV if key in os.environ}
+    kit = os.path.realpath(Path(__file__).resolve().parent.parent.parent)
+    path = [entry for entry in sys.path if entry and os.path.isdir(entry) and os.path.realpath(entry) != kit]  # never the kit's own folder
+    env.update(HOME=str(folder), TMPDIR=str(folder), TEMP=str(folder), TMP=str(folder), OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
+               AUTOGRADER_SYS_PATH=json.dumps(path))
+    return env
+
+
+LOG_FOLDER = "autograder-logs"  # in the temporary folder: kept when a sandbox's own folder is removed
+_KEPT: dict[Path, Path] = {}  # a sandbox's errors file -> the log kept of it
+
+
+def could_not_start(errors: Path) -> ChildStopped:
+    """The stop of a question whose sandbox could not start (no torch for the child, a missing piece, a process that died
+    before it could take a job): the cause in one line, what to do, and a kept copy of errors (what the processes said)."""
+    try:
+        text = errors.read_bytes().decode("utf-8", "replace")
+    except OSError:
+        text = ""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    cause = lines[-1][:300] if lines else _("it stopped before saying why")
+    try:
+        if errors not in _KEPT:  # one log per sandbox, rewritten with what its processes said since
+            folder = Path(tempfile.gettempdir()) / LOG_FOLDER
+            folder.mkdir(exist_ok=True)
+            fd, name = tempfile.mkstemp(prefix=time.strftime("sandbox-%Y%m%d-%H%M%S-"), suffix=".txt", dir=folder)
+            os.close(fd)
+            _KEPT[errors] = Path(name)
+        log = _KEPT[errors]
+        log.write_text(f"python: {sys.executable}\nsys.path: {sys.path}\n\n{text}", encoding="utf-8")
+    except OSError:
+        log = errors
+    missing = re.search(r"No module named '([^']+)'", cause)
+    if missing:
+        todo = _("Install {module} for the Python that runs the kit ({python}), then check again.").format(
+            module=missing.group(1).split(".")[0], python=sys.executable)
+    else:
+        todo = _("Reinstall the kit (`pip install -e .` in its folder); setting AUTOGRADER_SANDBOX=portable tries the other sandbox.")
+    reason = _("the sandbox could not start, a problem of the kit's installation and not of your code: {cause}. {todo} "
+               "The details are in {log}.").format(cause=cause, todo=todo, log=log)
+    return ChildStopped(ERROR, reason, environment=True)
+
+
+def timed_out(seconds: float, where: str = "") -> str:
+    """The reason of a child stopped at its time limit, with where it was (where_it_ran) when that is known."""
+    return _("stopped after {seconds:g} s: an endless loop, or far too much work?").format(seconds=seconds) + where
+
+
+STACK_FILE, STACK_SIGNAL = "stack.txt", getattr(signal, "SIGUSR1", None)  # as child/serve.py writes it
+STACK_WAIT = 0.5  # the most the grader waits for a stopped child's stack
+_FRAME = re.compile(r'^\s*File "(.+)", line (\d+) in (.+)$')
+
+
+def where_it_ran(pid: int | None, workdir: Path, package: Path) -> str:
+    """` It was running `f` (exercises/q04_heads.py, line 12).`: the innermost frame in the student's files (package) of
+    the stack a running child writes when asked (child/serve.py watch_stack), "" when it wrote none there.
+
+    Call it before killing the child. The file is the student's process's word: only well-formed lines under package
+    are read, and they only ever name a place in the student's own files."""
+    stack = workdir / STACK_FILE
+    if pid is not None and STACK_SIGNAL is not None:
+        before = stack.stat().st_size if stack.exists() else 0
+        try:
+            os.kill(pid, STACK_SIGNAL)
+        except OSError:
+            return ""
+        deadline = time.monotonic() + STACK_WAIT
+        while time.monotonic() < deadline and (not stack.exists() or stack.stat().st_size == before):
+            time.sleep(0.02)
+        time.sleep(0.02)  # the dump is written in a few small writes
+    try:
+        with open(stack, "rb") as handle:
+            handle.seek(max(0, os.fstat(handle.fileno()).st_size - (64 << 10)))
+            text = handle.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+    blocks = re.split(r"(?m)^(?=Current thread|Thread 0x)", text)
+    latest = [block for block in blocks if block.strip()]
+    if not latest:
+        return ""
+    current = [block for block in latest if block.startswith("Current thread")]
+    ordered = current[-1:] + latest[::-1] if STACK_SIGNAL is not None else latest[::-1]
+    root = str(package.resolve())
+    for block in ordered:
+        for line in block.splitlines():
+            match = _FRAME.match(line)
+            if match and (match.group(1) == root or match.group(1).startswith(root + os.sep)):
+                file = os.path.relpath(match.group(1), os.path.dirname(root)).replace(os.sep, "/")[:120]
+                function, number = match.group(3).strip()[:80], int(match.group(2))
+                if function == "<module>":
+                    return " " + _("It was importing {file}, at line {line}.").format(file=file, line=number)
+                return " " + _("It was running `{function}` ({file}, line {line}).").format(function=function, file=file, line=number)
+    return ""
+
+
+def died(code: int | None) -> tuple[str, str]:
+    """(status, reason) of a child that ended on its own before answering, from its exit code (-N: signal N; None: unknown;
+    from 0xC0000000 up, the exception that ended a Windows process)."""
+    if code is not None and code >= 0xC0000000:
+        if code not in WINDOWS_CRASHES:
+            return CRASHED, _("the process crashed with {cause}").format(cause=_("the Windows exception {code:#x}").format(code=code))
+        code = WINDOWS_CRASHES[code]
+    if code is not None and code < 0:
+        cause = _(SIGNALS[code]) if code in SIGNALS else _("signal {number}").format(number=-code)
+        return CRASHED, _("the process crashed with {cause}").format(cause=cause)
+    if code is None:
+        return ERROR, _("the answer closed the sandbox's channel to the grader: leave file descriptors you did not open alone")
+    if code == CHILD_FAILED:
+        return ERROR, _("the sandbox could not send your results back after your code ran: the answer changed something "
+                        "it relies on (file descriptors, signal handlers, the recursion limit)")
+    return CRASHED, _("the process exited (exit code {code}): do not call sys.exit() or os._exit() in an answer").format(code=code)
+
+
+def read_output(workdir: Path) -> str:
+    """The start of what a child printed: output.txt in its folder, if that is still a plain file (never a FIFO or a link)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(workdir / "output.txt", flags)
+    except OSError:
+        return ""
+    try:
+        return os.read(fd, OUTPUT_SHOWN).decode("utf-8", "replace") if stat.S_ISREG(os.fstat(fd).st_mode) else ""
+    except OSError:
+        return ""
+    finally:
+        os.close(fd)
+
+
+def remove(folder: Path) -> None:
+    """Delete a folder the children wrote in, however deep they nested it: shutil.rmtree (no process to start) and, where it
+    fails (it recurses, so a folder nested a thousand deep defeats it), `rm -rf`."""
+    try:
+        shutil.rmtree(folder)
+    except (OSError, RecursionError):
+        if shutil.which("rm"):
+            subprocess.run(["rm", "-rf", "--one-file-system", str(folder)], check=False, stdin=subprocess.DEVNULL,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def sweep_stale(folder: Path) -> int:
+    """Remove the folders that killed graders left in folder (SIGKILL skips every cleanup); how many. Such a folder is named
+    autograder-<pid>-... or autograder-class-<pid>-..., is ours, has been untouched for STALE_SECONDS and its process is
+    gone. They hold copies of students' code, and each entry of the temporary folder costs every later child one
+    Landlock rule."""
+    removed = 0
+    for entry in folder.glob("autograder-*"):
+        match = re.match(r"autograder-(?:class-)?(\d+)-", entry.name)
+        try:
+            info = entry.lstat()
+        except OSError:
+            continue
+        mine = not hasattr(os, "getuid") or info.st_uid == os.getuid()
+        idle = stat.S_ISDIR(info.st_mode) and mine and time.time() - info.st_mtime > STALE_SECONDS
+        if match and idle and not _running(int(match.group(1))):
+            remove(entry)
+            removed += 1
+    return removed
+
+
+def _running(pid: int) -> bool:
+    """True while a process with that pid exists (a pid reused since counts as running: its folder is left alone)."""
+    try:
+        import psutil
+    except ImportError:
+        psutil = None
+    if psutil is not None:
+        return psutil.pid_exists(pid)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):  # another user's process; or a platform where signal 0 means something else
+        pass
+    return True
+
+
+def load_answer(frame: bytes) -> object:
+    """The value a child's frame encodes (sandbox/codec.py); ValueError for anything else."""
+    from . import codec  # here, not at the top: the sandbox is started before the grader imports torch
+
+    return codec.decode(frame)
+
+
+def frame(request: dict) -> bytes:
+    """request, encoded, behind its length: one frame of the protocol."""
+    from . import codec
+
+    data = codec.encode(request)
+    return len(data).to_bytes(8, "little") + data

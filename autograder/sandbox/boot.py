@@ -1,0 +1,31 @@
+"""A child's first lines, under every backend: find the packages where the grader found them, then load the child's side.
+
+Run by path (runpy.run_path) from a backend's worker script, which Python starts isolated (`-I`: no current folder,
+no PYTHON* variables, no user site): AUTOGRADER_SYS_PATH, set by the grader, lists the grader's own sys.path (the
+kit's folder left out), so that torch installed with `pip install --user`, in a conda environment or on PYTHONPATH
+is found as it was by the grader.
+"""
+import importlib.util
+import json
+import os
+import site
+import sys
+
+PATH_VARIABLE = "AUTOGRADER_SYS_PATH"
+
+
+def extend_path() -> None:
+    """Add the grader's sys.path entries this interpreter lacks, as site folders (their .pth files processed)."""
+    for entry in json.loads(os.environ.pop(PATH_VARIABLE, "[]")):
+        if entry not in sys.path and os.path.isdir(entry):
+            site.addsitedir(entry)
+
+
+def load_child() -> object:
+    """The child's side of the sandbox (autograder/sandbox/child), imported by path as `_child`: never the grader's package."""
+    folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "child")
+    spec = importlib.util.spec_from_file_location("_child", os.path.join(folder, "__init__.py"), submodule_search_locations=[folder])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["_child"] = module
+    spec.loader.exec_module(module)
+    return module

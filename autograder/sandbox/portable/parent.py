@@ -1,0 +1,370 @@
+"""The portable backend's grader side: spawn one child per question (worker.py), keep a spare warm, stop whole trees.
+
+Nothing here needs fork, /proc, FIFOs, select on pipes or `resource`: each child is a fresh `python -I` process
+started by subprocess in its own folder and process group (a new session on POSIX), its stdin and stdout are its
+channel (frames of sandbox/codec.py), read by a thread, written by another. A child imports torch before its job
+comes, so the sandbox starts one at once and keeps a spare warm while a question runs. psutil finds a child's
+processes, to kill them all at the time limit, and measures their memory where the kernel cannot limit it.
+"""
+import collections
+import os
+import queue
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from ...i18n import _
+from ..base import (ANSWER_BYTES, ERROR, MEMORY_BYTES, OUTPUT_BYTES, POLL_SECONDS, STARTUP_SECONDS, TIMEOUT, WALL_FACTOR, Child,
+                    ChildStopped, Ending, Sandbox, child_env, could_not_start, died, frame, load_answer, read_output, remove, sweep_stale, timed_out,
+                    where_it_ran)
+
+WORKER = Path(__file__).resolve().parent / "worker.py"
+EXIT_SECONDS = 2.0  # how long a child told to stop may take before it is killed
+KILLED = -9  # the exit code reported for a child the memory watchdog killed (as a kernel kill reads on Linux)
+
+
+def _processes(pid: int) -> list:
+    """psutil's view of pid and everything it started, [] where psutil cannot tell."""
+    try:
+        import psutil
+
+        root = psutil.Process(pid)
+        return [root, *root.children(recursive=True)]
+    except Exception:  # noqa: BLE001 - psutil missing, the process gone, or no way to list processes here
+        return []
+
+
+def _kill(processes: list, popen: subprocess.Popen) -> None:
+    """Kill popen's process, its process group where there are groups, and processes (psutil's)."""
+    if popen.poll() is None and callable(getattr(os, "killpg", None)):
+        try:
+            os.killpg(popen.pid, signal.SIGKILL)  # the child's own session: what it started without leaving it
+        except OSError:
+            pass
+    for process in processes:
+        try:
+            process.kill()
+        except Exception:  # noqa: BLE001 - already gone
+            pass
+    if popen.poll() is None:
+        popen.kill()
+
+
+class _Reader(threading.Thread):
+    """Reads a child's stdout into frames, on its own thread (pipes cannot be waited on portably): events on a queue."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__(daemon=True)
+        self.fd, self.events = fd, queue.Queue()
+        self.start()
+
+    def run(self) -> None:
+        buffer = bytearray()
+        while True:
+            try:
+                chunk = os.read(self.fd, 1 << 20)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self.events.put(("eof", None))
+                return
+            buffer += chunk
+            while len(buffer) >= 8:
+                size = int.from_bytes(buffer[:8], "little")
+                if size > ANSWER_BYTES:
+                    self.events.put(("oversize", size))
+                    return
+                if len(buffer) < 8 + size:
+                    break
+                self.events.put(("frame", bytes(buffer[8:8 + size])))
+                del buffer[:8 + size]
+
+
+class _Writer(threading.Thread):
+    """Writes frames to a child's stdin on its own thread: a child that stops reading never blocks the grader."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__(daemon=True)
+        self.fd, self.frames = fd, queue.Queue()
+        self.start()
+
+    def run(self) -> None:
+        while (data := self.frames.get()) is not None:
+            view = memoryview(data)
+            try:
+                while view:
+                    view = view[os.write(self.fd, view):]
+            except OSError:  # the child is gone
+                return
+
+
+class PortableSandbox(Sandbox):
+    """Spawned children, one per question, a spare one importing torch ahead of the next question."""
+
+    backend = "portable"
+
+    def __init__(self, parent: Path | None = None) -> None:
+        """Start the first child at once, so its import of torch overlaps the grader's. parent: where the sandbox's folder
+        is made (default: the temporary folder)."""
+        if parent is None:
+            sweep_stale(Path(tempfile.gettempdir()))
+        self.folder = Path(tempfile.mkdtemp(prefix=f"autograder-{os.getpid()}-", dir=parent))
+        self.errors = open(self.folder / "worker-errors.txt", "w+b")
+        self.jobs = 0
+        self.opened: list[PortableChild] = []  # the children given a question, killed at close if still running
+        self.spare: PortableChild | None = self._spawn()
+
+    @property
+    def process(self) -> subprocess.Popen | None:
+        """The warm spare's process, if there is one."""
+        return self.spare.popen if self.spare else None
+
+    def _spawn(self) -> "PortableChild":
+        """Start a child in a folder of its own; it imports torch and waits for its job."""
+        self.jobs += 1
+        workdir = self.folder / f"job{self.jobs}"
+        workdir.mkdir()
+        popen = subprocess.Popen([sys.executable, "-I", str(WORKER)], stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE, stderr=self.errors, cwd=workdir, env=child_env(workdir),
+                                 start_new_session=callable(getattr(os, "setsid", None)),
+                                 creationflags=getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0))
+        return PortableChild(self, popen, workdir)
+
+    def open(self, package: Path, module: str, time_limit: float, hidden: tuple[Path, ...] = (), preload: tuple[str, ...] = ()) -> "PortableChild":
+        """Give the warm spare (or a fresh child) the question: it imports exercises.<module> from package and answers
+        requests until closed; then start the next spare. hidden: folders the child may not read, beside the kit's own;
+        preload: modules the child imports before the question's time starts."""
+        child = self.spare if self.spare is not None and self.spare.popen.poll() is None else self._spawn()
+        if self.spare is not None and self.spare is not child:
+            self.spare.close()
+        job = {"package": str(package), "module": module, "time_limit": time_limit, "memory_bytes": MEMORY_BYTES,
+               "output_bytes": OUTPUT_BYTES, "preload": list(preload), "hidden": [str(self.folder), *(str(folder) for folder in hidden)]}
+        child.begin(job, time_limit)
+        self.opened = [one for one in self.opened if one.popen.poll() is None] + [child]
+        self.spare = self._spawn()
+        return child
+
+    def wait_ready(self, timeout: float) -> None:
+        """Wait up to timeout seconds until the spare has imported torch."""
+        if self.spare is not None:
+            self.spare.wait_for_marker("ready", timeout)
+
+    def close(self) -> None:
+        """Stop the spare and any child still running, and remove the sandbox's folder."""
+        if self.spare is not None:
+            self.spare.close()
+            self.spare = None
+        for child in self.opened:
+            if child.popen.poll() is None:
+                _kill(_processes(child.popen.pid), child.popen)
+                child.popen.wait()
+        self.errors.close()
+        remove(self.folder)
+
+
+class PortableChild(Child):
+    """One spawned child: warm until begin() gives it its question, then requests answered within the time limit."""
+
+    def __init__(self, sandbox: PortableSandbox, popen: subprocess.Popen, workdir: Path) -> None:
+        self.sandbox, self.popen, self.workdir = sandbox, popen, workdir
+        self.reader, self.writer = _Reader(popen.stdout.fileno()), _Writer(popen.stdin.fileno())
+        self.time_limit = 0.0
+        self.spent = 0.0  # seconds the grader waited for this child since it started its question
+        self.waited = 0.0  # the same, counted from the moment the job was sent
+        self.started = False  # the child said {"started"}: the question's time runs
+        self.markers: set[str] = set()
+        self.cpu_at_start: float | None = None  # the child's CPU time when its question started (its import of torch before)
+        self.watched_at = time.monotonic()  # when the watchdogs last looked at the child's memory and output
+        self.frames: collections.deque[bytes] = collections.deque()  # answers read while waiting for a marker
+        self.stopped: ChildStopped | None = None
+
+    def begin(self, job: dict, time_limit: float) -> None:
+        """Send the child its job."""
+        self.time_limit, self.package = time_limit, Path(job["package"])
+        self.writer.frames.put(frame(job))
+
+    def _stop(self, status: str, reason: str) -> ChildStopped:
+        """Kill the child and all it started, remember why, and return the exception to raise."""
+        _kill(_processes(self.popen.pid), self.popen)
+        self.stopped = ChildStopped(status, reason)
+        return self.stopped
+
+    def _died(self) -> ChildStopped:
+        """The exception for a child that ended on its own before answering."""
+        try:
+            code = self.popen.wait(EXIT_SECONDS)
+        except subprocess.TimeoutExpired:
+            code = None
+        return self._stop(*died(code))
+
+    def _over_memory(self) -> bool:
+        """True when the child's processes hold more memory than a child may. Always watched: some kernels take an
+        address-space limit without enforcing it (macOS); where one does, its MemoryError comes first."""
+        if not self.started:
+            return False
+        total = 0
+        for process in _processes(self.popen.pid):
+            try:
+                total += process.memory_info().rss
+            except Exception:  # noqa: BLE001 - gone meanwhile
+                pass
+        return total > MEMORY_BYTES
+
+    def _charged(self) -> float:
+        """The time charged to the question: the child's CPU time since it started it (psutil), which a busy machine does
+        not inflate; its wall time where that cannot be read. Read only once the wall time reaches the limit: CPU time of
+        one thread never runs ahead of it (a child that sleeps is stopped by the wall clock, at WALL_FACTOR)."""
+        if self.spent < self.time_limit or self.cpu_at_start is None:
+            return self.spent
+        try:
+            import psutil
+
+            times = psutil.Process(self.popen.pid).cpu_times()
+            return times.user + times.system - self.cpu_at_start
+        except Exception:  # noqa: BLE001 - psutil missing, or the process gone
+            return self.spent
+
+    def _over_output(self) -> bool:
+        """True when the child wrote past the output limit (C code writing on its descriptors, where no kernel limit is set)."""
+        try:
+            return (self.workdir / "output.txt").stat().st_size > 2 * OUTPUT_BYTES
+        except OSError:
+            return False
+
+    def _event(self, timeout: float) -> tuple[str, object] | None:
+        """The reader's next event within timeout seconds, or None."""
+        try:
+            return self.reader.events.get(timeout=timeout)
+        except queue.Empty:
+            return None
+
+    def _marker(self, value: object) -> bool:
+        """Take in a marker frame ({"ready"} or {"started"}) sent before the student's code ran; False for anything else."""
+        if self.started or not isinstance(value, dict) or not ({"ready", "started"} & set(value)):
+            return False
+        self.markers.update(key for key in ("ready", "started") if key in value)
+        if "started" in value:
+            self.started = True
+            self.cpu_at_start = float(value["cpu"]) if type(value.get("cpu")) is float else None
+        return True
+
+    def wait_for_marker(self, name: str, timeout: float) -> None:
+        """Wait up to timeout seconds for the child's marker name (time not charged to any question)."""
+        deadline = time.monotonic() + timeout
+        while name not in self.markers and time.monotonic() < deadline:
+            event = self._event(min(POLL_SECONDS, max(0.0, deadline - time.monotonic())))
+            if event is None:
+                continue
+            kind, data = event
+            if kind != "frame":
+                self.reader.events.put(event)  # left for the question to meet
+                return
+            if not self._marker(load_answer(data)):
+                self.frames.append(data)
+
+    def _next_frame(self) -> bytes:
+        """The child's next answer frame, waited for within what is left of the time limit; ChildStopped otherwise."""
+        while True:
+            if self.frames:
+                return self.frames.popleft()
+            left = min(self.time_limit - self._charged(), WALL_FACTOR * self.time_limit - self.spent,
+                       STARTUP_SECONDS + WALL_FACTOR * self.time_limit - self.waited)
+            if left <= 0:
+                raise self._stop(TIMEOUT, timed_out(self.time_limit, where_it_ran(self.popen.pid, self.workdir, self.package)))
+            start = time.monotonic()
+            event = self._event(min(left, POLL_SECONDS))
+            elapsed = time.monotonic() - start
+            self.waited += elapsed
+            if self.started:  # a spare may still be importing torch: the question's time starts when it says so
+                self.spent += elapsed
+            if start - self.watched_at > POLL_SECONDS:  # the watchdogs look a few times a second, not at every answer
+                self.watched_at = start
+                if self._over_memory() or self._over_output():
+                    raise self._stop(*died(KILLED))
+            if event is None:
+                continue
+            kind, data = event
+            if kind == "eof":
+                if not self.started:  # it ended before its question started: the student's code never ran
+                    _kill(_processes(self.popen.pid), self.popen)
+                    self.stopped = could_not_start(Path(self.sandbox.errors.name))
+                    raise self.stopped
+                raise self._died()
+            if kind == "oversize":
+                raise self._stop(ERROR, _("returned a result larger than {size} MiB, which the grader does not take back").format(
+                    size=ANSWER_BYTES >> 20))
+            if not self.started:
+                try:
+                    if self._marker(load_answer(data)):
+                        continue
+                except Exception:  # noqa: BLE001 - not a marker: the answer check below words it
+                    pass
+            return data
+
+    def _receive(self) -> dict:
+        """The child's next answer, loaded as plain data."""
+        data = self._next_frame()
+        start = time.monotonic()
+        try:
+            answer = load_answer(data)
+        except Exception as error:  # noqa: BLE001 - the frame is the student's process's word
+            raise self._stop(ERROR, _("sent back data the grader cannot read ({error})").format(error=type(error).__name__)) from None
+        finally:
+            self.spent += time.monotonic() - start  # reading an answer is charged to the question too
+        if not isinstance(answer, dict) or not isinstance(answer.get("ok"), bool) or not isinstance(answer.get("refused", []), list):
+            raise self._stop(ERROR, _("sent back data the grader cannot read (not an answer)"))
+        return answer
+
+    def first(self) -> dict:
+        """The child's first word: whether the student's module imported (within the time limit)."""
+        return self._receive()
+
+    def ask(self, request: dict) -> dict:
+        """Send one request (plain data and tensors) and return the child's answer; ChildStopped when it cannot answer."""
+        if self.stopped:
+            raise self.stopped
+        self.writer.frames.put(frame(request))
+        return self._receive()
+
+    def ended(self) -> bool:
+        """True when the child was stopped or has exited on its own."""
+        return self.stopped is not None or self.popen.poll() is not None
+
+    def close(self) -> Ending:
+        """Tell the child to stop, kill what is left of its tree, and return what it left behind.
+
+        A child that ended before being told to (it exited while its answers were still being read) has crashed; the
+        processes it started that outlive it are its orphans (killed)."""
+        if self.ended() and not self.stopped and self.started:
+            self._died()
+        tree = _processes(self.popen.pid)[1:]  # what it started, seen while it still runs
+        if self.started and not self.stopped:
+            self.writer.frames.put(frame({"op": "exit"}))
+            try:
+                self.popen.wait(EXIT_SECONDS)
+            except subprocess.TimeoutExpired:
+                pass
+        self.writer.frames.put(None)
+        orphans = [process for process in tree if _alive(process)]
+        _kill(orphans, self.popen)
+        self.popen.wait()
+        for pipe in (self.popen.stdin, self.popen.stdout):
+            try:
+                pipe.close()
+            except OSError:
+                pass
+        ending = Ending(len(orphans), read_output(self.workdir))
+        remove(self.workdir)
+        return ending
+
+
+def _alive(process: object) -> bool:
+    """True while a psutil process still runs (a zombie does not)."""
+    try:
+        return process.is_running() and process.status() != "zombie"
+    except Exception:  # noqa: BLE001 - gone
+        return False

@@ -1,0 +1,153 @@
+"""The portable sandbox, proven without a Mac or a PC: the student path on an interpreter from which the Linux pieces are gone.
+
+A fake environment (a pyvenv.cfg beside a link to this interpreter) loads tests/simulate/no_linux.py in every process
+it starts, `python -I` children included: no os.fork, os.mkfifo, os.pidfd_open, O_PATH, resource, fcntl, prctl, /proc
+or select on pipes. There the kit must pick the portable backend by its probes and give the report the Linux backend
+gives in this process: scores, statuses and messages of solutions, a stub, a wrong file, an endless loop, a crash and a
+print flood; `watch` must re-grade after a save and `plot 3` draw its picture.
+"""
+import json
+import os
+import shutil
+import signal
+import site
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from autograder.course.manifest import load_course
+from autograder.engine.run import grade
+from autograder.sandbox import choose
+
+ROOT = Path(__file__).resolve().parent.parent
+LIMIT = 3  # seconds: the time limit of every question in the kit copy (question 4 loops forever)
+NUMBERS = [1, 2, 3, 4, 5, 6]
+REMOVED = ("os.fork", "os.pidfd_open", "prctl (ctypes)", "/proc", "resource", "fcntl", "os.mkfifo", "select on pipes", "os.O_PATH")
+# Each question of the copy, as a student might leave it: right, wrong, a stub, an endless loop, a crash, a flood of prints.
+OVERRIDES = {
+    "q04_heads.py": "\n\ndef split_heads(x, n_heads):\n    while True: pass\n",  # one line: the line named is always the same
+    "q05_multihead.py": "\n\nimport os\n\n\nclass MultiHeadSelfAttention(MultiHeadSelfAttention):\n    def forward(self, x):\n        os.abort()\n",
+    "q06_additive.py": "\n\ndef additive_scores(*args, **kwargs):\n    while True:\n        print('x' * 100_000)\n",
+}
+
+
+@pytest.fixture(scope="module")
+def simulated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(the simulated interpreter, the log where each of its processes writes its command line)."""
+    prefix = tmp_path_factory.mktemp("no-linux")
+    real = Path(os.path.realpath(sys.executable))
+    (prefix / "bin").mkdir()
+    (prefix / "bin" / "python").symlink_to(real)
+    version = ".".join(map(str, sys.version_info[:3]))
+    (prefix / "pyvenv.cfg").write_text(f"home = {real.parent}\ninclude-system-site-packages = false\nversion = {version}\n")
+    packages = prefix / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"
+    packages.mkdir(parents=True)
+    log = prefix / "processes.txt"
+    source = (ROOT / "tests" / "simulate" / "no_linux.py").read_text(encoding="utf-8")
+    (packages / "_no_linux.py").write_text(source.replace("LOG = None", f"LOG = {str(log)!r}", 1), encoding="utf-8")
+    (packages / "00_no_linux.pth").write_text("import _no_linux\n")
+    ours = [entry for entry in site.getsitepackages() if Path(entry).is_dir()]
+    (packages / "01_this_environment.pth").write_text("".join(f"import site; site.addsitedir({entry!r})\n" for entry in ours))
+    return prefix / "bin" / "python", log
+
+
+@pytest.fixture(scope="module")
+def kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the kit with every time limit at LIMIT s and exercises/ as OVERRIDES and the docstring above say."""
+    folder = tmp_path_factory.mktemp("kit")
+    for name in ("autograder", "reference", "solutions"):
+        shutil.copytree(ROOT / name, folder / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "solutions", folder / "exercises", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "tests" / "corpus" / "wrong" / "q02_scale_by_d.py", folder / "exercises" / "q02_scaled_scores.py")
+    shutil.copy(ROOT / "exercises" / "q03_attention.py", folder / "exercises")
+    for name, tail in OVERRIDES.items():
+        with open(folder / "exercises" / name, "a", encoding="utf-8") as module:
+            module.write(tail)
+    lines = [f"    time_limit: {LIMIT}" if line.startswith("    time_limit:") else line
+             for line in (ROOT / "course.yaml").read_text(encoding="utf-8").splitlines()]
+    (folder / "course.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return folder
+
+
+def _run(python: Path, kit: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    env = {key: value for key, value in os.environ.items() if key != "AUTOGRADER_SANDBOX"}
+    return subprocess.run([str(python), "-m", "autograder", *args], cwd=kit, capture_output=True, text=True, timeout=timeout, env=env)
+
+
+def _same_parts(report: dict) -> dict:
+    """What both backends must agree on: everything but the sandbox entry."""
+    return {key: value for key, value in report.items() if key != "sandbox"}
+
+
+def test_the_simulated_interpreter_has_no_linux_pieces(simulated: tuple[Path, Path]) -> None:
+    python, _ = simulated
+    probe = "import os, sys; print(hasattr(os, 'fork'), hasattr(os, 'mkfifo'), 'resource' in sys.modules and sys.modules['resource'] is None)"
+    done = subprocess.run([str(python), "-I", "-c", probe], capture_output=True, text=True, timeout=60)
+    assert done.stdout.split() == ["False", "False", "True"], done.stderr
+
+
+def test_the_student_path_gives_the_linux_backends_report(simulated: tuple[Path, Path], kit: Path) -> None:
+    python, log = simulated
+    assert choose().backend == "linux" or os.environ.get("AUTOGRADER_SANDBOX"), "this machine should offer the Linux backend"
+    done = _run(python, kit, "check", *map(str, NUMBERS), "--json")
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout)
+    assert report["sandbox"]["backend"] == "portable" and not report["sandbox"]["forced"]
+    assert set(REMOVED) <= set(report["sandbox"]["missing"])
+    linux = grade(load_course(kit), kit / "exercises", NUMBERS).to_dict()
+    assert _same_parts(report) == _same_parts(linux)
+    statuses = [question["status"] for question in report["questions"]]
+    assert statuses == ["passed", "failed", "not attempted", "timeout", "crashed", "failed"], statuses
+    assert "MiB of output" in json.dumps(report["questions"][5])
+    children = [line for line in log.read_text(encoding="utf-8").splitlines() if "portable/worker.py" in line]
+    assert len(children) >= len(NUMBERS), "the removal must reach every child the kit starts"
+
+
+def test_solutions_and_plot_on_the_simulated_interpreter(simulated: tuple[Path, Path], kit: Path, tmp_path: Path) -> None:
+    python, _ = simulated
+    done = _run(python, kit, "check", "3", "--solutions", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["score"] == report["max_score"] == 12 and report["sandbox"]["backend"] == "portable"
+    drawn = _run(python, kit, "plot", "3", "--solutions", "--out", str(tmp_path))
+    assert drawn.returncode == 0, drawn.stderr
+    pictures = list(tmp_path.glob("*.png"))
+    assert pictures and all(picture.stat().st_size > 1000 for picture in pictures), drawn.stdout
+
+
+def test_watch_regrades_a_save_on_the_simulated_interpreter(simulated: tuple[Path, Path], kit: Path) -> None:
+    python, _ = simulated
+    watched = kit / "exercises" / "q02_scaled_scores.py"
+    wrong = watched.read_text(encoding="utf-8")
+    process = subprocess.Popen([str(python), "-m", "autograder", "watch", "2"], cwd=kit, text=True, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env={k: v for k, v in os.environ.items() if k != "AUTOGRADER_SANDBOX"})
+    try:
+        seen = _wait_for(process, "Watching question 2", "")
+        shutil.copy(ROOT / "solutions" / "q02_scaled_scores.py", watched)
+        seen = _wait_for(process, "8 / 8 passed", seen)
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=60) == 0
+    finally:
+        watched.write_text(wrong, encoding="utf-8")
+        process.kill()
+        process.wait()
+    assert "Traceback" not in seen and "Saved q02_scaled_scores.py" in seen
+
+
+def _wait_for(process: subprocess.Popen, text: str, seen: str, seconds: float = 120) -> str:
+    """Read process's output (on a thread: a pipe is read portably that way) until text appears after what was seen; all
+    it printed so far."""
+    if not hasattr(process, "lines"):
+        process.lines = []
+        threading.Thread(target=lambda: process.lines.extend(iter(process.stdout.readline, "")), daemon=True).start()
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and process.poll() is None:
+        printed = "".join(process.lines)
+        if text in " ".join(printed[len(seen):].split()):
+            return printed
+        time.sleep(0.1)
+    pytest.fail(f"watch never printed {text!r}; it printed:\n{''.join(process.lines)}")

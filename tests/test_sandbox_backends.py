@@ -1,0 +1,109 @@
+"""The sandbox's two backends behind one interface: the choice by probes, the words when the sandbox cannot start, where a
+stopped child was, and the same verdicts from both on the faults that matter most."""
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from autograder.course.manifest import load_course
+from autograder.engine.run import grade
+from autograder.sandbox import FORCE_VARIABLE, Sandbox, choose
+from autograder.sandbox.base import LOG_FOLDER, where_it_ran
+
+ROOT = Path(__file__).resolve().parent.parent
+BACKENDS = ("linux", "portable")
+
+
+def test_a_missing_piece_chooses_the_portable_backend(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(FORCE_VARIABLE, raising=False)
+    assert choose().backend == "linux" and not choose().missing  # this machine has every Linux piece
+    monkeypatch.delattr(os, "pidfd_open")
+    chosen = choose()
+    assert chosen.backend == "portable" and chosen.missing == ("os.pidfd_open",) and not chosen.forced
+    monkeypatch.setenv(FORCE_VARIABLE, "linux")
+    assert choose().backend == "linux" and choose().forced
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_sandbox_that_cannot_start_blames_the_installation(backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Python whose children cannot import torch: every question is an error that names the cause, what to do and a
+    log kept after the sandbox's folder is gone; never the student's code."""
+    python = tmp_path / "python"
+    python.write_text("#!/bin/sh\necho \"ModuleNotFoundError: No module named 'torch'\" >&2\nexit 1\n")
+    python.chmod(python.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv(FORCE_VARIABLE, backend)
+    monkeypatch.setattr("sys.executable", str(python))
+    report = grade(load_course(ROOT), ROOT / "solutions", [1, 2])
+    assert report.sandbox["backend"] == backend
+    logs = set()
+    for question in report.questions:
+        assert question.status == "error" and question.score == 0
+        assert "not of your code: ModuleNotFoundError: No module named 'torch'" in question.reason, question.reason
+        assert "Install torch for the Python that runs the kit" in question.reason and "sys.exit" not in question.reason
+        logs.add(Path(question.reason.rsplit("The details are in ", 1)[1].rstrip(".")))
+    assert len(logs) == 1, logs  # one sandbox, one log
+    log = logs.pop()
+    assert log.parent.name == LOG_FOLDER and "No module named 'torch'" in log.read_text(encoding="utf-8")
+    log.unlink()
+
+
+def test_where_a_child_was_is_read_from_its_last_dump(tmp_path: Path) -> None:
+    """The dumps a child without signals writes every second (Windows): the last one names the place, and only a place
+    in the student's package."""
+    package = tmp_path / "exercises"
+    package.mkdir()
+    dump = ('Timeout (0:00:01)!\nThread 0x0001 (most recent call first):\n  File "{kit}/serve.py", line 9 in read_frame\n'
+            'Timeout (0:00:02)!\nThread 0x0001 (most recent call first):\n  File "/elsewhere/exercises/q01_causal_mask.py", line 3 in fake\n'
+            '  File "{package}/q04_heads.py", line 12 in split_heads\n  File "{kit}/session.py", line 80 in _call\n')
+    (tmp_path / "stack.txt").write_text(dump.format(kit=tmp_path / "kit", package=package))
+    assert where_it_ran(None, tmp_path, package) == " It was running `split_heads` (exercises/q04_heads.py, line 12)."
+    (tmp_path / "stack.txt").write_text(dump.split("Timeout (0:00:02)")[0].format(kit=tmp_path / "kit", package=package))
+    assert where_it_ran(None, tmp_path, package) == ""
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_each_backend_runs_a_question_in_its_own_process(backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Forced by AUTOGRADER_SANDBOX: the child is another process, in a folder of its own, and says so through the codec."""
+    package = tmp_path / "exercises"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "q01_causal_mask.py").write_text("import os\n\n\ndef where():\n    return [os.getpid(), os.getcwd()]\n")
+    monkeypatch.setenv(FORCE_VARIABLE, backend)
+    sandbox = Sandbox()
+    try:
+        assert sandbox.backend == backend and sandbox.about()["forced"]
+        child = sandbox.open(package, "q01_causal_mask", 20)
+        assert child.first()["ok"]
+        pid, folder = child.ask({"op": "call", "target": "where", "args": [], "kwargs": {}})["value"]
+        assert pid != os.getpid() and Path(folder).parent.parent == Path(sandbox.folder).parent
+        ending = child.close()
+        assert ending.orphans == 0 and not Path(folder).exists()
+    finally:
+        sandbox.close()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_child_finds_packages_where_the_grader_found_them(backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A package on the grader's sys.path only (as torch installed with `pip install --user`, which `python -I` leaves
+    out): the child imports it too, while the kit's own folder stays off its path."""
+    site = tmp_path / "user-site"
+    site.mkdir()
+    (site / "only_for_the_grader.py").write_text("VALUE = 42\n")
+    package = tmp_path / "exercises"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "q01_causal_mask.py").write_text(
+        "import sys\n\nimport only_for_the_grader\n\n\ndef seen():\n    return [only_for_the_grader.VALUE, sys.path]\n")
+    monkeypatch.setenv(FORCE_VARIABLE, backend)
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.syspath_prepend(str(ROOT))
+    sandbox = Sandbox()
+    try:
+        child = sandbox.open(package, "q01_causal_mask", 20)
+        assert child.first()["ok"]
+        value, path = child.ask({"op": "call", "target": "seen", "args": [], "kwargs": {}})["value"]
+        child.close()
+    finally:
+        sandbox.close()
+    assert value == 42 and str(site) in path and str(ROOT) not in path
