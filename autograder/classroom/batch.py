@@ -166,7 +166,7 @@ def _die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
-def _worker(connection: object, course: Course, parent: int, scratch_root: str) -> None:
+def _worker(connection: object, course: Course, parent: int, scratch_root: str, out: str) -> None:
     """A worker's life: one Sandbox and one pytest run; grade each entry received and send back (index, report); stop on None."""
     _die_with_parent(parent)
     from ..sandbox.parent import Sandbox
@@ -193,7 +193,7 @@ def _worker(connection: object, course: Course, parent: int, scratch_root: str) 
         connection.send((indices.pop(id(entry)), report | {"_worker": os.getpid()}))
 
     try:
-        grade_entries(course, received(), sandbox, scratch, send, hidden=(Path(scratch_root),))
+        grade_entries(course, received(), sandbox, scratch, send, hidden=(Path(scratch_root), Path(out)))
     except (BrokenPipeError, KeyboardInterrupt):
         pass
     finally:
@@ -204,15 +204,16 @@ def _worker(connection: object, course: Course, parent: int, scratch_root: str) 
 class Pool:
     """`jobs` forked worker processes, each grading one entry at a time; a worker that dies is replaced."""
 
-    def __init__(self, course: Course, jobs: int, scratch: Path) -> None:
-        """scratch: a folder for the workers' packages, which this pool's owner removes."""
-        self.course, self.jobs, self.scratch = course, jobs, scratch
+    def __init__(self, course: Course, jobs: int, scratch: Path, out: Path) -> None:
+        """scratch: a folder for the workers' packages, which this pool's owner removes; out: where the reports go (no
+        student's code may read it: the classmates' reports are there)."""
+        self.course, self.jobs, self.scratch, self.out = course, jobs, scratch, out
         self.context = multiprocessing.get_context("fork")
         self.workers: list[tuple[object, object]] = []  # (process, connection)
 
     def _start(self) -> tuple[object, object]:
         mine, theirs = self.context.Pipe()
-        process = self.context.Process(target=_worker, args=(theirs, self.course, os.getpid(), str(self.scratch)), daemon=True)
+        process = self.context.Process(target=_worker, args=(theirs, self.course, os.getpid(), str(self.scratch), str(self.out)), daemon=True)
         process.start()
         theirs.close()
         self.workers.append((process, mine))
@@ -435,7 +436,7 @@ def _grade(course: Course, args: argparse.Namespace, folder: Path, out: Path, jo
                       file=sys.stderr)
                 return USAGE_ERROR
             try:
-                run_on_cluster(course, todo, scheduler, on_result)
+                run_on_cluster(course, todo, scheduler, on_result, hidden=(out,))
             except ClusterError as error:
                 bar.close()
                 print(_("autograder: {error}").format(error=error), file=sys.stderr)
@@ -444,7 +445,7 @@ def _grade(course: Course, args: argparse.Namespace, folder: Path, out: Path, jo
             _preload(todo)
             sweep_stale(Path(tempfile.gettempdir()))  # what runs killed before this one left behind
             scratch = Path(tempfile.mkdtemp(prefix=f"autograder-class-{os.getpid()}-"))  # the packages being graded, one per worker
-            pool = Pool(course, min(jobs, len(todo)), scratch)
+            pool = Pool(course, min(jobs, len(todo)), scratch, out)
             pool.run(todo, on_result)
     except KeyboardInterrupt:
         if pool is not None:

@@ -359,7 +359,7 @@ def run(root: Path) -> int:
             from ..engine.run import grade_many
 
             owned, sandbox = sandbox, None  # grade_many closes it, whatever happens
-            report = grade_many(course, [(package, course.numbers)], sandbox=owned)[0]
+            report = grade_many(course, [(package, course.numbers)], sandbox=owned, hidden=(root,))[0]  # the submission, the results, the kit
         results = results_json(course, report, found, time.monotonic() - start)
         _write(target, results)
     except Exception:  # noqa: BLE001 - the placeholder stays; the details are for the instructor's stdout

@@ -14,7 +14,6 @@ import functools
 import hashlib
 import importlib.metadata
 import shutil
-import sys
 import tempfile
 import traceback
 from collections.abc import Callable, Iterable, Iterator
@@ -23,7 +22,7 @@ from pathlib import Path
 from ..course.manifest import Course
 from ..course.results import ERROR, QuestionResult, Report
 from ..i18n import _
-from ..engine.run import Submission
+from ..engine.run import Submission, hideable
 from ..sandbox.parent import Sandbox
 from .intake import Contents, Entry, fingerprint_of, read_entry
 
@@ -99,9 +98,8 @@ def classmates(entry: Entry, package: Path) -> tuple[Path, ...]:
     import reference
 
     folder = entry.path.parent.resolve()
-    needed = [package.resolve(), Path(__file__).resolve().parent.parent, Path(reference.__file__).resolve().parent,
-              Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(), Path(tempfile.gettempdir()).resolve()]
-    return () if any(folder == path or folder in path.parents for path in needed) else (folder,)
+    needed = [package.resolve(), Path(reference.__file__).resolve().parent]
+    return () if any(folder == path or folder in path.parents for path in needed) else hideable([folder])
 
 
 def _about(course: Course, entry: Entry, contents: Contents) -> dict:
@@ -173,7 +171,7 @@ def _submissions(course: Course, entries: Iterator[Entry], scratch: Path, report
                 if package is None:
                     result = unreadable_report(course, entry, contents, problem)
                 else:
-                    submission = Submission(package, classmates(entry, package) + hidden)
+                    submission = Submission(package, classmates(entry, package) + hideable(hidden))
         except Exception:  # noqa: BLE001 - the grader's own fault (a student's is a Contents.problem): graded again next run
             result, submission = _failed_report(course, entry, contents, traceback.format_exc()), None
         try:
@@ -206,8 +204,9 @@ def _failed_report(course: Course, entry: Entry, contents: Contents, trace: str)
     return unreadable_report(course, entry, contents, reason) | {"grader_error": True, "traceback": trace[-4000:]}
 
 
-def grade_entry(course: Course, entry: Entry, sandbox: Sandbox, scratch: Path) -> dict:
-    """The student's report, as grade_entries gives it, for one entry. scratch: a folder this call may fill and empty."""
+def grade_entry(course: Course, entry: Entry, sandbox: Sandbox, scratch: Path, hidden: tuple[Path, ...] = ()) -> dict:
+    """The student's report, as grade_entries gives it, for one entry. scratch: a folder this call may fill and empty;
+    hidden: folders the student's code may not read."""
     found: list[dict] = []
-    grade_entries(course, [entry], sandbox, scratch, lambda _entry, report: found.append(report))
+    grade_entries(course, [entry], sandbox, scratch, lambda _entry, report: found.append(report), hidden)
     return found[0]

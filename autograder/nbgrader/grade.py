@@ -182,7 +182,8 @@ def _grade_class(course: Course, course_dir: Path, assignment: str, student: str
     numbers = course.numbers
     with tempfile.TemporaryDirectory(prefix="nbgrader-class-") as scratch:
         packages = [write_package(course, s.sources, Path(scratch) / f"student{i}" / "exercises") for i, s in enumerate(readable)]
-        reports = grade_many(course, [(package, numbers) for package in packages], sandbox=sandbox) if readable else []
+        reports = (grade_many(course, [(package, numbers) for package in packages], sandbox=sandbox, hidden=(course_dir,))  # the
+                   if readable else [])  # course folder holds every submission, the source notebook's solutions and the gradebook
     KitScores = _kit_scores_class()
     KitScores.results = {}
     for submission, report in zip(readable, reports):
