@@ -154,7 +154,7 @@ def record(kit: Path, pieces: dict[tuple[int, str], Path], uses: dict[tuple[int,
 
     from autograder.course.manifest import load_course
     from autograder.engine.run import run_suites
-    from autograder.sandbox import parent
+    from autograder import sandbox as parent
 
     course = load_course(kit)
     sessions: list[dict] = []

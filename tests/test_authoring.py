@@ -35,7 +35,7 @@ import yaml
 from autograder.course.manifest import load_course
 from autograder.engine.plugin import KitPlugin
 from autograder.maintainer.stubs import make_stub
-from autograder.sandbox.parent import Sandbox
+from autograder.sandbox import Sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
 GUIDE = ROOT / "docs" / "authoring.md"

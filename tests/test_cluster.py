@@ -27,7 +27,7 @@ from autograder.classroom import cluster as kit_cluster
 from autograder.classroom.intake import Entry, discover, fingerprint
 from autograder.course.manifest import load_course
 from autograder.engine.run import run_suites
-from autograder.sandbox.parent import Sandbox
+from autograder.sandbox import Sandbox
 
 KIT = Path(__file__).resolve().parent.parent
 REPORT_KEYS = ("score", "max_score", "questions")  # what run_suites gives; the rest (student, source, hashes, times) is grade_entry's

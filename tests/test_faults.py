@@ -20,7 +20,7 @@ import pytest
 
 from autograder.course.manifest import Course, load_course
 from autograder.engine.run import grade, grade_many
-from autograder.sandbox.parent import WALL_FACTOR
+from autograder.sandbox import WALL_FACTOR
 
 ROOT = Path(__file__).resolve().parent.parent
 FAULTS = ROOT / "tests" / "faults"

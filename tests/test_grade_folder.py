@@ -32,7 +32,7 @@ from autograder.classroom import batch
 from autograder.classroom.intake import Entry, discover, fingerprint, locate, read_entry
 from autograder.course.manifest import load_course
 from autograder.course.results import number
-from autograder.sandbox.parent import STALE_SECONDS, sweep_stale
+from autograder.sandbox import STALE_SECONDS, sweep_stale
 
 ROOT = Path(__file__).resolve().parent.parent
 QUESTIONS = (1, 2, 3, 4)
@@ -347,7 +347,7 @@ def test_a_student_cannot_read_the_class_folder(tmp_path):
     import dataclasses
 
     from autograder.classroom.work import grade_entry
-    from autograder.sandbox.parent import Sandbox
+    from autograder.sandbox import Sandbox
 
     course = load_course(ROOT)
     course = dataclasses.replace(course, questions=course.questions[:1])

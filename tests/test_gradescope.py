@@ -185,7 +185,7 @@ def test_zip_layout(archive: Path) -> None:
     assert {"setup.sh", "run_autograder"} <= set(names)  # at the root, as the specification requires
     assert modes["run_autograder"] & stat.S_IXUSR and modes["setup.sh"] & stat.S_IXUSR
     for name in ("kit/course.yaml", "kit/pyproject.toml", "kit/README.md", "kit/autograder/__main__.py",
-                 "kit/autograder/classroom/gradescope.py", "kit/autograder/sandbox/worker.py", "kit/reference/__init__.py",
+                 "kit/autograder/classroom/gradescope.py", "kit/autograder/sandbox/linux/worker.py", "kit/reference/__init__.py",
                  *(f"kit/autograder/suites/test_{q.module}.py" for q in COURSE.questions)):
         assert name in names, name
     assert not [n for n in names if n.split("/")[1:2] in (["solutions"], ["exercises"], ["tests"])]

@@ -24,7 +24,7 @@ from autograder.plots.grid import Heatmaps
 from autograder.plots.make import GATHER, gather, write
 from autograder.plots.tanh import spread
 from autograder.plots.timing import Timings, fitted
-from autograder.sandbox.parent import Sandbox
+from autograder.sandbox import Sandbox
 from autograder.suites.test_q09_timing import WALL
 from reference import cost
 

@@ -14,7 +14,7 @@ from autograder.classroom.intake import Entry
 from autograder.course.manifest import load_course
 from autograder.engine import plugin
 from autograder.engine.run import Submission, grade_many, run_each, run_suites
-from autograder.sandbox.parent import Sandbox
+from autograder.sandbox import Sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
 COURSE = load_course(ROOT)

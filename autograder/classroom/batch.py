@@ -35,7 +35,7 @@ from pathlib import Path
 from ..course.manifest import Course, find_root, load_course
 from ..course.results import number
 from ..i18n import _
-from ..sandbox.parent import sweep_stale
+from ..sandbox import sweep_stale
 from .intake import Contents, Entry, discover, fingerprint_of, ignored, read_entry
 from .work import grader_version, unreadable_report
 
@@ -169,7 +169,7 @@ def _die_with_parent(parent: int) -> None:
 def _worker(connection: object, course: Course, parent: int, scratch_root: str, out: str) -> None:
     """A worker's life: one Sandbox and one pytest run; grade each entry received and send back (index, report); stop on None."""
     _die_with_parent(parent)
-    from ..sandbox.parent import Sandbox
+    from ..sandbox import Sandbox
     from .work import grade_entries
 
     gc.freeze()  # what the driver imported stays out of the collector's way (and its pages shared)

@@ -35,7 +35,7 @@ from distributed import (
 
 from ..course.manifest import Course
 from ..i18n import _
-from ..sandbox.parent import Sandbox
+from ..sandbox import Sandbox
 from .intake import SKIPPED, Entry, fingerprint
 from .work import grade_entry, grader_version, zero_report
 

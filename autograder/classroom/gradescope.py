@@ -342,7 +342,7 @@ def _write(path: Path, results: dict) -> None:
 
 def run(root: Path) -> int:
     """Grade root/submission with the kit in root/source/kit into root/results/results.json; the exit status."""
-    from ..sandbox.parent import Sandbox
+    from ..sandbox import Sandbox
 
     start = time.monotonic()
     target = root / "results" / "results.json"

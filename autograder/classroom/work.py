@@ -23,7 +23,7 @@ from ..course.manifest import Course
 from ..course.results import ERROR, QuestionResult, Report
 from ..i18n import _
 from ..engine.run import Submission, hideable
-from ..sandbox.parent import Sandbox
+from ..sandbox import Sandbox
 from .intake import Contents, Entry, fingerprint_of, read_entry
 
 PACKAGE_INIT = b'"""The exercise modules of one student."""\n'

@@ -10,7 +10,7 @@ from types import FrameType
 from ..course.manifest import Course
 from ..course.results import PASSED
 from ..i18n import _
-from ..sandbox.parent import Sandbox
+from ..sandbox import Sandbox
 from .progress import at_full_marks, remember
 from .report import render, wrap
 

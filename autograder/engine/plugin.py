@@ -17,7 +17,7 @@ import torch
 from ..course.manifest import Course, Question
 from ..course.results import ERROR, FAILED, NOT_ATTEMPTED, PASSED, CaseResult, QuestionResult, Report
 from ..i18n import _, in_english
-from ..sandbox.parent import Child, ChildStopped, Sandbox
+from ..sandbox import Child, ChildStopped, Sandbox
 from .asserts import tensor_mismatch
 from .inputs import INPUT_NOTE, describe_all, entries, shrink
 from .proxy import CheckFailure, Refused, Student, StudentError, explain, one_line, refusal

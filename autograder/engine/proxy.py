@@ -16,7 +16,7 @@ import torch
 
 from ..course.manifest import Question
 from ..i18n import N_, _
-from ..sandbox.parent import Child, ChildStopped
+from ..sandbox import Child, ChildStopped
 
 
 CLOCK_SPEEDS = (1.0e9, 2.0e9)  # units of work per virtual second, drawn for each virtual_clock block

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..course.manifest import Course
 from ..course.results import Report
-from ..sandbox.parent import Sandbox
+from ..sandbox import Sandbox
 
 SUITES = Path(__file__).resolve().parent.parent / "suites"
 PYTEST_ARGS = ["-o", "addopts=", "--capture=no",  # the student's prints stay in the child; ours go nowhere

@@ -20,7 +20,7 @@ from ..course.manifest import Course
 from ..i18n import _
 from .package import answer_id, graded_id, summary_text, write_package
 from ..engine.run import grade_many
-from ..sandbox.parent import Sandbox
+from ..sandbox import Sandbox
 
 USAGE_ERROR, SOME_UNREADABLE = 2, 1
 

@@ -8,7 +8,7 @@ from ..course.manifest import Course
 from ..engine.plugin import KitPlugin
 from ..engine.proxy import CheckFailure, Student
 from ..i18n import _
-from ..sandbox.parent import Sandbox
+from ..sandbox import Sandbox
 from . import attention, copy_task, tanh, timing
 from .grid import Heatmaps
 from .timing import Timings

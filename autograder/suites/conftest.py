@@ -7,7 +7,7 @@ import pytest
 from autograder.course.manifest import find_root, load_course
 from autograder.engine.plugin import KitPlugin, kit
 from autograder.engine.proxy import Student
-from autograder.sandbox.parent import Sandbox
+from autograder.sandbox import Sandbox
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

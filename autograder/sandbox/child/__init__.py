@@ -1,7 +1,8 @@
 """The code that runs in the sandboxed child beside the student's: it uses torch only, never the grader.
 
-The worker loads this package as `_child` in the zygote, before any student code runs.
+Every backend loads this package as `_child`, by path, before any student code runs: guard.py and serve.py are the
+child's side of the sandbox (the audit hook, the frames, the request loop), the rest serves the requests.
 """
-from . import clock, forbidden, helpers, plain, session
+from . import clock, forbidden, guard, helpers, plain, serve, session
 
-__all__ = ["clock", "forbidden", "helpers", "plain", "session"]
+__all__ = ["clock", "forbidden", "guard", "helpers", "plain", "serve", "session"]

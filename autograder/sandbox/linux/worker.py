@@ -1,6 +1,6 @@
 """The sandbox: a zygote process that imports torch once and forks one child per graded question.
 
-Run as a script (never imported by the grader): `python -I worker.py CHILD_DIR`. It reads one JSON job
+Run as a script (never imported by the grader): `python -I worker.py`. It reads one JSON job
 per line on stdin (or {"preload": [module, ...]}: modules to import once, before the next fork) and
 answers JSON lines on stdout: {"id", "pid"} when a child starts, {"id", "exit", "orphans"} when it ends
 (orphans: processes it left behind, which the zygote, a subreaper, killed). Each child runs the student's code with resource limits, in its own process group and temporary
@@ -11,10 +11,9 @@ from the grader's files, from every folder but its own for writing, from other p
 own limits. The grader, in another process, decodes the answers (never unpickling anything) and
 decides the score.
 """
-import _signal
 import ctypes
 import gc
-import importlib.abc
+import importlib
 import importlib.util
 import json
 import os
@@ -23,174 +22,32 @@ import select
 import signal
 import struct
 import sys
-import traceback
 
 import torch
 
-# Bound here, in the zygote, before any student code runs: a patched builtin never reaches the worker or its Guard.
-from builtins import all, any, isinstance, len, min, str  # noqa: E402, A004
+# Bound here, in the zygote, before any student code runs: a patched builtin never reaches the worker.
+from builtins import any, len, str  # noqa: E402, A004
 
 
-def _load_module(name: str, path: str, search: list[str] | None = None) -> object:
-    """Import the file at path as module name (a package's __init__.py with search), without putting its folder on sys.path."""
-    spec = importlib.util.spec_from_file_location(name, path, submodule_search_locations=search)
+def _load_child() -> object:
+    """The child's side of the sandbox (autograder/sandbox/child), imported by path as `_child`: never the grader's package."""
+    folder = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "child")
+    spec = importlib.util.spec_from_file_location("_child", os.path.join(folder, "__init__.py"), submodule_search_locations=[folder])
     module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
+    sys.modules["_child"] = module
     spec.loader.exec_module(module)
     return module
 
 
-_codec = _load_module("_codec", os.path.join(os.path.dirname(os.path.abspath(__file__)), "codec.py"))
-_encode, _decode, _os_read, _os_write = _codec.encode, _codec.decode, os.read, os.write
-# The C function: signal.pthread_sigmask would turn the old mask into 64 Enum members on every call, twice per request.
-_block_signals, _ALL_SIGNALS = _signal.pthread_sigmask, frozenset(signal.valid_signals())
-_getitimer, _TIMERS = _signal.getitimer, (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF)  # alarm() is ITIMER_REAL
+_child = _load_child()
+KIT_ROOT, HIDDEN_FOLDERS, CHILD_FAILED = _child.guard.KIT_ROOT, _child.guard.HIDDEN_FOLDERS, _child.serve.CHILD_FAILED
 
-REFUSED_PACKAGES = ("reference", "solutions", "autograder")
-KIT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # autograder/sandbox/worker.py
-HIDDEN_FOLDERS = ("reference", "solutions", os.path.join("autograder", "suites"), ".git")  # under the kit's root
-SPAWN_EVENTS = frozenset({"os.fork", "os.forkpty", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "subprocess.Popen", "pty.spawn"})
-PATH_EVENTS = frozenset({"os.remove", "os.rmdir", "os.mkdir", "os.rename", "os.truncate", "os.chmod", "os.chown", "os.utime",
-                         "os.link", "os.symlink", "shutil.rmtree", "os.mkfifo", "os.mknod"})
-C_EVENTS = frozenset({"ctypes.dlopen", "ctypes.dlsym", "ctypes.dlsym/handle"})
-# The gc's object lists reach the grader's own objects in the child (its watch on forbidden work, its channel).
-REACH_EVENTS = {"gc.get_objects": "lists the interpreter's objects (gc)", "gc.get_referrers": "lists the interpreter's objects (gc)",
-                "gc.get_referents": "lists the interpreter's objects (gc)"}
-WATCHED_EVENTS = frozenset({"import", "open", "os.kill", "os.killpg", "resource.setrlimit", "resource.prlimit",
-                            *PATH_EVENTS, *SPAWN_EVENTS, *REACH_EVENTS, *C_EVENTS})  # the events Guard looks at
-WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
-PIDFD_FUNCTIONS = (("os", "pidfd_open"), ("posix", "pidfd_open"), ("signal", "pidfd_send_signal"), ("_signal", "pidfd_send_signal"))  # no audit event
 PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 36, 38
-CHILD_FAILED = 70  # exit code of a child whose own loop failed after the student's code ran (parent.py says so)
 # Linux Landlock: syscall numbers (the same on every architecture) and the file-system access rights used here.
 LANDLOCK_CREATE_RULESET, LANDLOCK_ADD_RULE, LANDLOCK_RESTRICT_SELF, LANDLOCK_RULE_PATH_BENEATH = 444, 445, 446, 1
 FS_WRITE_FILE, FS_READ_FILE, FS_TRUNCATE, FS_REFER = 1 << 1, 1 << 2, 1 << 14, 1 << 13
 FS_CHANGES = sum(1 << bit for bit in range(4, 13))  # remove dir/file, make char/dir/reg/sock/fifo/block/sym
 FILE_RIGHTS = FS_WRITE_FILE | FS_READ_FILE | FS_TRUNCATE  # the rights a rule on a file (not a folder) may carry
-
-
-class RefusedImport(importlib.abc.MetaPathFinder):
-    """Refuses the grader's own packages and records every attempt."""
-
-    def __init__(self, attempts: list) -> None:
-        self.attempts = attempts
-
-    def find_spec(self, fullname: str, path: object = None, target: object = None) -> None:
-        """Raise ImportError for the grader's packages; None (not mine to find) for everything else."""
-        top = fullname.partition(".")[0]
-        if top in REFUSED_PACKAGES:
-            self.attempts.append(f"imports `{fullname}`")
-            raise ImportError(f"importing `{fullname}` is not allowed in an answer: only torch, numpy, math and earlier exercise modules")
-        return None
-
-
-class Guard:
-    """Audit hook of a child: records and refuses what an answer never needs to do.
-
-    That is: reading the oracle, the solutions, the hidden suites or the kit's git history by path;
-    writing, removing or linking files outside the child's own folder; starting
-    processes; signalling other processes; changing resource limits; loading C libraries with ctypes. Imports of the grader's packages are recorded
-    (RefusedImport refuses them). The functions it relies on are bound here, before student code runs.
-    """
-
-    def __init__(self, attempts: list, workdir: str, package_dir: str, extra_hidden: list[str] = ()) -> None:
-        """Bind the folders and helpers; attempts receives one line per refused action."""
-        self.attempts, self.getcwd, self.fspath, self.realpath = attempts, os.getcwd, os.fspath, os.path.realpath
-        # The event tables, copied here: an answer that empties the module's own (`__main__.WATCHED_EVENTS`) changes nothing.
-        self.watched, self.path_events, self.spawn_events = WATCHED_EVENTS, PATH_EVENTS, SPAWN_EVENTS
-        self.reach_events, self.c_events = dict(REACH_EVENTS), C_EVENTS
-        self.normpath, self.join, self.getpid, self.getpgrp = os.path.normpath, os.path.join, os.getpid, os.getpgrp
-        root = KIT_ROOT
-        self.own = self._both(workdir)
-        self.package = self._both(package_dir)
-        self.hidden = tuple(form for name in HIDDEN_FOLDERS for form in self._both(os.path.join(root, name)))
-        self.hidden += tuple(form for folder in extra_hidden for form in self._both(folder))
-        for module_name, name in PIDFD_FUNCTIONS:  # signals sent through a pidfd raise no audit event: take them away
-            module = sys.modules.get(module_name) or importlib.import_module(module_name)
-            if hasattr(module, name):
-                setattr(module, name, self._no_pidfd)
-        for name in ("_text", "_forms", "_under", "_hidden", "_writable", "_refuse"):  # bound on the instance: replacing
-            setattr(self, name, getattr(self, name))  # them on the class afterwards (`__main__.Guard._refuse = ...`) reaches nothing
-
-    def _no_pidfd(self, *args: object, **kwargs: object) -> None:
-        """Stands in for os.pidfd_open and signal.pidfd_send_signal."""
-        self._refuse("sends a signal to another process (pidfd)")
-
-    def _text(self, path: object) -> str:
-        """The path as a str, whatever the caller passed."""
-        path = self.fspath(path)
-        return path.decode("utf-8", "surrogateescape") if isinstance(path, bytes) else str(path)
-
-    def _forms(self, path: object) -> tuple[str, ...]:
-        """The path as written (made absolute) and resolved."""
-        absolute = self.normpath(self.join(self.getcwd(), self._text(path)))
-        return absolute, self.realpath(absolute)
-
-    def _both(self, folder: str) -> tuple[str, ...]:
-        """The folder made absolute, and resolved (computed before student code runs)."""
-        return tuple({os.path.normpath(os.path.abspath(folder)), os.path.realpath(folder)})
-
-    @staticmethod
-    def _under(path: str, folders: tuple[str, ...]) -> bool:
-        """True when path is one of folders or inside one."""
-        return any(path == folder or path.startswith(folder + os.sep) for folder in folders)
-
-    def _hidden(self, path: object) -> bool:
-        """True for a path into the oracle, the solutions, the suites or .git (the graded package excepted)."""
-        forms = self._forms(path)
-        if all(self._under(form, self.package) or self._under(form, self.own) for form in forms):
-            return False
-        if any(self._under(form, self.hidden) for form in forms):
-            return True
-        written = self._text(path)
-        if written.startswith(os.sep):
-            return False
-        return any(part in ("reference", "solutions", "suites", ".git") for part in written.split(os.sep))  # may be relative to a dir_fd
-
-    def _writable(self, path: object) -> bool:
-        """True only inside the child's own folder (and /dev/null)."""
-        forms = self._forms(path)
-        return all(self._under(form, self.own) or form == os.devnull for form in forms)
-
-    def _refuse(self, what: str) -> None:
-        """Record what for the grader and stop it with PermissionError."""
-        self.attempts.append(what)
-        raise PermissionError(f"an answer may not do this: {what}")
-
-    def __call__(self, event: str, args: tuple) -> None:
-        """The audit hook itself: return for allowed events, record and raise for refused ones."""
-        if event not in self.watched:  # most events (builtins.id, object.__getattr__, exec ...): one set lookup
-            return
-        if event == "import":
-            if str(args[0]).partition(".")[0] in REFUSED_PACKAGES:
-                self.attempts.append(f"imports `{args[0]}`")
-        elif event == "open":
-            path, mode, flags = args
-            if isinstance(path, int):
-                return
-            writes = (isinstance(mode, str) and any(c in mode for c in "wax+")) or bool((flags or 0) & WRITE_FLAGS)
-            if writes and not self._writable(path):
-                self._refuse(f"writes the file {self._text(path)}, outside its own folder")
-            if self._hidden(path):
-                self._refuse(f"reads {self._text(path)}, which belongs to the grader")
-        elif event in self.path_events:
-            paths = [a for a in args[:2 if event in ("os.rename", "os.link", "os.symlink") else 1] if not isinstance(a, int)]
-            if event in ("os.link", "os.symlink"):
-                self._refuse(f"makes a link ({event})")
-            if any(not self._writable(path) for path in paths):
-                self._refuse(f"changes {self._text(paths[0])}, outside its own folder ({event})")
-        elif event in self.spawn_events:
-            self._refuse(f"starts a process ({event})")
-        elif event in ("os.kill", "os.killpg"):
-            target = args[0]
-            if target not in (0, self.getpid() if event == "os.kill" else self.getpgrp()):
-                self._refuse(f"sends a signal to process {target} ({event})")
-        elif event in self.reach_events:
-            self._refuse(self.reach_events[event])
-        elif event in self.c_events:
-            self._refuse(f"loads C code with ctypes ({event})")
-        elif event == "resource.setrlimit" or (event == "resource.prlimit" and (args[2] is not None or args[0] not in (0, self.getpid()))):
-            self._refuse(f"changes a resource limit ({event})")  # as root it could lift its own memory limit
 
 
 class _Beneath(ctypes.Structure):
@@ -417,68 +274,9 @@ def _limit(job: dict) -> None:
     sys.stderr = open(2, "w", buffering=1, closefd=False)
 
 
-def _describe(error: BaseException, package_dir: str) -> dict:
-    """Plain description of an exception: type, message, and the frames that are in the student's files.
-
-    Everything is coerced to short text: the exception is the student's object, and its str() may raise, loop or lie.
-    """
-    try:
-        stack = traceback.StackSummary.extract(traceback.walk_tb(error.__traceback__), lookup_lines=False)
-        frames = [f for f in stack if str(f.filename).startswith(package_dir)]  # only these lines are read: the grader's files stay closed
-        if isinstance(error, SyntaxError) and isinstance(error.filename, str) and error.filename.startswith(package_dir):
-            frames.append(traceback.FrameSummary(error.filename, int(error.lineno or 0), "<module>", line=str(error.text or "").strip()))
-        where = [{"file": os.path.relpath(f.filename, os.path.dirname(package_dir)), "line": int(f.lineno or 0), "function": str(f.name),
-                  "code": str(f.line or "").strip()[:200]} for f in frames]
-    except Exception:  # noqa: BLE001 - a traceback the student tampered with
-        where = []
-    try:
-        message = str(error.msg if isinstance(error, SyntaxError) else error)
-    except BaseException:  # noqa: B036 - a __str__ that raises (even SystemExit)
-        message = "(its message could not be read)"
-    described = {"type": str(type(error).__name__)[:100], "message": message[:500], "where": where}
-    template, fields = getattr(error, "template", None), getattr(error, "fields", None)
-    if described["type"] == "MissingFunction" and type(template) is str and type(fields) is dict:  # the kit's own line, worded by the grader
-        described["template"], described["fields"] = template, {str(k): str(v)[:200] for k, v in fields.items()}
-    return described
-
-
-def read_frame(fd: int) -> bytes | None:
-    """One length-prefixed frame from fd; None at end of input."""
-    header = _read_exactly(fd, 8)
-    return None if header is None else _read_exactly(fd, int.from_bytes(header, "little"))
-
-
-def _read_exactly(fd: int, size: int) -> bytes | None:
-    chunks, left = [], size
-    while left:
-        chunk = _os_read(fd, min(left, 1 << 20))
-        if not chunk:
-            return None
-        chunks.append(chunk)
-        left -= len(chunk)
-    return b"".join(chunks)
-
-
-def _write_frame(fd: int, value: object) -> None:
-    """value, encoded (sandbox/codec.py), as one length-prefixed frame on fd."""
-    data = _encode(value)
-    view = memoryview(len(data).to_bytes(8, "little") + data)
-    while view:
-        view = view[_os_write(fd, view):]
-
-
-def _answer(fd: int, answer: dict, describe: object) -> None:
-    """Send an answer; one that cannot be encoded becomes a failure the grader can read."""
-    try:
-        _write_frame(fd, answer)
-    except Exception as error:  # noqa: BLE001 - a result the codec cannot write
-        unsaved = {"type": "UnsavableResult", "message": f"returned a result the grader cannot take back ({type(error).__name__})", "where": [],
-                   "template": "returned a result the grader cannot take back ({error})", "fields": {"error": type(error).__name__}}
-        _write_frame(fd, {"ok": False, "error": unsaved, "spied": answer.get("spied", []), "refused": answer.get("refused", []), "reads": 0})
-
-
 def _run_child(job: dict) -> None:
-    """Body of a forked child: limits, guards, import of the student's module, then answer requests until told to stop."""
+    """Body of a forked child: limits, Landlock and seccomp, then the shared loop (child/serve.py): guards, import of the
+    student's module, requests answered until told to stop."""
     _LANDLOCK.restrict(job["landlock"])  # first: it closes the zygote's descriptors of its rules, so the channel's are the lowest
     requests = os.open(job["requests"], os.O_RDONLY | os.O_NONBLOCK)  # never waits for a grader that has already gone
     answers = os.open(job["answers"], os.O_WRONLY | os.O_NONBLOCK)  # ENXIO when the grader closed it: this child just ends
@@ -487,53 +285,8 @@ def _run_child(job: dict) -> None:
     _limit(job)
     torch.set_num_threads(1)
     torch.default_generator.manual_seed(0)  # torch.manual_seed would also queue CUDA's seeding (the zygote did, once): 3 ms
-    attempts: list[str] = []
-    folder, package_dir = job["workdir"], job["package"]
     _seccomp(_SECCOMP_PROGRAM)
-    sys.meta_path.insert(0, RefusedImport(attempts))
-    guard = Guard(attempts, folder, package_dir, job["hidden"])
-    sys.addaudithook(guard.__call__)  # the bound method: replacing Guard.__call__ afterwards reaches nothing
-    child = sys.modules["_child"]
-
-    def describe(error: BaseException) -> dict:
-        return _describe(error, package_dir)
-
-    for name in job["own_modules"]:  # bound here; the student's code cannot look them up to patch the watch
-        sys.modules.pop(name, None)
-    limit = sys.getrecursionlimit()
-    try:
-        _load_module("exercises", os.path.join(package_dir, "__init__.py"), [package_dir])
-        module = importlib.import_module("exercises." + job["module"])
-    except BaseException as error:  # the student's import may raise anything, SystemExit included
-        _between_calls(limit)
-        _write_frame(answers, {"ok": False, "error": describe(error), "refused": list(attempts)})
-        return
-    _between_calls(limit)
-    _write_frame(answers, {"ok": True, "refused": list(attempts)})
-    session = child.session.Session(module, describe, attempts)
-    while (frame := read_frame(requests)) is not None:
-        request = _decode(frame)
-        if request["op"] == "exit":
-            return
-        _block_signals(signal.SIG_UNBLOCK, _ALL_SIGNALS)
-        answer = session.handle(request)
-        _between_calls(limit)
-        _answer(answers, answer, describe)
-
-
-class TimerLeftRunning(Exception):
-    """The student's code left an interval timer running: it would fire at a moment set by the wall clock, inside the
-    student's next call or inside the sandbox's own loop, so the score would change from run to run."""
-
-
-def _between_calls(limit: int) -> None:
-    """The grader's side of the child runs with signals held back (a student's handler waits for the next call) and with
-    the recursion limit it started with; a timer left running ends the child (TimerLeftRunning), whenever it would fire."""
-    _block_signals(signal.SIG_BLOCK, _ALL_SIGNALS)
-    sys.setrecursionlimit(limit)
-    for which in _TIMERS:
-        if _getitimer(which)[0]:
-            raise TimerLeftRunning
+    _child.serve.run(requests, answers, job["package"], job["module"], job["workdir"], job["hidden"], job["own_modules"])
 
 
 def _fork(job: dict) -> int:
@@ -601,9 +354,8 @@ def _preload(modules: list[str]) -> None:
 _LANDLOCK = _Landlock()
 
 
-def serve(child_dir: str) -> None:
+def serve() -> None:
     """Zygote loop: fork a child per job line (or import the modules of a preload line), report each child's pid and exit."""
-    _load_module("_child", os.path.join(child_dir, "__init__.py"), [child_dir])
     # Listed once: a child that walked sys.modules would copy the pages of its ~2,000 keys (5 ms).
     own_modules = [name for name in sys.modules if name in ("_child", "_codec") or name.startswith("_child.")]
     torch.manual_seed(0)  # queues CUDA's seeding once; each child reseeds only the CPU generator
@@ -643,4 +395,4 @@ def serve(child_dir: str) -> None:
 
 
 if __name__ == "__main__":
-    serve(sys.argv[1])
+    serve()

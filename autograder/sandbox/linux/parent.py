@@ -1,50 +1,17 @@
-"""Parent side of the sandbox: start the zygote (worker.py), open one child per question, talk to it with a time limit."""
+"""The Linux backend's grader side: start the zygote (worker.py), have it fork one child per question, talk to it with a time limit."""
 import json
 import os
-import re
 import select
-import shutil
 import signal
-import stat
 import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
-from ..i18n import N_, _
-
-MEMORY_BYTES = 4 << 30  # address-space limit of a child
-OUTPUT_BYTES = 8 << 20  # largest file a child may write, its captured output included
-ANSWER_BYTES = 64 << 20  # largest answer the grader reads back
-CHILD_FAILED = 70  # exit code of a child whose own loop failed (worker.py)
-STARTUP_SECONDS = 120  # the most a zygote may take to start (it imports torch) before its first child is given up
-POLL_SECONDS = 0.25  # the longest wait on a child between two looks at its time
-WALL_FACTOR = 3  # a child is stopped after this many times its time limit on the wall clock, however busy the machine
-OUTPUT_SHOWN = 2000  # characters of the child's captured output kept for the report
-STALE_SECONDS = 600  # a left-behind folder is removed once untouched this long (a running sandbox makes a folder per question)
-KEPT_ENV = ("PATH", "LANG", "LC_ALL", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "SYSTEMROOT")
-SIGNALS = {-11: N_("a segmentation fault"), -6: N_("an abort"), -9: N_("being killed (memory or CPU limit?)"),
-           -24: N_("the CPU time limit"), -7: N_("a bus error"), -8: N_("a floating-point exception"),
-           -31: N_("a forbidden system call (signalling, tracing or writing into another process)")}
-TIMEOUT, CRASHED, ERROR = "timeout", "crashed", "error"
-
-
-class ChildStopped(Exception):
-    """The child is gone (time limit, crash, exit, killed worker): status and a one-line reason."""
-
-    def __init__(self, status: str, reason: str) -> None:
-        super().__init__(reason)
-        self.status, self.reason = status, reason
-
-
-@dataclass
-class Ending:
-    """How a child's life ended: processes it left behind (all killed) and what it printed."""
-
-    orphans: int
-    output: str
+from ...i18n import _
+from ..base import (ANSWER_BYTES, ERROR, KEPT_ENV, MEMORY_BYTES, OUTPUT_BYTES, POLL_SECONDS, STARTUP_SECONDS, TIMEOUT, WALL_FACTOR,
+                    ChildStopped, Ending, died, frame, load_answer, read_output, remove, sweep_stale, timed_out)
 
 
 class Sandbox:
@@ -68,7 +35,7 @@ class Sandbox:
         env = {key: os.environ[key] for key in KEPT_ENV if key in os.environ}
         env.update(HOME=str(self.folder), TMPDIR=str(self.folder), OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
         here = Path(__file__).resolve().parent
-        return subprocess.Popen([sys.executable, "-I", str(here / "worker.py"), str(here / "child")], stdin=subprocess.PIPE,
+        return subprocess.Popen([sys.executable, "-I", str(here / "worker.py")], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=self.errors, cwd=self.folder, env=env)
 
     def worker_error(self) -> str:
@@ -157,7 +124,7 @@ class Sandbox:
         self.process.wait()
         for pipe in (self.process.stdin, self.process.stdout, self.errors):
             pipe.close()
-        _remove(self.folder)
+        remove(self.folder)
 
 
 class Child:
@@ -187,16 +154,7 @@ class Child:
 
     def _died(self) -> ChildStopped:
         """The exception for a child that ended on its own before answering."""
-        code = self._exit_code()
-        if code is not None and code < 0:
-            cause = _(SIGNALS[code]) if code in SIGNALS else _("signal {number}").format(number=-code)
-            return self._stop(CRASHED, _("the process crashed with {cause}").format(cause=cause))
-        if code is None:
-            return self._stop(ERROR, _("the answer closed the sandbox's channel to the grader: leave file descriptors you did not open alone"))
-        if code == CHILD_FAILED:
-            return self._stop(ERROR, _("the sandbox could not send your results back after your code ran: the answer changed something "
-                                       "it relies on (file descriptors, signal handlers, the recursion limit)"))
-        return self._stop(CRASHED, _("the process exited (exit code {code}): do not call sys.exit() or os._exit() in an answer").format(code=code))
+        return self._stop(*died(self._exit_code()))
 
     def first(self) -> dict:
         """The child's first word: whether the student's module imported (within the time limit)."""
@@ -206,7 +164,7 @@ class Child:
         """Send one request (plain data and tensors) and return the child's answer; ChildStopped when it cannot answer."""
         if self.stopped:
             raise self.stopped
-        view = memoryview(_frame(request))
+        view = memoryview(frame(request))
         while view:
             try:
                 view = view[os.write(self.requests, view):]
@@ -238,7 +196,7 @@ class Child:
             left = min(charged if charged > POLL_SECONDS else self.time_limit - self._used(), WALL_FACTOR * self.time_limit - self.spent,
                        STARTUP_SECONDS + WALL_FACTOR * self.time_limit - self.waited)
             if left <= 0:
-                raise self._stop(TIMEOUT, _("stopped after {seconds:g} s: an endless loop, or far too much work?").format(seconds=self.time_limit))
+                raise self._stop(TIMEOUT, timed_out(self.time_limit))
             start = time.monotonic()
             try:
                 ready = self.sandbox.pump(min(left, 0.05 if reader is None else POLL_SECONDS), [reader] if reader is not None else [])
@@ -266,7 +224,7 @@ class Child:
                     frame, self.buffer = self.buffer[8:8 + size], self.buffer[8 + size:]
                     start = time.monotonic()
                     try:
-                        answer = _load_answer(frame)
+                        answer = load_answer(frame)
                     except Exception as error:  # noqa: BLE001 - the frame is the student's process's word
                         raise self._stop(ERROR, _("sent back data the grader cannot read ({error})").format(error=type(error).__name__)) from None
                     finally:
@@ -304,7 +262,7 @@ class Child:
             self._died()
         if not self.stopped:
             try:
-                os.write(self.requests, _frame({"op": "exit"}))
+                os.write(self.requests, frame({"op": "exit"}))
             except OSError:
                 pass
         deadline = time.monotonic() + 2.0
@@ -319,74 +277,6 @@ class Child:
             if fd >= 0:
                 os.close(fd)
         self.requests = self.answers = -1
-        ending = Ending(orphans, self._output())
-        _remove(self.workdir)
+        ending = Ending(orphans, read_output(self.workdir))
+        remove(self.workdir)
         return ending
-
-    def _output(self) -> str:
-        """The start of what the child printed: output.txt in its folder, if that is still a plain file (never a FIFO or a link)."""
-        try:
-            fd = os.open(self.workdir / "output.txt", os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
-        except OSError:
-            return ""
-        try:
-            return os.read(fd, OUTPUT_SHOWN).decode("utf-8", "replace") if stat.S_ISREG(os.fstat(fd).st_mode) else ""
-        except OSError:
-            return ""
-        finally:
-            os.close(fd)
-
-
-def _remove(folder: Path) -> None:
-    """Delete a folder the children wrote in, however deep they nested it: shutil.rmtree (no process to start) and, where it
-    fails (it recurses, so a folder nested a thousand deep defeats it), `rm -rf`."""
-    try:
-        shutil.rmtree(folder)
-    except (OSError, RecursionError):
-        subprocess.run(["rm", "-rf", "--one-file-system", str(folder)], check=False, stdin=subprocess.DEVNULL,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-
-def sweep_stale(folder: Path) -> int:
-    """Remove the folders that killed graders left in folder (SIGKILL skips every cleanup); how many. Such a folder is named
-    autograder-<pid>-... or autograder-class-<pid>-..., is ours, has been untouched for STALE_SECONDS and its process is
-    gone. They hold copies of students' code, and each entry of the temporary folder costs every later child one
-    Landlock rule."""
-    removed = 0
-    for entry in folder.glob("autograder-*"):
-        match = re.match(r"autograder-(?:class-)?(\d+)-", entry.name)
-        try:
-            info = entry.lstat()
-        except OSError:
-            continue
-        idle = stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and time.time() - info.st_mtime > STALE_SECONDS
-        if match and idle and not _running(int(match.group(1))):
-            _remove(entry)
-            removed += 1
-    return removed
-
-
-def _running(pid: int) -> bool:
-    """True while a process with that pid exists (a pid reused since counts as running: its folder is left alone)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process
-        pass
-    return True
-
-
-def _load_answer(frame: bytes) -> object:
-    """The value a child's frame encodes (sandbox/codec.py); ValueError for anything else."""
-    from . import codec  # here, not at the top: the zygote is started before the grader imports torch
-
-    return codec.decode(frame)
-
-
-def _frame(request: dict) -> bytes:
-    """request, encoded, behind its length: one frame of the protocol."""
-    from . import codec
-
-    data = codec.encode(request)
-    return len(data).to_bytes(8, "little") + data
