@@ -4,7 +4,7 @@ only the attacker's question; the neighbour keeps its score.
 Each file in tests/attacks/ is one whole student module (question 1) whose functions answer right once the attack has
 worked; its header says what it does, what the grader must answer (`match` is a regular expression) and where it is
 tried (`# path:`): `sandbox` (all of
-them in one sandbox, with question 2 graded beside), `grade-dir` (students of one class folder graded by `grade DIR`
+them in one sandbox, with a neighbouring question graded beside), `grade-dir` (students of one class folder graded by `grade DIR`
 between two honest classmates, twice: the same grades.csv both times), `pty` (`check` started from a terminal).
 The kernel closes these (seccomp, Landlock, the child's own user under root): docs/instructors.md says what each path
 guarantees.
@@ -47,6 +47,16 @@ class Attack:
     path: str
     what: str
 
+    @property
+    def question(self) -> int:
+        """The number of the question whose module the attack replaces."""
+        return int(self.module[1:3])
+
+    @property
+    def neighbour(self) -> int:
+        """A question graded alongside, which must keep full marks."""
+        return 2 if self.question == 1 else 1
+
 
 def corpus() -> list[Attack]:
     """Every attack with its expectation, read from its header lines."""
@@ -83,8 +93,8 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux") or not secc
                                 reason="the Linux backend's kernel walls (seccomp) are what these attacks meet")
 
 
-def small_course(numbers: tuple[int, ...] = (1, 2)) -> Course:
-    """The course cut to questions 1 and 2."""
+def small_course(numbers: tuple[int, ...] = (1, 2, 3)) -> Course:
+    """The course cut to questions 1 to 3."""
     course = load_course(ROOT)
     return dataclasses.replace(course, questions=tuple(q for q in course.questions if q.number in numbers))
 
@@ -115,9 +125,9 @@ def living(markers: tuple[str, ...]) -> list[int]:
 
 
 def assert_fails_alone(attack: Attack, questions: list[dict]) -> None:
-    """The attacked question lost its points with a one-line reason that says why; question 2 kept full marks."""
+    """The attacked question lost its points with a one-line reason that says why; its neighbour kept full marks."""
     by_number = {q["number"]: q for q in questions}
-    attacked, neighbour = by_number[1], by_number[2]
+    attacked, neighbour = by_number[attack.question], by_number[attack.neighbour]
     messages = [m for m in [attacked.get("reason", "")] + [t.get("message", "") for t in attacked.get("tests", [])] if m]
     assert attacked["status"] in attack.statuses and attacked["score"] == 0, (attack.what, attacked["status"], messages)
     assert any(re.search(attack.match, m) for m in messages), (attack.match, messages)
@@ -135,7 +145,7 @@ def sandboxed(tmp_path_factory: pytest.TempPathFactory) -> dict:
         server.listen()
         server.setblocking(False)
         attacks = ATTACKS_BY_PATH["sandbox"]
-        reports = grade_many(small_course(), [(package_with(folder / a.name, a), [1, 2]) for a in attacks])
+        reports = grade_many(small_course(), [(package_with(folder / a.name, a), sorted((a.question, a.neighbour))) for a in attacks])
         try:
             reached = [server.accept()[1]]
         except BlockingIOError:

@@ -33,7 +33,7 @@ from multiprocessing.connection import wait
 from pathlib import Path
 
 from ..course.manifest import Course, find_root, load_course
-from ..course.results import number
+from ..course.results import FLAGGED, number
 from ..i18n import _
 from ..sandbox import sweep_stale
 from .intake import Contents, Entry, discover, fingerprint_of, ignored, read_entry
@@ -326,6 +326,11 @@ def _print_table(course: Course, entries: list[Entry], reports: dict[str, dict])
         report = reports.get(entry.student)
         if report is not None and report.get("problem"):
             print(_("{student}: scored 0, {problem}").format(student=entry.student, problem=report['problem']))
+    for entry in entries:  # for the instructor to review: the code reached into the grader
+        for question in (reports.get(entry.student) or {}).get("questions", []):
+            if question.get("status") == FLAGGED:
+                print(_("{student}: question {number} scored 0, {reason}").format(student=entry.student, number=question.get("number"),
+                                                                                  reason=question.get("reason", "")))
 
 
 def _fingerprint_and_problem(entry: Entry) -> tuple[dict, Contents | None]:

@@ -36,6 +36,13 @@ class CheckFailure(AssertionError):
         self.message, self.kind, self.compared = message, kind, compared  # kind: "failed", "not attempted" or "stopped"
 
 
+class Flagged(CheckFailure):
+    """The code reached into the grader's side of the child (its watch, frames, mode stacks): the question is flagged."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(_("flagged for review: the code reaches into the grader ({what})").format(what=what), "flagged")
+
+
 class Refused(CheckFailure):
     """Work an answer may not do (a forbidden call, a refused action): a fault of the code, whatever the input."""
 
@@ -255,6 +262,8 @@ class Student:
         except ChildStopped as stopped:
             raise CheckFailure(stopped.reason, "stopped") from None
         self.last = CallRecord(answer.get("reads", 0), list(answer.get("spied", [])))
+        if answer.get("tampered"):
+            raise Flagged(one_line(str(answer["tampered"]), 100))
         if answer.get("refused"):
             raise Refused(refusal(answer["refused"][0]))
         banned = [label for label in answer.get("spied", []) if label in self._forbid]

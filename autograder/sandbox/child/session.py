@@ -34,6 +34,7 @@ class Session:
         self.module = module
         self.describe = describe
         self.refused = refused
+        self.tampered = ""  # what the student's code did to the watch on forbidden work, once it did
         self.objects: dict[int, object] = {}
         self.ids: dict[int, int] = {}  # id(object) -> handle number, so one object keeps one handle
 
@@ -91,6 +92,8 @@ class Session:
         except BaseException as error:  # noqa: B036 - the student may raise SystemExit or KeyboardInterrupt
             answer = {"ok": False, "error": self.describe(error), "spied": answer.get("spied", []), "reads": answer.get("reads", 0)}
         answer["refused"] = list(self.refused)
+        if self.tampered:
+            answer["tampered"] = self.tampered
         return answer
 
     def _call(self, request: dict) -> dict:
@@ -113,6 +116,7 @@ class Session:
                         value = function(*args, **kwargs)
         finally:
             result["spied"] = spy.seen
+            self.tampered = self.tampered or spy.tampered  # kept for every later answer: the grader flags the question
         result["value"] = value
         result["after"] = [plain.plain(arg, self._handle) for arg in args if type(arg) is torch.Tensor]
         return result
