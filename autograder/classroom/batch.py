@@ -393,7 +393,10 @@ def main(args: argparse.Namespace, course: Course | None = None) -> int:
 
 def _grade(course: Course, args: argparse.Namespace, folder: Path, out: Path, jobs: int, entries: list[Entry]) -> int:
     """main() once the arguments are checked and OUT is locked."""
+    from ..engine.secret import for_class_grading
+
     quiet = getattr(args, "quiet", False)
+    for_class_grading()  # class grading draws its inputs from the course secret, made on the first run (forked workers inherit it)
     version = grader_version(course)
     for left in out.glob(".*.tmp"):  # what a killed run was writing: never a report (those are renamed into place whole)
         left.unlink(missing_ok=True)

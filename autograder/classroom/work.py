@@ -51,8 +51,11 @@ def grader_version(course: Course) -> str:
         version = importlib.metadata.version("attention-kit")
     except importlib.metadata.PackageNotFoundError:
         version = "0"
+    from ..engine.secret import class_secret
+
     questions = repr([(q.number, q.slug, q.file, q.functions, q.points, q.requires, q.time_limit) for q in course.questions])
-    return f"{version}+{hashlib.sha256((_code_digest() + questions).encode()).hexdigest()[:12]}"
+    secret = hashlib.sha256(class_secret(create=False).encode()).hexdigest()  # two kits with different secrets draw different inputs
+    return f"{version}+{hashlib.sha256((_code_digest() + questions + secret).encode()).hexdigest()[:12]}"
 
 
 def zero_report(course: Course, reason: str) -> dict:
@@ -127,7 +130,9 @@ def grade_entries(course: Course, entries: Iterable[Entry], sandbox: Sandbox, sc
     hidden: folders no student's code may read (where the other students' packages and sandboxes are), beside the class folder.
     """
     from ..engine.run import run_each
+    from ..engine.secret import for_class_grading
 
+    for_class_grading(create=False)  # the driver made it (batch.py); a Dask worker's kit carries the same (grader_version says so)
     scratch = Path(scratch)
     scratch.mkdir(parents=True, exist_ok=True)
     remaining, last_reported = iter(entries), [None]  # entries are graded one after the other: only the last one can lack its report
