@@ -1,12 +1,13 @@
 """Class grading draws its inputs from the course secret: other inputs than the release's, the same verdicts on honest
 code (the solutions and the right corpus), the secret never shipped to learners."""
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 from autograder.engine import inputs
-from autograder.engine.secret import SECRET_FILE, class_secret
+from autograder.engine.secret import ENVIRONMENT, SECRET_FILE, class_secret
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "corpus"
@@ -39,7 +40,7 @@ def test_the_release_and_the_learners_never_get_the_secret():
     from autograder.course.manifest import load_course
     from autograder.maintainer.release import main_files
 
-    made = not SECRET_FILE.exists()
+    made, saved = not SECRET_FILE.exists(), os.environ.pop(ENVIRONMENT, None)
     try:
         assert len(class_secret()) == 64 and class_secret() == class_secret(create=False)
         assert oct(SECRET_FILE.stat().st_mode & 0o777) == "0o600"
@@ -49,6 +50,8 @@ def test_the_release_and_the_learners_never_get_the_secret():
     finally:
         if made:
             SECRET_FILE.unlink()
+        if saved is not None:
+            os.environ[ENVIRONMENT] = saved
 
 
 GRADE_UNDER_SECRET = """
