@@ -93,7 +93,8 @@ def kit_files(course: Course) -> dict[str, Path]:
     from ..engine.secret import SECRET_FILE, class_secret
 
     class_secret()  # the course secret, made now if need be: Gradescope draws its inputs from it, as every class grading does
-    files["autograder/suites/" + SECRET_FILE.name] = SECRET_FILE
+    if SECRET_FILE.is_file():  # absent where AUTOGRADER_SECRET stands in for it
+        files["autograder/suites/" + SECRET_FILE.name] = SECRET_FILE
     return files
 
 
