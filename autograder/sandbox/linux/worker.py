@@ -348,6 +348,7 @@ def _drop_privileges(job: dict) -> bool:
             break
     libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
     libc.prctl(PR_SET_KEEPCAPS, 1 if keep else 0, 0, 0, 0)
+    resource.setrlimit(resource.RLIMIT_NPROC, (CHILD_THREADS, CHILD_THREADS))  # counted per user: here its own id, so its threads
     os.setgroups([])
     os.setresgid(ids, ids, ids)
     os.setresuid(ids, ids, ids)  # clears every capability (all of them, unless kept above)
@@ -367,7 +368,6 @@ def _limit(job: dict) -> None:
     os.setsid()
     for name, value in (("RLIMIT_AS", job["memory_bytes"]), ("RLIMIT_FSIZE", job["output_bytes"]), ("RLIMIT_CORE", 0)):
         resource.setrlimit(getattr(resource, name), (value, value))
-    resource.setrlimit(resource.RLIMIT_NPROC, (CHILD_THREADS, CHILD_THREADS))  # counted for its own user (root ignores it)
     cpu = int(job["time_limit"]) + 2
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a flood of output gets an error instead of a kill
