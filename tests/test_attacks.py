@@ -5,7 +5,9 @@ Each file in tests/attacks/ is one whole student module (question 1) whose funct
 worked; its header says what it does, what the grader must answer (`match` is a regular expression) and where it is
 tried (`# path:`): `sandbox` (all of
 them in one sandbox, with a neighbouring question graded beside), `grade-dir` (students of one class folder graded by `grade DIR`
-between two honest classmates, twice: the same grades.csv both times), `pty` (`check` started from a terminal).
+between two honest classmates, twice: the same grades.csv both times), `pty` (`check` started from a terminal),
+`hidden` (a grader started on a folder, which it passes as hidden, as `--nbgrader` passes the course folder and
+Gradescope its own).
 The kernel closes these (seccomp, Landlock, the child's own user under root): docs/instructors.md says what each path
 guarantees.
 """
@@ -70,7 +72,7 @@ def corpus() -> list[Attack]:
     return attacks
 
 
-ATTACKS_BY_PATH = {path: [a for a in corpus() if a.path == path] for path in ("sandbox", "grade-dir", "pty")}
+ATTACKS_BY_PATH = {path: [a for a in corpus() if a.path == path] for path in ("sandbox", "grade-dir", "pty", "hidden")}
 
 
 def seccomp_known() -> bool:
@@ -223,3 +225,29 @@ def test_attack_from_a_terminal(attack: Attack, tmp_path: Path):
         os.close(terminal)
     assert not typed, typed
     assert_fails_alone(attack, json.loads(done.stdout)["questions"])
+
+
+HIDDEN_RUN = """
+import json, sys
+from pathlib import Path
+from autograder.course.manifest import load_course
+from autograder.engine.run import grade_many
+import dataclasses
+course = load_course(Path(sys.argv[1]))
+course = dataclasses.replace(course, questions=tuple(q for q in course.questions if q.number in (1, 2)))
+folder, package = Path(sys.argv[2]), Path(sys.argv[3])
+print(json.dumps(grade_many(course, [(package, [1, 2])], hidden=(folder,))[0].to_dict()))
+"""
+
+
+@pytest.mark.parametrize("attack", ATTACKS_BY_PATH["hidden"], ids=lambda a: a.name)
+def test_attack_on_a_folder_the_grader_was_given(attack: Attack, tmp_path: Path):
+    """A grader given a folder (an nbgrader course: its gradebook) hides it: the attack cannot read it."""
+    course_folder = tmp_path / "course"
+    course_folder.mkdir()
+    (course_folder / "gradebook.db").write_text("every student's grades")
+    package = package_with(tmp_path / "exercises", attack)
+    done = subprocess.run([sys.executable, "-c", HIDDEN_RUN, str(ROOT), str(course_folder), str(package)], cwd=ROOT, env=ENV,
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert_fails_alone(attack, json.loads(done.stdout.strip().splitlines()[-1])["questions"])
