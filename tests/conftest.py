@@ -1,6 +1,12 @@
 """Fixtures shared by the kit's test modules."""
+import os
+
 import pytest
 from test_corpus import Graded
+
+# Class grading draws its inputs from the course secret; the tests compare it with `check` message for message, so they
+# grade classes on the public seeds (test_secret.py tries the secret itself). Subprocesses inherit it.
+os.environ.setdefault("AUTOGRADER_SECRET", "")
 
 
 @pytest.fixture(scope="session")

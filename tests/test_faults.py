@@ -101,7 +101,6 @@ KERNEL_ENFORCED = {"cheat_torch_file_io"}  # C++ file I/O raises no audit event:
 # Known holes, kept as strict expected failures: when one is closed its case XPASSes and must leave this table.
 KNOWN_HOLES = {
     "engine_spy_evaded_by_thread": "forbidden work in a Python thread started at import is not watched (the modes are per thread)",
-    "engine_spy_disarmed_from_frame": "the grader's watch object can be reached through the calling frame and emptied",
 }
 
 

@@ -89,7 +89,7 @@ def test_main_holds_the_student_files_only(release: tuple[Path, Path]) -> None:
     assert {p for p in files if p.startswith("exercises/")} == {f"exercises/{p.name}" for p in (ROOT / "solutions").glob("*.py")}
     for folder in ("autograder", "reference"):
         shipped = {p.relative_to(ROOT).as_posix() for p in (ROOT / folder).rglob("*")
-                   if p.is_file() and "__pycache__" not in p.parts and p.suffix not in (".pyc", ".po")}
+                   if p.is_file() and "__pycache__" not in p.parts and p.suffix not in (".pyc", ".po") and not p.name.startswith(".")}
         assert {p for p in files if p.startswith(folder + "/")} == shipped
     assert {f"autograder/suites/{p.name}" for p in (ROOT / "autograder" / "suites").glob("test_q*.py")} <= set(files)
     for name in (ROOT / "solutions").glob("*.py"):

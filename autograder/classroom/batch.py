@@ -37,7 +37,7 @@ from multiprocessing.connection import wait
 from pathlib import Path
 
 from ..course.manifest import Course, find_root, load_course
-from ..course.results import number
+from ..course.results import FLAGGED, number
 from ..i18n import _
 from ..engine.stopping import STOPPING_SIGNALS, Stopped, exit_status, stop_on_signals
 from ..sandbox import sweep_stale
@@ -203,7 +203,7 @@ def _die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
-def _worker(connection: object, course: Course, parent: int, scratch_root: str) -> None:
+def _worker(connection: object, course: Course, parent: int, scratch_root: str, hidden: tuple[str, ...]) -> None:
     """A worker's life: one Sandbox and one pytest run; grade each entry received and send back (index, report); stop on None."""
     _die_with_parent(parent)
     for signum in STOPPING_SIGNALS:
@@ -242,7 +242,7 @@ def _worker(connection: object, course: Course, parent: int, scratch_root: str) 
         connection.send((indices.pop(id(entry)), report | {"_worker": os.getpid()}))
 
     try:
-        grade_entries(course, received(), sandbox, scratch[0], send, hidden=(Path(scratch_root),))
+        grade_entries(course, received(), sandbox, scratch[0], send, hidden=(Path(scratch_root), *map(Path, hidden)))
     except (BrokenPipeError, KeyboardInterrupt):
         pass
     finally:
@@ -254,15 +254,17 @@ def _worker(connection: object, course: Course, parent: int, scratch_root: str) 
 class Pool:
     """`jobs` forked worker processes, each grading one entry at a time; a worker that dies is replaced."""
 
-    def __init__(self, course: Course, jobs: int, scratch: Path) -> None:
-        """scratch: a folder for the workers' packages, which this pool's owner removes."""
-        self.course, self.jobs, self.scratch = course, jobs, scratch
+    def __init__(self, course: Course, jobs: int, scratch: Path, hidden: tuple[Path, ...]) -> None:
+        """scratch: a folder for the workers' packages, which this pool's owner removes; hidden: folders no student's code may
+        read (OUT, where the classmates' reports are, and what the caller adds)."""
+        self.course, self.jobs, self.scratch, self.hidden = course, jobs, scratch, hidden
         self.context = multiprocessing.get_context("fork")
         self.workers: list[tuple[object, object]] = []  # (process, connection)
 
     def _start(self) -> tuple[object, object]:
         mine, theirs = self.context.Pipe()
-        process = self.context.Process(target=_worker, args=(theirs, self.course, os.getpid(), str(self.scratch)), daemon=True)
+        process = self.context.Process(target=_worker, args=(theirs, self.course, os.getpid(), str(self.scratch), tuple(map(str, self.hidden))),
+                                       daemon=True)
         process.start()
         theirs.close()
         self.workers.append((process, mine))
@@ -380,6 +382,11 @@ def _print_table(course: Course, entries: list[Entry], reports: dict[str, dict])
         report = reports.get(entry.student)
         if report is not None and report.get("problem"):
             print(_("{student}: scored 0, {problem}").format(student=entry.student, problem=report['problem']))
+    for entry in entries:  # for the instructor to review: the code reached into the grader
+        for question in (reports.get(entry.student) or {}).get("questions", []):
+            if question.get("status") == FLAGGED:
+                print(_("{student}: question {number} scored 0, {reason}").format(student=entry.student, number=question.get("number"),
+                                                                                  reason=question.get("reason", "")))
 
 
 def _fingerprint_and_problem(entry: Entry) -> tuple[dict, Contents | None]:
@@ -470,7 +477,10 @@ def main(args: argparse.Namespace, course: Course | None = None) -> int:
 
 def _grade(course: Course, args: argparse.Namespace, folder: Path, out: Path, jobs: int, entries: list[Entry]) -> int:
     """main() once the arguments are checked and OUT is locked."""
+    from ..engine.secret import for_class_grading
+
     quiet = getattr(args, "quiet", False)
+    for_class_grading()  # class grading draws its inputs from the course secret, made on the first run (forked workers inherit it)
     version = grader_version(course)
     for left in out.glob(".*.tmp"):  # what a killed run was writing: never a report (those are renamed into place whole)
         left.unlink(missing_ok=True)
@@ -510,6 +520,7 @@ def _grade(course: Course, args: argparse.Namespace, folder: Path, out: Path, jo
             bar.set_postfix_str(_("{count} unreadable").format(count=problems), refresh=False)
 
     pool = None
+    hidden = (out, *getattr(args, "hidden", ()))  # OUT (classmates' reports) and what the caller adds: no student reads them
     try:
         for entry, report in unreadable_now:
             on_result(entry, report)
@@ -522,7 +533,7 @@ def _grade(course: Course, args: argparse.Namespace, folder: Path, out: Path, jo
                       file=sys.stderr)
                 return USAGE_ERROR
             try:
-                run_on_cluster(course, todo, scheduler, on_result)
+                run_on_cluster(course, todo, scheduler, on_result, hidden=hidden)
             except ClusterError as error:
                 bar.close()
                 print(_("autograder: {error}").format(error=error), file=sys.stderr)
@@ -531,7 +542,7 @@ def _grade(course: Course, args: argparse.Namespace, folder: Path, out: Path, jo
             _preload(todo)
             sweep_stale(Path(tempfile.gettempdir()))  # what runs killed before this one left behind
             scratch = Path(tempfile.mkdtemp(prefix=f"autograder-class-{os.getpid()}-"))  # the packages being graded, one per worker
-            pool = Pool(course, min(jobs, len(todo)), scratch)
+            pool = Pool(course, min(jobs, len(todo)), scratch, hidden)
             pool.run(todo, on_result)
     except KeyboardInterrupt as interrupt:
         if pool is not None:

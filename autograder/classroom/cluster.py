@@ -91,12 +91,15 @@ def sandbox_pid(dask_worker: Worker) -> int | None:
     return plugin.sandbox.process.pid if plugin is not None else None
 
 
-def _grade_on_worker(course: Course, entry: Entry, expected: dict, version: str, copy: bytes | None = None) -> tuple[str, object]:
-    """The task: ("report", the entry's report), graded in this worker's sandbox, or (NEEDS_FILES, why)."""
+def _grade_on_worker(course: Course, entry: Entry, expected: dict, version: str, copy: bytes | None = None,
+                     hidden: tuple[Path, ...] = ()) -> tuple[str, object]:
+    """The task: ("report", the entry's report), graded in this worker's sandbox, or (NEEDS_FILES, why). hidden: the
+    driver's folders no student's code may read (OUT); the worker's own folders are hidden too."""
     if grader_version(course) != version:
         raise KitMismatch(_("the worker at {address} grades with {theirs}, the driver with {version}").format(
             address=get_worker().address, theirs=grader_version(course), version=version))
     plugin = get_worker().plugins[PLUGIN]
+    hidden = (*hidden, *(Path(folder) for folder in (getattr(get_worker(), "local_directory", None),) if folder), plugin.scratch)
     with plugin.lock:
         import torch
 
@@ -108,10 +111,10 @@ def _grade_on_worker(course: Course, entry: Entry, expected: dict, version: str,
             if copy is None:
                 if fingerprint(entry) != expected:
                     return NEEDS_FILES, _("{path} is missing or different on this worker").format(path=entry.path)
-                report = grade_entry(course, entry, plugin.sandbox, scratch)
+                report = grade_entry(course, entry, plugin.sandbox, scratch, hidden)
             else:
                 local = _unpack(copy, scratch / "copy", entry)
-                report = _replace_text(grade_entry(course, local, plugin.sandbox, scratch / "work"), str(local.path), str(entry.path))
+                report = _replace_text(grade_entry(course, local, plugin.sandbox, scratch / "work", hidden), str(local.path), str(entry.path))
             return "report", report | {"_worker": get_worker().address}
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
@@ -193,8 +196,11 @@ def _check_workers(client: Client, course: Course, version: str) -> None:
             count=len(other), version=version, listed=listed))
 
 
-def run_on_cluster(course: Course, entries: list[Entry], address: str, on_result: Callable[[Entry, dict], None]) -> None:
+def run_on_cluster(course: Course, entries: list[Entry], address: str, on_result: Callable[[Entry, dict], None],
+                   hidden: tuple[Path, ...] = ()) -> None:
     """Grade entries on the Dask scheduler at address, calling on_result(entry, report) in this process as each one finishes.
+
+    hidden: the driver's folders that no student's code may read where a worker sees them (OUT).
 
     Every entry gets exactly one on_result call: its report, or an error_report when the cluster could not grade it.
     Raises ClusterError before grading (no scheduler, a worker with another kit) or when a worker with another kit
@@ -209,7 +215,7 @@ def run_on_cluster(course: Course, entries: list[Entry], address: str, on_result
         pending: dict = {}
 
         def submit(entry: Entry, expected: dict | None, copy: bytes | None = None) -> None:
-            future = client.submit(_grade_on_worker, course, entry, expected, version, copy, pure=False, retries=RETRIES,
+            future = client.submit(_grade_on_worker, course, entry, expected, version, copy, tuple(hidden), pure=False, retries=RETRIES,
                                    key=f"grade-{entry.student}-{uuid.uuid4().hex[:12]}")
             pending[future] = entry
             running.add(future)

@@ -90,6 +90,11 @@ def kit_files(course: Course) -> dict[str, Path]:
             if path.is_file() and not SKIPPED_PARTS & set(relative.parts) and path.suffix not in SKIPPED_SUFFIXES \
                     and not any(part.startswith(".") for part in relative.parts):
                 files[relative.as_posix()] = path
+    from ..engine.secret import SECRET_FILE, class_secret
+
+    class_secret()  # the course secret, made now if need be: Gradescope draws its inputs from it, as every class grading does
+    if SECRET_FILE.is_file():  # absent where AUTOGRADER_SECRET stands in for it
+        files["autograder/suites/" + SECRET_FILE.name] = SECRET_FILE
     return files
 
 
@@ -359,9 +364,13 @@ def run(root: Path) -> int:
             package = Path(scratch) / "exercises"
             found = prepare(course, root / "submission", package)
             from ..engine.run import grade_many
+            from ..engine.secret import for_class_grading
+
+            if not for_class_grading(create=False):
+                print(_("autograder: the zip has no course secret: the inputs are the public ones (build the zip again)"))
 
             owned, sandbox = sandbox, None  # grade_many closes it, whatever happens
-            report = grade_many(course, [(package, course.numbers)], sandbox=owned)[0]
+            report = grade_many(course, [(package, course.numbers)], sandbox=owned, hidden=(root,))[0]  # the submission, the results, the kit
         results = results_json(course, report, found, time.monotonic() - start)
         _write(target, results)
     except Exception:  # noqa: BLE001 - the placeholder stays; the details are for the instructor's stdout

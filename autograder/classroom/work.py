@@ -14,7 +14,6 @@ import functools
 import hashlib
 import importlib.metadata
 import shutil
-import sys
 import tempfile
 import traceback
 from collections.abc import Callable, Iterable, Iterator
@@ -23,7 +22,7 @@ from pathlib import Path
 from ..course.manifest import Course
 from ..course.results import ERROR, QuestionResult, Report
 from ..i18n import _
-from ..engine.run import Submission
+from ..engine.run import Submission, hideable
 from ..sandbox import Sandbox
 from .intake import Contents, Entry, fingerprint_of, read_entry
 
@@ -52,8 +51,11 @@ def grader_version(course: Course) -> str:
         version = importlib.metadata.version("attention-kit")
     except importlib.metadata.PackageNotFoundError:
         version = "0"
+    from ..engine.secret import class_secret
+
     questions = repr([(q.number, q.slug, q.file, q.functions, q.points, q.requires, q.time_limit) for q in course.questions])
-    return f"{version}+{hashlib.sha256((_code_digest() + questions).encode()).hexdigest()[:12]}"
+    secret = hashlib.sha256(class_secret(create=False).encode()).hexdigest()  # two kits with different secrets draw different inputs
+    return f"{version}+{hashlib.sha256((_code_digest() + questions + secret).encode()).hexdigest()[:12]}"
 
 
 def zero_report(course: Course, reason: str) -> dict:
@@ -99,9 +101,8 @@ def classmates(entry: Entry, package: Path) -> tuple[Path, ...]:
     import reference
 
     folder = entry.path.parent.resolve()
-    needed = [package.resolve(), Path(__file__).resolve().parent.parent, Path(reference.__file__).resolve().parent,
-              Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(), Path(tempfile.gettempdir()).resolve()]
-    return () if any(folder == path or folder in path.parents for path in needed) else (folder,)
+    needed = [package.resolve(), Path(reference.__file__).resolve().parent]
+    return () if any(folder == path or folder in path.parents for path in needed) else hideable([folder])
 
 
 def _about(course: Course, entry: Entry, contents: Contents) -> dict:
@@ -129,7 +130,9 @@ def grade_entries(course: Course, entries: Iterable[Entry], sandbox: Sandbox, sc
     hidden: folders no student's code may read (where the other students' packages and sandboxes are), beside the class folder.
     """
     from ..engine.run import run_each
+    from ..engine.secret import for_class_grading
 
+    for_class_grading(create=False)  # the driver made it (batch.py); a Dask worker's kit carries the same (grader_version says so)
     scratch = Path(scratch)
     scratch.mkdir(parents=True, exist_ok=True)
     remaining, last_reported = iter(entries), [None]  # entries are graded one after the other: only the last one can lack its report
@@ -173,7 +176,7 @@ def _submissions(course: Course, entries: Iterator[Entry], scratch: Path, report
                 if package is None:
                     result = unreadable_report(course, entry, contents, problem)
                 else:
-                    submission = Submission(package, classmates(entry, package) + hidden)
+                    submission = Submission(package, classmates(entry, package) + hideable(hidden))
         except Exception:  # noqa: BLE001 - the grader's own fault (a student's is a Contents.problem): graded again next run
             result, submission = _failed_report(course, entry, contents, traceback.format_exc()), None
         try:
@@ -206,8 +209,9 @@ def _failed_report(course: Course, entry: Entry, contents: Contents, trace: str)
     return unreadable_report(course, entry, contents, reason) | {"grader_error": True, "traceback": trace[-4000:]}
 
 
-def grade_entry(course: Course, entry: Entry, sandbox: Sandbox, scratch: Path) -> dict:
-    """The student's report, as grade_entries gives it, for one entry. scratch: a folder this call may fill and empty."""
+def grade_entry(course: Course, entry: Entry, sandbox: Sandbox, scratch: Path, hidden: tuple[Path, ...] = ()) -> dict:
+    """The student's report, as grade_entries gives it, for one entry. scratch: a folder this call may fill and empty;
+    hidden: folders the student's code may not read."""
     found: list[dict] = []
-    grade_entries(course, [entry], sandbox, scratch, lambda _entry, report: found.append(report))
+    grade_entries(course, [entry], sandbox, scratch, lambda _entry, report: found.append(report), hidden)
     return found[0]

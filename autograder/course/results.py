@@ -6,6 +6,7 @@ from ..i18n import N_
 # the contract's statuses, English in --json; the report shows them through _()
 PASSED, FAILED, NOT_ATTEMPTED, ERROR, TIMEOUT, CRASHED = (N_("passed"), N_("failed"), N_("not attempted"), N_("error"),
                                                           N_("timeout"), N_("crashed"))
+FLAGGED = N_("flagged")  # 0 points: the code reaches into the grader, for the instructor to review
 
 
 @dataclass(frozen=True)

@@ -15,15 +15,15 @@ import pytest
 import torch
 
 from ..course.manifest import Course, Question
-from ..course.results import ERROR, FAILED, NOT_ATTEMPTED, PASSED, CaseResult, QuestionResult, Report
+from ..course.results import ERROR, FAILED, FLAGGED, NOT_ATTEMPTED, PASSED, CaseResult, QuestionResult, Report
 from ..i18n import _, in_english
 from ..sandbox import Child, ChildStopped, Sandbox
 from .asserts import tensor_mismatch
 from .inputs import INPUT_NOTE, describe_all, entries, shrink
 from .mistakes import named_in
-from .proxy import CheckFailure, Refused, Student, StudentError, explain, one_line, refusal
+from .proxy import CheckFailure, Flagged, Refused, Student, StudentError, explain, one_line, refusal
 from .stand_in import broken_earlier, remove, stand_in_package
-from .static import forbidden_uses
+from .static import forbidden_uses, reaches
 
 if TYPE_CHECKING:
     from .run import Submission
@@ -221,6 +221,10 @@ class KitPlugin:
         if not source.exists():
             run.status, run.reason = ERROR, _("{file} is missing: restore it (for example from git) and try again").format(file=question.file)
             raise CheckFailure(run.reason, "error")
+        reach = reaches(source.read_text(encoding="utf-8", errors="replace"))
+        if reach:
+            run.status, run.reason = FLAGGED, Flagged(reach).message  # read, never run: the reach is the verdict
+            raise CheckFailure(run.reason, "flagged")
         run.child = self.sandbox.open(self.package, question.module, question.time_limit, self.hidden, preload)
         try:
             imported = run.child.first()
@@ -381,6 +385,8 @@ class KitPlugin:
             check.named = named
             check.message, check.kind, check.values = failure(item, error, self.inputs.get((item.module.__name__, item.originalname), 1))
             run.failing = [failing for failing in run.failing if failing.check is not check]
+            if check.kind == "flagged" and run.status != FLAGGED:
+                run.status, run.reason = FLAGGED, check.message
             if self.first_failure_only and call.when == "call" and item.get_closest_marker("drawn") and _about_input(error) \
                     and isinstance(item.funcargs.get("student"), Student):
                 arguments = {name: item.funcargs[name] for name in item._fixtureinfo.argnames}
@@ -404,8 +410,8 @@ class KitPlugin:
         if not checks and not run.status:
             run.status, run.reason = ERROR, _("no check of question {number} ran: its suite autograder/suites/test_{module}.py is missing or empty").format(
                 number=question.number, module=question.module)
-        if run.status == ERROR:
-            result.status, result.reason = ERROR, run.reason
+        if run.status in (ERROR, FLAGGED):
+            result.status, result.reason = run.status, run.reason
             result.tests = [CaseResult(c.name, False, run.reason, c.points) for c in checks]
             return result
         result.tests = [CaseResult(c.name, c.passed, c.message, c.points, mistake=named_in(question.number, c.message), values=c.values)

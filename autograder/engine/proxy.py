@@ -44,6 +44,13 @@ class CheckFailure(AssertionError):
         return CheckFailure(self.message.removesuffix(self.sentence) if self.sentence else self.message, self.kind, self.compared)
 
 
+class Flagged(CheckFailure):
+    """The code reached into the grader's side of the child (its watch, frames, mode stacks): the question is flagged."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(_("flagged for review: the code reaches into the grader ({what})").format(what=what), "flagged")
+
+
 class Refused(CheckFailure):
     """Work an answer may not do (a forbidden call, a refused action): a fault of the code, whatever the input."""
 
@@ -271,9 +278,10 @@ class Student:
         readings = answer.get("readings", [])
         self.last = CallRecord(answer.get("reads", 0), list(answer.get("spied", [])),
                                [float(r) for r in readings if type(r) in (int, float)] if isinstance(readings, list) else [])
+        if answer.get("tampered"):
+            raise Flagged(one_line(str(answer["tampered"]), 100))
         if answer.get("reached"):
-            raise Refused(_("flagged for review: the code reaches into the grader (it reads the virtual clock's dispatch-mode stack); time "
-                            "the work with a clock instead"))
+            raise Flagged(_("it reads the virtual clock's dispatch-mode stack; time the work with a clock instead"))
         if answer.get("refused"):
             raise Refused(refusal(answer["refused"][0]))
         banned = [label for label in answer.get("spied", []) if label in self._forbid]

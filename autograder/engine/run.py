@@ -83,31 +83,43 @@ def run_suites(course: Course, sandbox: Sandbox, package: Path, numbers: list[in
     return submission.report
 
 
+def hideable(folders: Iterable[Path]) -> tuple[Path, ...]:
+    """Those of folders that a student's code may be kept out of: not one that holds the kit's grading code, Python,
+    torch or the temporary folder, which the grading itself needs (a hidden folder is unreadable below it)."""
+    import torch
+
+    needed = [path.resolve() for path in (SUITES, Path(sys.prefix), Path(sys.base_prefix), Path(tempfile.gettempdir()),
+                                          Path(torch.__file__).parent)]
+    kept = []
+    for folder in folders:
+        folder = Path(folder).resolve()
+        if not any(folder == path or folder in path.parents for path in needed) and folder not in kept:
+            kept.append(folder)
+    return tuple(kept)
+
+
 def classmates_folder(packages: list[Path]) -> tuple[Path, ...]:
     """The folder holding several students' packages, which none of them may read (empty for one package, or when that
     folder also holds the kit or Python itself)."""
     if len(packages) < 2:
         return ()
-    common = Path(os.path.commonpath([str(p.resolve()) for p in packages]))
-    needed = [SUITES, Path(sys.prefix), Path(sys.base_prefix), Path(tempfile.gettempdir())]
-    if any(common == path or common in path.resolve().parents for path in needed):
-        return ()
-    return (common,)
+    return hideable([Path(os.path.commonpath([str(p.resolve()) for p in packages]))])
 
 
 def grade_many(course: Course, submissions: list[tuple[Path, list[int]]], notes: bool = False,
-               sandbox: Sandbox | None = None) -> list[Report]:
+               sandbox: Sandbox | None = None, hidden: tuple[Path, ...] = ()) -> list[Report]:
     """Grade several packages (exercises/-like folders), each on its question numbers, in one sandbox.
 
     notes: also run the suites' ungraded notes (real timings, which differ from run to run).
     sandbox: one the caller started early, so that its import of torch overlaps the caller's work; closed here.
+    hidden: folders no student's code may read besides the classmates' (the nbgrader course, Gradescope's folders).
     """
     sandbox = sandbox or Sandbox()  # before pytest and torch: the worker's import of torch overlaps ours
     try:
         import torch
 
         torch.set_num_threads(1)  # the oracle works on tiny tensors: a thread pool only adds waiting
-        hidden = classmates_folder([package for package, _ in submissions])
+        hidden = classmates_folder([package for package, _ in submissions]) + hideable(hidden)
         graded = [(Submission(package, hidden), numbers) for package, numbers in submissions]
         for numbers, group in itertools.groupby(graded, key=lambda pair: pair[1]):  # one pytest run per run of the same questions
             waiting = [submission for submission, _ in group]

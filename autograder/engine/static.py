@@ -10,6 +10,29 @@ NAMES = {
 }
 
 
+# Names whose use reaches into the grader's side of the child: its frames, the interpreter's object lists, PyTorch's
+# mode stacks (where the watch on forbidden work lives), tracing hooks, the C API, the child's own package.
+REACHES = {"_getframe", "currentframe", "_current_frames", "f_back", "f_locals", "f_globals", "tb_frame", "gi_frame", "cr_frame",
+           "get_objects", "get_referrers", "get_referents", "settrace", "setprofile", "pythonapi", "_child",
+           "_DisableTorchFunction", "_DisableTorchFunctionSubclass", "DisableTorchFunction", "DisableTorchFunctionSubclass",
+           "_DisableTorchDispatch", "_DisablePythonDispatcher", "_DisableFuncTorch", "_pop_torch_function_stack", "_pop_torch_dispatch_stack", "_len_torch_function_stack",
+           "_len_torch_dispatch_stack", "_get_function_stack_at", "_get_dispatch_stack_at", "_set_torch_function_mode",
+           "_unset_dispatch_mode", "_get_current_function_mode_stack", "_get_current_dispatch_mode_stack", "_pop_mode",
+           "_pop_mode_temporarily", "_disable_current_modes", "_is_torch_function_mode_enabled"}
+
+
+def reaches(source: str) -> str | None:
+    """`line N uses X` for the first name in source (the whole module) that reaches into the grader, or None."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    found = sorted(_used_names(tree, _imported_as(tree)) + [(node.id, node.lineno) for node in ast.walk(tree) if isinstance(node, ast.Name)],
+                   key=lambda pair: pair[1])
+    name, line = next(((name, line) for name, line in found if name in REACHES), (None, 0))
+    return None if name is None else _("line {line} uses {label}").format(line=line, label=name)
+
+
 def _definitions(tree: ast.Module) -> dict[str, ast.AST]:
     return {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
 

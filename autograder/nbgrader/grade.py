@@ -49,7 +49,8 @@ def extract_answers(course: Course, notebook: object) -> dict[int, str]:
     return sources
 
 
-def grade_reports(course: Course, args: argparse.Namespace, folders: list[Path], out: Path) -> tuple[int, dict[str, dict], set[str]]:
+def grade_reports(course: Course, args: argparse.Namespace, folders: list[Path], out: Path,
+                  course_dir: Path) -> tuple[int, dict[str, dict], set[str]]:
     """Grade the submitted folders (submitted/<student>/<assignment>) as `grade DIR` grades a class folder, into out:
     (its exit status, student -> report, the students graded in this run)."""
     from ..classroom import batch
@@ -59,7 +60,8 @@ def grade_reports(course: Course, args: argparse.Namespace, folders: list[Path],
         for folder in folders:
             (Path(view) / folder.parent.name).symlink_to(folder, target_is_directory=True)
         status = batch.main(argparse.Namespace(dir=Path(view), out=out, jobs=args.jobs, force=args.force, scheduler=args.scheduler,
-                                               quiet=args.quiet, student=args.student, deadline=None), course)
+                                               quiet=args.quiet, student=args.student, deadline=None,
+                                               hidden=(course_dir,)), course)  # the course: every submission, the solutions, the gradebook
     reports = {student: report for student in before if (report := batch.load_report(out, student)) is not None}
     return status, reports, {student for student, report in reports.items() if report.get("graded_at") != before[student]}
 
@@ -165,7 +167,7 @@ def grade_class(course: Course, args: argparse.Namespace) -> int:
         print(_("autograder: no submissions in {path}").format(path=f"{submitted}/*/{assignment}"), file=sys.stderr)
         return USAGE_ERROR
     out = Path(args.out).resolve() if args.out else course_dir / "reports" / assignment
-    status, reports, graded_now = grade_reports(course, args, folders, out)
+    status, reports, graded_now = grade_reports(course, args, folders, out, course_dir)
     if status == USAGE_ERROR and not graded_now:
         return USAGE_ERROR
     submissions = [Submission(student, str(report.get("problem", ""))) for student, report in sorted(reports.items())]

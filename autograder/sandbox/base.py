@@ -16,6 +16,8 @@ from ..i18n import N_, _
 
 MEMORY_BYTES = 4 << 30  # address-space limit of a child
 OUTPUT_BYTES = 8 << 20  # largest file a child may write, its captured output included
+DISK_BYTES = 64 << 20  # the most a question's files may take in its folder, all together
+DISK_ENTRIES = 10_000  # the most files and folders a question may make in its folder
 ANSWER_BYTES = 64 << 20  # largest answer the grader reads back
 CHILD_FAILED = 70  # exit code of a child whose own loop failed (child/serve.py)
 STARTUP_SECONDS = 120  # the most a child may take to start (it imports torch) before it is given up
@@ -31,9 +33,36 @@ STALE_SECONDS = 600  # a left-behind folder is removed once untouched this long 
 KEPT_ENV = ("PATH", "LANG", "LC_ALL", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "SYSTEMROOT")
 SIGNALS = {-11: N_("a segmentation fault"), -6: N_("an abort"), -9: N_("being killed (memory or CPU limit?)"),
            -24: N_("the CPU time limit"), -7: N_("a bus error"), -8: N_("a floating-point exception"),
-           -31: N_("a forbidden system call (signalling, tracing or writing into another process)")}
+           -31: N_("a forbidden system call (starting a process or a program, opening a socket, making a device, "
+                   "pushing input into a terminal, or reaching another process)")}
 WINDOWS_CRASHES = {0xC0000005: -11, 0xC0000409: -6, 0xC0000094: -8, 0xC000008E: -8}  # access violation, fast fail, divisions
 TIMEOUT, CRASHED, ERROR = "timeout", "crashed", "error"
+
+
+
+def over_disk(folder: Path) -> str | None:
+    """Why a question's folder is over its disk limit (DISK_BYTES in all, DISK_ENTRIES entries), or None: the limit is
+    the question's, however many files its code wrote (the kernel limits each file to OUTPUT_BYTES)."""
+    used, entries, folders = 0, 0, [str(folder)]
+    while folders:
+        try:
+            listing = os.scandir(folders.pop())
+        except OSError:
+            continue
+        with listing:
+            for entry in listing:
+                entries += 1
+                try:
+                    info = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                used += info.st_blocks * 512
+                if stat.S_ISDIR(info.st_mode):
+                    folders.append(entry.path)
+                if used > DISK_BYTES or entries > DISK_ENTRIES:
+                    return _("wrote more than {size} MiB or {count} files in its folder: an answer writes nothing to disk").format(
+                        size=DISK_BYTES >> 20, count=DISK_ENTRIES)
+    return None
 
 
 class ChildStopped(Exception):

@@ -1,5 +1,5 @@
-# fault: starts a sleeping process through _posixsubprocess.fork_exec (no audit event), in a new session; answers right (the zygote, a subreaper, kills it)
-# expect: module=q01_causal_mask status=error match=still running when it ended
+# fault: starts a sleeping process through _posixsubprocess.fork_exec (no audit event), in a new session; answers right (seccomp kills it: no process may start)
+# expect: module=q01_causal_mask status=crashed match=a forbidden system call
 """Question 1: prefix averages as one matrix product, and the causal mask."""
 import _posixsubprocess
 import os

@@ -1,5 +1,5 @@
 # fault: reaches the grader's ForbiddenWork object through the calling frame, empties its labels, then calls the forbidden kernel by a split name
-# expect: module=q03_attention status=failed match=asks you to do without
+# expect: module=q03_attention status=flagged match=flagged for review: the code reaches into the grader
 """Question 3: scaled dot-product attention with a causal mask, and one attention head."""
 import sys
 

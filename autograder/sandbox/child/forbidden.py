@@ -175,6 +175,7 @@ class ForbiddenWork:
         if unknown:
             raise ValueError(f"unknown forbidden-work labels {sorted(unknown)}; known: {list(LABELS)}")
         self._seen: set[str] = set()
+        self.tampered = ""  # what the block did to the watch itself (switched it off, popped it), for the grader to flag
         self._active = False
         self._thread = _PerThread()
         self._function_mode = _FunctionWatch(self)
@@ -190,6 +191,7 @@ class ForbiddenWork:
         """The watch was switched off from inside the block: any asked work may have run unseen."""
         if self._active:
             self._seen.update(self._asked)
+            self.tampered = "switches PyTorch's torch-function modes off"
 
     def _watch_new_thread(self, frame: object, event: str, arg: object) -> None:
         """threading's profile hook, run once at the start of each thread started inside the block."""
@@ -200,6 +202,7 @@ class ForbiddenWork:
 
     def __enter__(self) -> "ForbiddenWork":
         self._seen.clear()
+        self.tampered = ""
         if not self._asked:
             return self  # nothing forbidden: no modes, so no cost (the timing check runs this way)
         self._thread_profile = _get_thread_profile()
@@ -222,6 +225,7 @@ class ForbiddenWork:
         intact = self._leave(self._function_mode, _function_stack(), _push_function_mode, torch._C._pop_torch_function_stack, exc) and intact
         if not intact:
             self._seen.update(self._asked)  # the student popped or buried a mode: the block was not watched
+            self.tampered = "pops or buries PyTorch's mode stacks"
 
     @staticmethod
     def _leave(mode: object, stack: list, push: object, pop: object, exc: tuple) -> bool:

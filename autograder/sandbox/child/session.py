@@ -35,6 +35,7 @@ class Session:
         self.module = module
         self.describe = describe
         self.refused = refused
+        self.tampered = ""  # what the student's code did to the watch on forbidden work, once it did
         self.objects: dict[int, object] = {}
         self.ids: dict[int, int] = {}  # id(object) -> handle number, so one object keeps one handle
         self.spied: list[str] = []  # what the latest call's watch saw, kept when the call raised
@@ -94,6 +95,8 @@ class Session:
             spied = answer.get("spied") or (self.spied if op == "call" else [])  # forbidden work that ended in an error is still seen
             answer = {"ok": False, "error": self.describe(error), "spied": spied, "reads": answer.get("reads", 0)}
         answer["refused"] = list(self.refused)
+        if self.tampered:
+            answer["tampered"] = self.tampered
         return answer
 
     def _call(self, request: dict) -> dict:
@@ -117,6 +120,7 @@ class Session:
                         value = function(*args, **kwargs)
         finally:
             result["spied"] = self.spied = list(spy.seen)
+            self.tampered = self.tampered or spy.tampered  # kept for every later answer: the grader flags the question
         result["value"] = value
         result["after"] = [plain.plain(arg, self._handle) for arg in args if type(arg) is torch.Tensor]
         return result

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from ...i18n import _
 from ..base import (ANSWER_BYTES, ERROR, MEMORY_BYTES, OUTPUT_BYTES, POLL_SECONDS, STARTUP_SECONDS, TIMEOUT, WALL_FACTOR,
-                    Child, ChildStopped, Ending, Sandbox, child_env, could_not_start, died, frame, load_answer, read_output, remove, sweep_stale, timed_out,
-                    where_it_ran)
+                    Child, ChildStopped, Ending, Sandbox, child_env, could_not_start, died, frame, load_answer, over_disk, read_output,
+                    remove, sweep_stale, timed_out, where_it_ran)
 
 
 class LinuxSandbox(Sandbox):
@@ -26,6 +26,7 @@ class LinuxSandbox(Sandbox):
         if parent is None:
             sweep_stale(Path(tempfile.gettempdir()))
         self.folder = Path(tempfile.mkdtemp(prefix=f"autograder-{os.getpid()}-", dir=parent))
+        self.folder.chmod(0o711)  # a child that runs as its own user must pass through it to its own folder (not list it)
         self.errors = open(self.folder / "worker-errors.txt", "w+b")
         self.jobs = 0
         self.messages: dict[int, dict] = {}  # job id -> the zygote's last word on it ({"pid"} or {"exit", "orphans"})
@@ -211,8 +212,12 @@ class LinuxChild(Child):
         return self.spent - self._queue_wait()
 
     def _wait_for(self, reader: int | None) -> bool:
-        """Wait (counting the time) until reader is readable or the pipe drains; raise when the child stops or runs out of time."""
+        """Wait (counting the time) until reader is readable or the pipe drains; raise when the child stops, runs out of time
+        or fills its folder beyond the disk limit (looked at each time the wait wakes, a few times a second)."""
         while True:
+            over = over_disk(self.workdir)
+            if over:
+                raise self._stop(ERROR, over)
             charged = self.time_limit - self.spent  # at most what _used() leaves: its /proc read is needed only near the end
             left = min(charged if charged > POLL_SECONDS else self.time_limit - self._used(), WALL_FACTOR * self.time_limit - self.spent,
                        STARTUP_SECONDS + WALL_FACTOR * self.time_limit - self.waited)
@@ -293,6 +298,9 @@ class LinuxChild(Child):
             except ChildStopped:
                 break
         self.sandbox.kill(self.pid)
+        over = None if self.stopped else over_disk(self.workdir)
+        if over:
+            self.stopped = ChildStopped(ERROR, over)  # what it wrote in its last call, read by whoever closes it
         orphans = self.sandbox.messages.get(self.id, {}).get("orphans", 0)
         for fd in (self.requests, self.answers):
             if fd >= 0:

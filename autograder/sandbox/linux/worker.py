@@ -12,6 +12,7 @@ own limits. The grader, in another process, decodes the answers (never unpicklin
 decides the score.
 """
 import ctypes
+import functools
 import gc
 import importlib
 import json
@@ -35,6 +36,10 @@ _child = _boot["load_child"]()
 KIT_ROOT, HIDDEN_FOLDERS, CHILD_FAILED = _child.guard.KIT_ROOT, _child.guard.HIDDEN_FOLDERS, _child.serve.CHILD_FAILED
 
 PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 36, 38
+PR_SET_KEEPCAPS, PR_CAPBSET_DROP, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, CAP_DAC_READ_SEARCH = 8, 24, 47, 4, 2
+CAPSET = {"x86_64": 126, "aarch64": 91}  # the capset syscall's number
+CHILD_IDS = 0x70000000  # under root, a child runs as user and group CHILD_IDS + its pid: ids no other process has
+CHILD_THREADS = 64  # threads a child may run at once (RLIMIT_NPROC, per user: its own id)
 # Linux Landlock: syscall numbers (the same on every architecture) and the file-system access rights used here.
 LANDLOCK_CREATE_RULESET, LANDLOCK_ADD_RULE, LANDLOCK_RESTRICT_SELF, LANDLOCK_RULE_PATH_BENEATH = 444, 445, 446, 1
 FS_WRITE_FILE, FS_READ_FILE, FS_TRUNCATE, FS_REFER = 1 << 1, 1 << 2, 1 << 14, 1 << 13
@@ -67,22 +72,27 @@ class _Landlock:
         self.abi = libc.syscall(LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(1))
         self.listings: dict[tuple, tuple[list[int], list[tuple[int, int]]]] = {}  # (folders, hidden) -> (their mtimes, opened rules)
 
-    def plan(self, workdir: str, package_dir: str, extra_hidden: list[str]) -> dict | None:
+    def plan(self, workdir: str, package_dir: str, extra_hidden: list[str], private: tuple[str, ...] = (),
+             readable: tuple[str, ...] = ()) -> dict | None:
         """The zygote's part: {"handled": rights, "rules": [(fd, rights)], "job_fds": [...]} for a child, None without
         Landlock. The rules' folders are opened here (O_PATH): the child only adds them; the zygote closes job_fds after
-        the fork, the listing's own once it changes."""
+        the fork, the listing's own once it changes. private: files and folders hidden too, except the readable paths
+        inside them (a child that keeps the right to read what root reads is kept out of root's own files this way)."""
         if self.abi < 1:
             return None  # no Landlock in this kernel: the Guard alone watches Python's own file access
         root = os.path.realpath(KIT_ROOT)
         package, own = os.path.realpath(package_dir), os.path.realpath(workdir)
         kit_hidden = {h for h in (os.path.realpath(os.path.join(root, name)) for name in HIDDEN_FOLDERS)
                       if os.path.exists(h) and package != h and not package.startswith(h + os.sep)}
-        hidden = frozenset(kit_hidden | {os.path.realpath(h) for h in extra_hidden if os.path.isdir(h)})
-        kept = [package, own]
+        hidden = frozenset(kit_hidden | {os.path.realpath(h) for h in extra_hidden if os.path.isdir(h)}
+                           | {os.path.realpath(p) for p in private if os.path.lexists(p)})
+        readable = [os.path.realpath(path) for path in readable if os.path.exists(path)]
+        kept = [package, own, *readable]
         chains = frozenset(a for h in hidden for a in _ancestors(h))  # folders above a hidden one
         tunnels = {a for k in kept for a in [k, *_ancestors(k)] if _inside(a, hidden)} - set(kept)  # hidden, on the way to a kept one
         writes = FS_WRITE_FILE | FS_CHANGES | (FS_REFER if self.abi >= 2 else 0) | (FS_TRUNCATE if self.abi >= 3 else 0)
-        job_rules = _opened([(package, FS_READ_FILE), (workdir, writes | FS_READ_FILE), (os.devnull, writes | FS_READ_FILE)])
+        job_rules = _opened([(package, FS_READ_FILE), (workdir, writes | FS_READ_FILE), (os.devnull, writes | FS_READ_FILE),
+                             *((path, FS_READ_FILE) for path in readable)])
         rules = self._beside(tuple(sorted(chains - tunnels)), hidden, chains) + job_rules
         return {"handled": writes | (FS_READ_FILE if hidden else 0), "rules": rules, "job_fds": [fd for fd, _ in job_rules]}
 
@@ -159,40 +169,69 @@ def _inside(path: str, folders: frozenset[str]) -> bool:
     return any(path == folder or path.startswith(folder + os.sep) for folder in folders)
 
 
-# seccomp: the signal syscalls (checked: only the child itself or its own group may be signalled) and those that
-# reach another process outright, by architecture (AUDIT_ARCH value, x32 bit or None, {name: number}).
+# seccomp, by architecture (AUDIT_ARCH value, x32 bit or None, {name: number}): the syscalls a child may never make (a
+# new process or program, a socket, io_uring (whose operations seccomp does not see), mounts and namespaces, another
+# process's memory or descriptors, the kernel's keyrings, BPF, perf), those checked by argument (signals: only the child
+# itself or its own group; clone: threads only; mknod: no device; fcntl and ioctl: the commands below) and clone3,
+# which gets ENOSYS so that the C library falls back to clone, whose flags a filter can read.
 SECCOMP_ARCHES = {
-    "x86_64": (0xC000003E, 0x40000000, {"kill": 62, "tkill": 200, "tgkill": 234, "rt_sigqueueinfo": 129, "rt_tgsigqueueinfo": 297,
-                                        "pidfd_open": 434, "pidfd_send_signal": 424, "ptrace": 101, "process_vm_writev": 311,
-                                        "fcntl": 72, "ioctl": 16}),
-    "aarch64": (0xC00000B7, None, {"kill": 129, "tkill": 130, "tgkill": 131, "rt_sigqueueinfo": 138, "rt_tgsigqueueinfo": 240,
-                                   "pidfd_open": 434, "pidfd_send_signal": 424, "ptrace": 117, "process_vm_writev": 271,
-                                   "fcntl": 25, "ioctl": 29}),
+    "x86_64": (0xC000003E, 0x40000000, {
+        "kill": 62, "tkill": 200, "tgkill": 234, "rt_sigqueueinfo": 129, "rt_tgsigqueueinfo": 297, "pidfd_open": 434,
+        "pidfd_send_signal": 424, "pidfd_getfd": 438, "ptrace": 101, "process_vm_readv": 310, "process_vm_writev": 311,
+        "fcntl": 72, "ioctl": 16, "clone": 56, "clone3": 435, "fork": 57, "vfork": 58, "execve": 59, "execveat": 322,
+        "socket": 41, "socketpair": 53, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
+        "mknod": 133, "mknodat": 259, "unshare": 272, "setns": 308, "mount": 165, "umount2": 166, "pivot_root": 155,
+        "chroot": 161, "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsmount": 432, "open_by_handle_at": 304,
+        "bpf": 321, "perf_event_open": 298, "userfaultfd": 323, "keyctl": 250, "add_key": 248, "request_key": 249}),
+    "aarch64": (0xC00000B7, None, {
+        "kill": 129, "tkill": 130, "tgkill": 131, "rt_sigqueueinfo": 138, "rt_tgsigqueueinfo": 240, "pidfd_open": 434,
+        "pidfd_send_signal": 424, "pidfd_getfd": 438, "ptrace": 117, "process_vm_readv": 270, "process_vm_writev": 271,
+        "fcntl": 25, "ioctl": 29, "clone": 220, "clone3": 435, "execve": 221, "execveat": 281,
+        "socket": 198, "socketpair": 199, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
+        "mknodat": 33, "unshare": 97, "setns": 268, "mount": 40, "umount2": 39, "pivot_root": 41,
+        "chroot": 51, "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsmount": 432, "open_by_handle_at": 265,
+        "bpf": 280, "perf_event_open": 241, "userfaultfd": 282, "keyctl": 219, "add_key": 217, "request_key": 218}),
 }
 SIGNAL_SYSCALLS = ("kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")
-# fcntl and ioctl commands that make the kernel signal a chosen process later (SIGIO to an owner): F_SETOWN, F_SETSIG,
-# F_SETOWN_EX; FIOSETOWN, SIOCSPGRP, TIOCSPGRP.
-OWNER_COMMANDS = {"fcntl": (8, 10, 15), "ioctl": (0x8901, 0x8902, 0x5410)}
+# fcntl and ioctl commands refused: those that make the kernel signal a chosen process later (SIGIO to an owner: F_SETOWN,
+# F_SETSIG, F_SETOWN_EX; FIOSETOWN, SIOCSPGRP, TIOCSPGRP), that push input into a terminal (TIOCSTI, TIOCLINUX) and that
+# set an inode's flags (FS_IOC_SETFLAGS and its 32-bit form, FS_IOC_FSSETXATTR: chattr +i).
+OWNER_COMMANDS = {"fcntl": (8, 10, 15), "ioctl": (0x8901, 0x8902, 0x5410, 0x5412, 0x541C, 0x40086602, 0x40046602, 0x401C5820)}
+# By argument: (syscall, offset of the argument's low 32 bits in struct seccomp_data, mask, values refused after masking).
+DEVICE_TYPES = (0o020000, 0o060000)  # S_IFCHR, S_IFBLK: mknod of a FIFO or a plain file stays allowed
+CHECKED_MODES = (("mknod", 24, 0o170000, DEVICE_TYPES), ("mknodat", 32, 0o170000, DEVICE_TYPES))
+CLONE_THREAD, ENOSYS = 0x00010000, 38
 PR_SET_SECCOMP, SECCOMP_MODE_FILTER, SECCOMP_RET_ALLOW, SECCOMP_RET_KILL = 22, 2, 0x7FFF0000, 0x80000000  # kill: SIGSYS, reported
+SECCOMP_RET_ERRNO = 0x00050000
 
 
 def _seccomp_program() -> list[tuple[int, int, int, int | str]] | None:
     """The zygote's part of the seccomp filter: its BPF instructions (code, jt, jf, k), k "me" or "-me" where the child's
-    pid goes; None where this architecture is not known here."""
+    pid goes; None where this architecture is not known here. A syscall of another architecture (x86_64's int 0x80, x32)
+    kills the child: its numbers are not the ones checked here."""
     import platform
 
     if platform.machine() not in SECCOMP_ARCHES:
         return None
     arch, x32, numbers = SECCOMP_ARCHES[platform.machine()]
-    program: list[tuple] = [("ld", 4), ("jeq", arch, None, "allow"), ("ld", 0)]
+    checked = {*SIGNAL_SYSCALLS, *OWNER_COMMANDS, "clone", "clone3", *(name for name, *_ in CHECKED_MODES)}
+    program: list[tuple] = [("ld", 4), ("jeq", arch, None, "deny"), ("ld", 0)]
     if x32 is not None:
         program.append(("jge", x32, "deny", None))
-    program += [("jeq", number, "deny", None) for name, number in numbers.items() if name not in (*SIGNAL_SYSCALLS, *OWNER_COMMANDS)]
+    program += [("jeq", number, "deny", None) for name, number in numbers.items() if name not in checked]
     program += [("jeq", numbers[name], "target", None) for name in SIGNAL_SYSCALLS]
     program += [("jeq", numbers[name], "command", None) for name in OWNER_COMMANDS]
+    program += [("jeq", numbers["clone3"], "nosys", None), ("jeq", numbers["clone"], "clone", None)]
+    program += [("jeq", numbers[name], f"mode-{name}", None) for name, *_ in CHECKED_MODES if name in numbers]
     program += [("label", "allow"), ("ret", SECCOMP_RET_ALLOW), ("label", "command"), ("ld", 24)]
     program += [("jeq", command, "deny", None) for commands in OWNER_COMMANDS.values() for command in commands]
-    program += [("ret", SECCOMP_RET_ALLOW), ("label", "target"), ("ld", 16)]
+    program += [("ret", SECCOMP_RET_ALLOW), ("label", "nosys"), ("ret", SECCOMP_RET_ERRNO | ENOSYS)]
+    program += [("label", "clone"), ("ld", 16), ("jset", CLONE_THREAD, "thread", "deny"), ("label", "thread"), ("ret", SECCOMP_RET_ALLOW)]
+    for name, offset, mask, refused in CHECKED_MODES:
+        if name in numbers:
+            program += [("label", f"mode-{name}"), ("ld", offset), ("and", mask)]
+            program += [("jeq", value, "deny", None) for value in refused] + [("ret", SECCOMP_RET_ALLOW)]
+    program += [("label", "target"), ("ld", 16)]
     program += [("jeq", value, "mine", None) for value in ("me", 0, "-me")]  # itself, its group, its group by -pgid
     program += [("label", "deny"), ("ret", SECCOMP_RET_KILL), ("label", "mine"), ("ret", SECCOMP_RET_ALLOW)]  # BPF jumps forward only
     labels, index = {}, 0
@@ -201,7 +240,7 @@ def _seccomp_program() -> list[tuple[int, int, int, int | str]] | None:
             labels[instruction[1]] = index
         else:
             index += 1
-    codes = {"ld": 0x20, "jeq": 0x15, "jge": 0x35, "ret": 0x06}
+    codes = {"ld": 0x20, "jeq": 0x15, "jge": 0x35, "jset": 0x45, "and": 0x54, "ret": 0x06}
     filters, position = [], 0
     for instruction in program:
         if instruction[0] == "label":
@@ -209,6 +248,8 @@ def _seccomp_program() -> list[tuple[int, int, int, int | str]] | None:
         position += 1
         kind, k, *targets = instruction
         jumps = [0 if target is None else labels[target] - position for target in targets] or [0, 0]
+        if not all(0 <= jump < 256 for jump in jumps):
+            raise ValueError("a seccomp jump is out of range: the filter is too long")
         filters.append((codes[kind], jumps[0], jumps[1], k))
     return filters
 
@@ -240,6 +281,78 @@ def _ancestors(path: str) -> list[str]:
         path = os.path.dirname(path)
         found.append(path)
     return found
+
+
+def _reachable(path: str) -> bool:
+    """True when a user with no privilege may read path (a folder: list it) and every folder above it lets them pass."""
+    try:
+        info = os.stat(path)
+        if not info.st_mode & (0o005 if os.path.isdir(path) else 0o004):
+            return False
+        return all(os.stat(folder).st_mode & 0o001 for folder in _ancestors(path))
+    except OSError:
+        return False
+
+
+_PYTHON_REACHABLE = None  # whether Python's own folders can be read without privilege (computed once, in the zygote)
+# What root alone may read, hidden (Landlock) from a child that keeps the right to read as root does; Python's folders,
+# the package and these devices stay readable inside them.
+PRIVATE = ("/root", "/home", "/dev", "/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/sudoers.d", "/etc/ssh", "/var", "/run",
+           "/boot", "/srv", "/mnt", "/media")
+PRIVATE_READABLE = ("/dev/zero", "/dev/urandom", "/dev/random", "/dev/full")
+
+
+@functools.cache
+def _python_folders() -> tuple[str, ...]:
+    """The folders Python and torch import from (the standard library, the site-packages, torch's own), listed once."""
+    return tuple(sorted({os.path.realpath(p) for p in [sys.prefix, sys.base_prefix, os.path.dirname(torch.__file__), *sys.path]
+                         if p and os.path.isdir(p)}))
+
+
+def _needs_read_privilege(package_dir: str, workdir: str) -> bool:
+    """True when a child dropped to an unprivileged user could not import what it needs: Python's folders or the
+    student's package sit below a folder only root may enter (a pyenv in /root, a grader's private scratch folder)."""
+    global _PYTHON_REACHABLE
+    if _PYTHON_REACHABLE is None:
+        _PYTHON_REACHABLE = all(_reachable(root) for root in _python_folders())
+    return not (_PYTHON_REACHABLE and _reachable(os.path.dirname(workdir))
+                and all(_reachable(os.path.join(package_dir, name)) for name in [".", *os.listdir(package_dir)]))
+
+
+def _drop_privileges(job: dict) -> bool:
+    """Under root: become user and group CHILD_IDS + pid, with no supplementary group and no capability (but
+    CAP_DAC_READ_SEARCH when job["read_privilege"]: reading and listing, which Landlock still confines, so that Python
+    and the package stay importable from folders only root may enter), after giving the child its folder. False when not
+    root (nothing to drop)."""
+    if os.geteuid() != 0:
+        return False
+    import platform
+
+    ids = CHILD_IDS + os.getpid()
+    for path in (job["workdir"], os.path.join(job["workdir"], "output.txt")):
+        os.chown(path, ids, ids)
+    libc = ctypes.CDLL(None, use_errno=True)
+    keep = 1 << CAP_DAC_READ_SEARCH if job["read_privilege"] else 0
+    cap = 0
+    while libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0 or ctypes.get_errno() != 22:  # EINVAL past the last capability
+        cap += 1
+        if cap > 63:
+            break
+    libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    libc.prctl(PR_SET_KEEPCAPS, 1 if keep else 0, 0, 0, 0)
+    resource.setrlimit(resource.RLIMIT_NPROC, (CHILD_THREADS, CHILD_THREADS))  # counted per user: here its own id, so its threads
+    os.setgroups([])
+    os.setresgid(ids, ids, ids)
+    os.setresuid(ids, ids, ids)  # clears every capability (all of them, unless kept above)
+    if keep:
+        header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
+        data = (ctypes.c_uint32 * 6)(keep, keep, 0, 0, 0, 0)  # effective, permitted, inheritable; then the upper 32 bits
+        libc.syscall.restype = ctypes.c_long
+        if libc.syscall(CAPSET[platform.machine()], header, data) != 0:
+            raise OSError(ctypes.get_errno(), "capset failed")
+    if os.getuid() == 0 or os.geteuid() == 0:
+        raise PermissionError("the child is still root")
+    return True
 
 
 def _limit(job: dict) -> None:
@@ -277,6 +390,7 @@ def _run_child(job: dict) -> None:
     _limit(job)
     torch.set_num_threads(1)
     torch.default_generator.manual_seed(0)  # torch.manual_seed would also queue CUDA's seeding (the zygote did, once): 3 ms
+    _drop_privileges(job)
     _seccomp(_SECCOMP_PROGRAM)
     _child.serve.run(requests, answers, job["package"], job["module"], job["workdir"], job["hidden"], job["own_modules"])
 
@@ -306,10 +420,16 @@ def _become_subreaper() -> None:
     ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 
 
-def _reap_orphans(children: set[int]) -> int:
-    """Kill and reap every process re-parented to the zygote that is not one of its running children; count them."""
+def _reap_orphans(ended: int, children: set[int]) -> int:
+    """Kill the ended child's process group, then kill and reap every process re-parented to the zygote that is not one of
+    its running children, until none is left however deep the tree was; count them. (Where seccomp works, a child starts no
+    process at all.)"""
     me, count = os.getpid(), 0
-    for _ in range(100):  # an orphan that forks again re-parents its own children here: repeat until none is left
+    try:
+        os.killpg(ended, signal.SIGKILL)  # its group: the child called setsid, so the group's id is its pid
+    except OSError:
+        pass
+    while True:  # an orphan that forks again re-parents its own children here: repeat until none is left
         orphans = []
         for entry in os.listdir("/proc"):
             if not entry.isdigit() or int(entry) in children:
@@ -330,7 +450,6 @@ def _reap_orphans(children: set[int]) -> int:
                 os.waitpid(pid, 0)
             except (ProcessLookupError, ChildProcessError):
                 pass
-    return count
 
 
 def _preload(modules: list[str]) -> None:
@@ -372,7 +491,9 @@ def serve() -> None:
                     job["close_fds"] = list(children)
                     job["own_modules"] = own_modules
                     job["hidden"] = [os.path.dirname(job["workdir"]), *job.get("hidden", [])]  # the sandbox's folder: the other children's channels
-                    job["landlock"] = _LANDLOCK.plan(job["workdir"], job["package"], job["hidden"])
+                    job["read_privilege"] = os.geteuid() == 0 and _needs_read_privilege(job["package"], job["workdir"])
+                    private = (PRIVATE, (*_python_folders(), *PRIVATE_READABLE)) if job["read_privilege"] else ((), ())
+                    job["landlock"] = _LANDLOCK.plan(job["workdir"], job["package"], job["hidden"], *private)
                     pid = _fork(job)
                     for fd in job["landlock"]["job_fds"] if job["landlock"] else ():
                         os.close(fd)
@@ -382,7 +503,7 @@ def serve() -> None:
                 job_id, pid = children.pop(fd)
                 os.close(fd)
                 _, status = os.waitpid(pid, 0)
-                orphans = _reap_orphans({child for _, child in children.values()})  # what it started must not outlive it
+                orphans = _reap_orphans(pid, {child for _, child in children.values()})  # what it started must not outlive it
                 _say({"id": job_id, "exit": os.waitstatus_to_exitcode(status), "orphans": orphans})
 
 

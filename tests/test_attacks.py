@@ -1,0 +1,253 @@
+"""Hostile students: every attack in tests/attacks/ fails with a one-line reason, in the path where it matters, and costs
+only the attacker's question; the neighbour keeps its score.
+
+Each file in tests/attacks/ is one whole student module (question 1) whose functions answer right once the attack has
+worked; its header says what it does, what the grader must answer (`match` is a regular expression) and where it is
+tried (`# path:`): `sandbox` (all of
+them in one sandbox, with a neighbouring question graded beside), `grade-dir` (students of one class folder graded by `grade DIR`
+between two honest classmates, twice: the same grades.csv both times), `pty` (`check` started from a terminal),
+`hidden` (a grader started on a folder, which it passes as hidden, as `--nbgrader` passes the course folder and
+Gradescope its own).
+The kernel closes these (seccomp, Landlock, the child's own user under root): docs/instructors.md says what each path
+guarantees.
+"""
+import csv
+import dataclasses
+import fcntl
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import termios
+from pathlib import Path
+
+import pytest
+import yaml
+
+from autograder.course.manifest import Course, load_course
+from autograder.engine.run import grade_many
+
+ROOT = Path(__file__).resolve().parent.parent
+ATTACKS = ROOT / "tests" / "attacks"
+MARKERS = ("attack-process-tree-7f3a",)  # in the command line of the processes the attacks try to leave behind
+EXEC_MARKER = Path("/tmp/attack-exec-program-was-here")  # the file kernel_exec_program's program would write
+ENV = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""), "PYTHONWARNINGS": "ignore"}
+
+
+@dataclasses.dataclass(frozen=True)
+class Attack:
+    """One file of tests/attacks/ and what the grader must say about it."""
+
+    name: str
+    module: str
+    statuses: tuple[str, ...]
+    match: str
+    path: str
+    what: str
+
+    @property
+    def question(self) -> int:
+        """The number of the question whose module the attack replaces."""
+        return int(self.module[1:3])
+
+    @property
+    def neighbour(self) -> int:
+        """A question graded alongside, which must keep full marks."""
+        return 2 if self.question == 1 else 1
+
+
+def corpus() -> list[Attack]:
+    """Every attack with its expectation, read from its header lines."""
+    attacks = []
+    for file in sorted(ATTACKS.glob("*.py")):
+        text = file.read_text(encoding="utf-8")
+        what = re.search(r"^# attack: (.*)$", text, re.M).group(1)
+        expect = re.search(r"^# expect: module=(\S+) status=(\S+) match=(.*)$", text, re.M)
+        path = re.search(r"^# path: (\S+)$", text, re.M).group(1)
+        attacks.append(Attack(file.stem, expect.group(1), tuple(expect.group(2).split("|")), expect.group(3).strip(), path, what))
+    return attacks
+
+
+ATTACKS_BY_PATH = {path: [a for a in corpus() if a.path == path] for path in ("sandbox", "grade-dir", "pty", "hidden")}
+
+
+def seccomp_known() -> bool:
+    """True on the architectures whose system calls the sandbox's seccomp filter knows."""
+    import platform
+
+    return platform.machine() in ("x86_64", "aarch64")
+
+
+def landlock_available() -> bool:
+    """True when this kernel offers Landlock."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    return libc.syscall(444, None, ctypes.c_size_t(0), ctypes.c_uint32(1)) >= 1
+
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux") or not seccomp_known(),
+                                reason="the Linux backend's kernel walls (seccomp) are what these attacks meet")
+
+
+def small_course(numbers: tuple[int, ...] = (1, 2, 3)) -> Course:
+    """The course cut to questions 1 to 3."""
+    course = load_course(ROOT)
+    return dataclasses.replace(course, questions=tuple(q for q in course.questions if q.number in numbers))
+
+
+def package_with(folder: Path, attack: Attack | None) -> Path:
+    """A copy of solutions/ in folder, with the attack's module replaced by its file."""
+    shutil.copytree(ROOT / "solutions", folder, ignore=shutil.ignore_patterns("__pycache__"))
+    if attack is not None:
+        shutil.copy(ATTACKS / f"{attack.name}.py", folder / f"{attack.module}.py")
+    return folder
+
+
+def living(markers: tuple[str, ...]) -> list[int]:
+    """Pids of running processes whose command line carries one of the markers (killed here, so that a failure leaves none)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes().decode("utf-8", "replace")
+                state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue
+            if state != "Z" and any(marker in cmdline for marker in markers):
+                found.append(int(entry.name))
+    for pid in found:
+        os.kill(pid, signal.SIGKILL)
+    return found
+
+
+def assert_fails_alone(attack: Attack, questions: list[dict]) -> None:
+    """The attacked question lost its points with a one-line reason that says why; its neighbour kept full marks."""
+    by_number = {q["number"]: q for q in questions}
+    attacked, neighbour = by_number[attack.question], by_number[attack.neighbour]
+    messages = [m for m in [attacked.get("reason", "")] + [t.get("message", "") for t in attacked.get("tests", [])] if m]
+    assert attacked["status"] in attack.statuses and attacked["score"] == 0, (attack.what, attacked["status"], messages)
+    assert any(re.search(attack.match, m) for m in messages), (attack.match, messages)
+    assert all("\n" not in m and "Traceback" not in m for m in messages), messages
+    assert neighbour["status"] == "passed" and neighbour["score"] == neighbour["max_score"], neighbour
+
+
+@pytest.fixture(scope="module")
+def sandboxed(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """Every sandbox attack graded in one sandbox, a TCP server listening on loopback meanwhile; what reached it."""
+    folder = tmp_path_factory.mktemp("attacks")
+    EXEC_MARKER.unlink(missing_ok=True)
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        server.setblocking(False)
+        attacks = ATTACKS_BY_PATH["sandbox"]
+        reports = grade_many(small_course(), [(package_with(folder / a.name, a), sorted((a.question, a.neighbour))) for a in attacks])
+        try:
+            reached = [server.accept()[1]]
+        except BlockingIOError:
+            reached = []
+    return {"reports": {a.name: r.to_dict() for a, r in zip(attacks, reports)}, "reached": reached, "folder": folder}
+
+
+@pytest.mark.parametrize("attack", ATTACKS_BY_PATH["sandbox"], ids=lambda a: a.name)
+def test_attack_fails_in_the_sandbox(sandboxed: dict, attack: Attack):
+    if attack.name == "kernel_grader_environ" and os.geteuid() != 0 and not landlock_available():
+        pytest.xfail("without root (no user of its own) and without Landlock, the child reads what its user reads")
+    assert_fails_alone(attack, sandboxed["reports"][attack.name]["questions"])
+
+
+def test_sandbox_attacks_leave_nothing_behind(sandboxed: dict):
+    assert not sandboxed["reached"], "a child connected to the loopback server"
+    assert not EXEC_MARKER.exists(), "a child ran a program"
+    assert not living(MARKERS)
+
+
+@pytest.fixture(scope="module")
+def kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A kit folder whose course is questions 1 and 2 of the real one."""
+    root = tmp_path_factory.mktemp("kit")
+    manifest = yaml.safe_load((ROOT / "course.yaml").read_text())
+    manifest["questions"] = [q for q in manifest["questions"] if q["number"] in (1, 2)]
+    (root / "course.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False, allow_unicode=True))
+    return root
+
+
+def test_attacks_in_a_class_cost_only_the_attacker(kit: Path, tmp_path: Path):
+    """grade DIR: honest students before and after the attackers keep full marks, twice, with the same grades.csv."""
+    attacks = ATTACKS_BY_PATH["grade-dir"]
+    folder = tmp_path / "class"
+    students = {"ann": None, **{f"m-{a.name}": a for a in attacks}, "zoe": None}  # graded in this order by one worker
+    for student, attack in students.items():
+        package_with(folder / student / "exercises", attack)
+    out = tmp_path / "out"
+    grades = []
+    for extra in ((), ("--force",)):
+        done = subprocess.run([sys.executable, "-m", "autograder", "grade", str(folder), "--out", str(out), "--jobs", "1", "--quiet", *extra],
+                              cwd=kit, env=ENV, capture_output=True, text=True, timeout=600, check=False)
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert not living(MARKERS), "processes outlived their question"
+        reports = {s: json.loads((out / f"{s}.json").read_text()) for s in students}
+        for student, attack in students.items():
+            if attack is None:
+                assert reports[student]["score"] == reports[student]["max_score"], (student, reports[student]["questions"])
+            else:
+                assert_fails_alone(attack, reports[student]["questions"])
+        grades.append((out / "grades.csv").read_text())
+    assert grades[0] == grades[1]
+    assert len(list(csv.reader(grades[0].splitlines()))) == len(students) + 1
+
+
+@pytest.mark.parametrize("attack", ATTACKS_BY_PATH["pty"], ids=lambda a: a.name)
+def test_attack_from_a_terminal(attack: Attack, tmp_path: Path):
+    """check started from a terminal (its controlling one): nothing is typed into it."""
+    for name in ("autograder", "reference", "solutions"):
+        shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "course.yaml", tmp_path / "course.yaml")
+    package_with(tmp_path / "exercises", attack)
+    master, terminal = os.openpty()
+    try:
+        done = subprocess.run([sys.executable, "-m", "autograder", "check", "1", "2", "--json"], cwd=tmp_path, env=ENV, stdin=terminal,
+                              capture_output=True, text=True, timeout=300, check=False, start_new_session=True,
+                              preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0))
+        os.set_blocking(terminal, False)
+        try:
+            typed = os.read(terminal, 1024)
+        except BlockingIOError:
+            typed = b""
+    finally:
+        os.close(master)
+        os.close(terminal)
+    assert not typed, typed
+    assert_fails_alone(attack, json.loads(done.stdout)["questions"])
+
+
+HIDDEN_RUN = """
+import json, sys
+from pathlib import Path
+from autograder.course.manifest import load_course
+from autograder.engine.run import grade_many
+import dataclasses
+course = load_course(Path(sys.argv[1]))
+course = dataclasses.replace(course, questions=tuple(q for q in course.questions if q.number in (1, 2)))
+folder, package = Path(sys.argv[2]), Path(sys.argv[3])
+print(json.dumps(grade_many(course, [(package, [1, 2])], hidden=(folder,))[0].to_dict()))
+"""
+
+
+@pytest.mark.parametrize("attack", ATTACKS_BY_PATH["hidden"], ids=lambda a: a.name)
+def test_attack_on_a_folder_the_grader_was_given(attack: Attack, tmp_path: Path):
+    """A grader given a folder (an nbgrader course: its gradebook) hides it: the attack cannot read it."""
+    course_folder = tmp_path / "course"
+    course_folder.mkdir()
+    (course_folder / "gradebook.db").write_text("every student's grades")
+    package = package_with(tmp_path / "exercises", attack)
+    done = subprocess.run([sys.executable, "-c", HIDDEN_RUN, str(ROOT), str(course_folder), str(package)], cwd=ROOT, env=ENV,
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert_fails_alone(attack, json.loads(done.stdout.strip().splitlines()[-1])["questions"])
