@@ -114,7 +114,7 @@ class LinuxSandbox(Sandbox):
                 break
             except BrokenPipeError:  # the zygote died after the last question: start another
                 if attempt:
-                    raise
+                    break  # this one died too: the child's first word (pump) says why
                 self._restart()
         return child
 
@@ -145,7 +145,10 @@ class LinuxSandbox(Sandbox):
         self.process.kill()
         self.process.wait()
         for pipe in (self.process.stdin, self.process.stdout, self.errors):
-            pipe.close()
+            try:
+                pipe.close()
+            except OSError:  # a job still buffered for a zygote that died (one that could not start)
+                pass
         remove(self.folder)
 
 
