@@ -14,7 +14,7 @@ from autograder.course.manifest import Feedback, ManifestError, load_course
 from autograder.course.results import FAILED, PASSED, CaseResult, QuestionResult, Report
 from autograder.nbgrader.course import cell_timeout, config_text
 from autograder.nbgrader.package import summary_text
-from autograder.sandbox.parent import STARTUP_SECONDS, WALL_FACTOR
+from autograder.sandbox import STARTUP_SECONDS, WALL_FACTOR
 
 KIT = Path(__file__).resolve().parent.parent
 COURSE = load_course(KIT)
