@@ -1,10 +1,10 @@
 """Bug (public issue): the UvA-style per-head qkv chunk and, before its fix, values.reshape(B, T, D) without the permute back."""
-# mistake: q05.split_after_heads
 # Source: jsbaan/transformer-from-scratch, multi_head_attention.py before pull request 6 "Fix several bugs, one critical"
 # (issue 4): `values.reshape(n_batches, sequence_length, hidden_dim)` straight from (batch, heads, seq, qkv_dim). The file
 # also cuts qkv per head, `qkv.reshape(B, T, num_heads, 3 * qkv_dim).permute(0, 2, 1, 3).chunk(3, dim=-1)`, from the UvA
 # deep-learning tutorial it credits: two bugs at once. Where T = 1 the merge bug vanishes and the file is exactly the
-# per-head split, so that name is right; no input shows the merge bug alone, so it is not named.
+# per-head split, but every input with T >= 2 rules that mistake out (it alone would not give this result), so the kit
+# names neither: a name is given only when no failing input contradicts it.
 # Adapted: qkv_proj/o_proj renamed qkv/proj, a causal mask buffer and the contract's ValueErrors added.
 import math
 
