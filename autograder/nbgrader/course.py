@@ -135,7 +135,7 @@ def cell_timeout(course: Course) -> int:
     question may take up to WALL_FACTOR times its limit on the wall clock (after a zygote start of up to
     STARTUP_SECONDS) and still score as `check` scores it: a shorter cell timeout would cut it and give it 0.
     """
-    from ..sandbox.base import STARTUP_SECONDS, WALL_FACTOR
+    from ..sandbox import STARTUP_SECONDS, WALL_FACTOR
 
     return int(STARTUP_SECONDS + WALL_FACTOR * max(q.time_limit for q in course.questions) + CELL_MARGIN)
 
