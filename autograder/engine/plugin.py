@@ -5,7 +5,6 @@ or passed to pytest.main by engine/run.py for `python -m autograder check`. Eith
 every test's outcome and turns them into one QuestionResult per question (course/results.py).
 """
 import re
-import tempfile
 import traceback
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ from ..course.results import ERROR, FAILED, NOT_ATTEMPTED, PASSED, CaseResult, Q
 from ..i18n import _, in_english
 from ..sandbox.parent import Child, ChildStopped, Sandbox
 from .asserts import tensor_mismatch
+from .faults import grader_failed
 from .inputs import INPUT_NOTE, describe_all, entries, shrink
 from .proxy import CheckFailure, Refused, Student, StudentError, explain, one_line, refusal
 from .run import SUITES
@@ -38,7 +38,6 @@ MARKERS = (
 )
 SIDE_BY_SIDE = 16  # the most entries per tensor for which a failure shows the student's result next to the expected one
 SHRINK_SHARE = 0.5  # shrinking stops once the question's child has used this share of its time limit
-GRADER_LOG = Path(tempfile.gettempdir()) / "autograder-error.txt"  # where the grader's own tracebacks go (the CLI's too)
 GRADER_CODE = tuple(str(Path(__file__).resolve().parent.parent / part) for part in (  # the kit's code outside a check's body
     "engine/plugin.py", "engine/proxy.py", "engine/run.py", "sandbox", "course", "i18n.py"))
 
@@ -171,17 +170,6 @@ def failure(item: pytest.Item, error: BaseException, inputs: int, shrunk: dict[s
         named = _failing_input(item, error, inputs, shrunk)
         message += named + (_side_by_side(error) if named else "")  # inputs the message names are public: show the values
     return one_line(message, 800), kind
-
-
-def grader_failed(trace: str) -> str:
-    """The line a question the grader itself failed on gets (0 points): not the student's fault, what to do; trace is logged."""
-    try:
-        with GRADER_LOG.open("a", encoding="utf-8") as log:
-            log.write(trace.rstrip() + "\n\n")
-    except OSError:
-        pass
-    return _("the grader itself failed on this question, not your code: run the command again, and if it fails again, report it "
-             "with the file {log}").format(log=GRADER_LOG)
 
 
 def failed_result(question: Question, trace: str, checks: list[Check] | None = None) -> QuestionResult:
