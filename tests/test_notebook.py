@@ -86,3 +86,13 @@ def test_an_old_torch_is_refused_in_one_line(version, refused, monkeypatch, caps
     assert main(["check", "1"]) == 2
     error = capsys.readouterr().err.strip()
     assert len(error.splitlines()) == 1 and "torch" in error and ("upgrade" in error or "install it" in error)
+
+
+def test_a_grading_process_that_fails_gives_no_point(monkeypatch):
+    """The grading process dying without an answer (a broken install, a grader bug): every question 0, error, the line."""
+    monkeypatch.chdir(ROOT)
+    _kernel_history(monkeypatch, [])
+    monkeypatch.setattr("autograder.notebook._SERVE", "import sys; print('half an answer'); sys.exit(3)")
+    report = autograder.check(1, 2, solutions=True)
+    assert report.score == 0 and [q.status for q in report.questions] == ["error", "error"]
+    assert all(q.reason.startswith("the grader itself failed on this question, not your code") for q in report.questions)
