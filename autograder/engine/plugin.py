@@ -454,6 +454,7 @@ class EachSubmission:
         self.kit, self.numbers, self.submissions = kit, numbers, submissions
         self.started = False  # the loop ran (pytest did not stop before it)
         self.graded: list[Submission] = []  # the submissions given a report, in order
+        self.broke = False  # grading one of them raised (pytest's loop stopped there)
         self.error: BaseException | None = None  # what drawing the next submission raised (the caller's own stream)
 
     @pytest.hookimpl(tryfirst=True)
@@ -476,7 +477,7 @@ class EachSubmission:
                 for index, item in enumerate(items):
                     item.config.hook.pytest_runtest_protocol(item=item, nextitem=items[index + 1] if index + 1 < len(items) else None)
             except BaseException:  # pytest's internal error, a hook's, Ctrl-C: no question of this submission keeps a point
-                submission.failed = traceback.format_exc()
+                submission.failed, self.broke = traceback.format_exc(), True
                 self.kit.fault(submission.failed)
                 raise
             finally:

@@ -69,8 +69,8 @@ def run_each(course: Course, sandbox: Sandbox, numbers: list[int], submissions: 
         raise each.error
     if status == pytest.ExitCode.INTERRUPTED:
         raise KeyboardInterrupt
-    if status in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED, pytest.ExitCode.NO_TESTS_COLLECTED):
-        return
+    if status in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED, pytest.ExitCode.NO_TESTS_COLLECTED) or each.broke:
+        return  # each.broke: the submission it broke on has failed closed, those before it were graded whole
     trace = f"pytest ended with exit status {status} grading {', '.join(Path(s).name for s in suites)}\n{said.getvalue()[-4000:]}"
     # graded in a run that broke, or (pytest stopped before its test loop) never graded: every question fails closed
     for submission in submissions if not each.started else [s for s in each.graded if not s.failed]:
