@@ -474,6 +474,8 @@ class EachSubmission:
                 return True
             try:
                 self.kit.reset(submission.package, submission.hidden)
+                if session.testsfailed:  # a suite of the kit's that does not import: the grader's failure, graded again next run
+                    self.kit.fault(f"{session.testsfailed} of the suites failed to import (pytest's collection errors)")
                 for index, item in enumerate(items):
                     item.config.hook.pytest_runtest_protocol(item=item, nextitem=items[index + 1] if index + 1 < len(items) else None)
             except BaseException:  # pytest's internal error, a hook's, Ctrl-C: no question of this submission keeps a point
