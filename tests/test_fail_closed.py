@@ -112,3 +112,11 @@ def test_a_suite_that_does_not_import_gives_no_point(sandbox, monkeypatch, tmp_p
     submission = _grade(sandbox, [1, 3])
     assert submission.failed and [q.status for q in submission.report.questions] == ["error", "error"]
     assert submission.report.score == 0 and all(q.reason.startswith(GRADER_FAILED) for q in submission.report.questions)
+
+
+def test_failed_checks_of_one_package_are_no_fault_for_the_next(sandbox):
+    """One run grading the stubs, then the solutions: the stubs' failed checks are theirs, the solutions keep full marks."""
+    first, second = Submission(ROOT / "exercises"), Submission(ROOT / "solutions")
+    run_each(COURSE, sandbox, [1], [first, second])
+    assert first.report.questions[0].status == "not attempted" and not first.failed
+    assert second.report.all_passed and not second.failed

@@ -462,7 +462,8 @@ class EachSubmission:
         """For each submission: the kit's state reset to its package, every item's protocol (as pytest's own loop runs
         them), its report. A suite that failed to import runs no check, as in pytest's loop."""
         self.started = True
-        items = [] if session.testsfailed else session.items
+        not_imported = session.testsfailed  # before the loop: collection errors only (each failed check adds one later)
+        items = [] if not_imported else session.items
         submissions = iter(self.submissions)
         while True:
             try:
@@ -474,8 +475,8 @@ class EachSubmission:
                 return True
             try:
                 self.kit.reset(submission.package, submission.hidden)
-                if session.testsfailed:  # a suite of the kit's that does not import: the grader's failure, graded again next run
-                    self.kit.fault(f"{session.testsfailed} of the suites failed to import (pytest's collection errors)")
+                if not_imported:  # a suite of the kit's that does not import: the grader's failure, graded again next run
+                    self.kit.fault(f"{not_imported} of the suites failed to import (pytest's collection errors)")
                 for index, item in enumerate(items):
                     item.config.hook.pytest_runtest_protocol(item=item, nextitem=items[index + 1] if index + 1 < len(items) else None)
             except BaseException:  # pytest's internal error, a hook's, Ctrl-C: no question of this submission keeps a point
