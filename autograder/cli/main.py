@@ -4,7 +4,6 @@ import difflib
 import json
 import os
 import sys
-import tempfile
 import traceback
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from ..i18n import LANGUAGES, _, set_language
 from .report import wrap
 
 USAGE_ERROR, NOT_ALL_PASSED, INTERRUPTED = 2, 1, 130  # 1 also when the grader itself fails
+GRADING = ("check", "watch", "plot", "grade", "gradescope", "dev-check")  # the commands that need torch (its version is checked first)
 
 
 class UsageError(Exception):
@@ -189,6 +189,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         set_language(_chosen_language(argv))
         args = _parser().parse_args(argv)
+        if args.command in GRADING:
+            from ..torch_version import installed_torch, torch_problem
+
+            problem = torch_problem(installed_torch())
+            if problem:
+                raise UsageError(problem)
         course = load_course(find_root(Path.cwd()))
         if args.command == "check":
             return _check(course, args)
@@ -248,7 +254,8 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except Exception as error:  # noqa: BLE001 - a fault of the grader itself: one line, details in a file
-        log = Path(tempfile.gettempdir()) / "autograder-error.txt"
+        from ..engine.faults import GRADER_LOG as log
+
         log.write_text(traceback.format_exc())
         print(_("autograder: internal error ({error}); details in {log}; please report it").format(
             error=f"{type(error).__name__}: {error}", log=log), file=sys.stderr)

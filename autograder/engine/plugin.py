@@ -19,9 +19,11 @@ from ..course.results import ERROR, FAILED, FLAGGED, NOT_ATTEMPTED, PASSED, Case
 from ..i18n import _, in_english
 from ..sandbox import Child, ChildStopped, Sandbox
 from .asserts import tensor_mismatch
+from .faults import grader_failed
 from .inputs import INPUT_NOTE, describe_all, entries, shrink
 from .mistakes import named_in
 from .proxy import CheckFailure, Flagged, Refused, Student, StudentError, explain, one_line, refusal
+from .run import SUITES
 from .stand_in import broken_earlier, remove, stand_in_package
 from .static import forbidden_uses, reaches
 
@@ -38,6 +40,8 @@ MARKERS = (
 )
 SIDE_BY_SIDE = 16  # the most entries per tensor for which a failure shows the student's result next to the expected one
 SHRINK_SHARE = 0.5  # shrinking stops once the question's child has used this share of its time limit
+GRADER_CODE = tuple(str(Path(__file__).resolve().parent.parent / part) for part in (  # the kit's code outside a check's body
+    "engine/plugin.py", "engine/proxy.py", "engine/run.py", "sandbox", "course", "i18n.py"))
 
 
 @dataclass
@@ -79,6 +83,7 @@ class QuestionRun:
     notes: list[str] = field(default_factory=list)
     failing: list[Failing] = field(default_factory=list)
     stand_in: Path | None = None  # the package copy graded instead, when an earlier question's module does not import
+    fault: str = ""  # the traceback of the grader's own failure while grading this question: the question gets nothing
 
 
 def check_name(item: pytest.Item) -> str:
@@ -176,6 +181,32 @@ def failure(item: pytest.Item, error: BaseException, inputs: int, shrunk: dict[s
     return whole, kind, (whole[len(shown):] if whole.startswith(shown) else "")
 
 
+def failed_result(question: Question, trace: str, checks: list[Check] | None = None) -> QuestionResult:
+    """The result of a question the grader itself failed on: an error with 0 points (every check recorded failed) and the
+    grader-failed line; trace goes to the log."""
+    reason = grader_failed(trace)
+    tests = [CaseResult(check.name, False, reason, check.points) for check in checks or []] or [CaseResult(question.title, False, reason)]
+    return QuestionResult(question.number, question.title, question.points, ERROR, tests, reason)
+
+
+def _from_grader(error: BaseException, when: str) -> bool:
+    """True when error is the grader's own failure, not the student's: an exception other than a check's failure or a skip
+    raised outside the check's body (a hook, a fixture), or below it in the kit's own code (the proxy, the sandbox)."""
+    leaves = _leaves(error) if _is_group(error) else [error]
+    if len(leaves) != 1:
+        return any(_from_grader(leaf, when) for leaf in leaves)
+    error = leaves[0]
+    if isinstance(error, (AssertionError, pytest.skip.Exception, pytest.fail.Exception)):  # a check's own verdict (CheckFailure too)
+        return False
+    if when != "call":
+        return True  # setup and teardown are the kit's fixtures: a student's fault there is a CheckFailure
+    files = [frame.f_code.co_filename for frame, _line in traceback.walk_tb(error.__traceback__)]
+    suites = [index for index, file in enumerate(files) if file.startswith(str(SUITES))]
+    if not suites:
+        return True  # not raised in a check's body: a hook of the kit's
+    return any(file.startswith(GRADER_CODE) for file in files[suites[0] + 1:])
+
+
 class KitPlugin:
     """Runs each question's tests against one sandboxed child and keeps their outcomes."""
 
@@ -189,10 +220,17 @@ class KitPlugin:
         self.suites: dict[str, Question] = {}  # suite module name -> its question
         self.inputs: dict[tuple[str, str], int] = {}  # (suite module, test function) -> how many inputs it is run on
         self.static: dict[tuple[int, tuple[str, ...]], dict[str, tuple[str, str]]] = {}
+        self.faults: list[str] = []  # tracebacks of the grader's own failures on this package: the questions they hit get nothing
 
     def reset(self, package: Path, hidden: tuple[Path, ...] = ()) -> None:
         """Grade package next, from a clean slate (the collected suites and their inputs are kept)."""
-        self.package, self.hidden, self.runs, self.static = package.resolve(), hidden, {}, {}
+        self.package, self.hidden, self.runs, self.static, self.faults = package.resolve(), hidden, {}, {}, []
+
+    def fault(self, trace: str, question: Question | None = None) -> None:
+        """Record a failure of the grader's own: question (every question when None) will be an error with 0 points."""
+        self.faults.append(trace)
+        for run in [self.run_of(question)] if question is not None else [self.run_of(q) for q in self.course.questions]:
+            run.fault = run.fault or trace
 
     def question_of(self, module: object) -> Question:
         """The question whose suite is module (test_q03_attention.py -> q03_attention)."""
@@ -361,23 +399,40 @@ class KitPlugin:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo) -> pytest.TestReport:
-        """Record the outcome of each graded test in its question's check."""
+        """Record the outcome of each graded test in its question's check; a failure of the grader's own (here or in the run of
+        the check) makes its question an error with 0 points."""
         report = yield
+        try:
+            self._record(item, call, report)
+        except Exception:  # noqa: BLE001 - the kit's own bug: fail closed, never leave the checks recorded so far standing
+            try:
+                question = self.question_of(item.module)
+            except Exception:  # noqa: BLE001 - not even the question is known: every question fails
+                question = None
+            self.fault(traceback.format_exc(), question)
+        return report
+
+    def _record(self, item: pytest.Item, call: pytest.CallInfo, report: pytest.TestReport) -> None:
+        """The body of pytest_runtest_makereport: report's outcome into its question's check."""
+        error = call.excinfo.value if call.excinfo else None
+        if error is not None and report.failed and _from_grader(error, call.when):
+            self.fault("".join(traceback.format_exception(type(error), error, error.__traceback__)), self.question_of(item.module))
+            return
         if item.get_closest_marker("ungraded") is not None or (call.when == "teardown" and report.passed):
-            return report
+            return
         run = self.run_of(self.question_of(item.module))
         check = run.checks.get(item.originalname)
         if check is None:  # the check's first report: its name (translated) and points are read once
             points = item.get_closest_marker("points")
             check = run.checks[item.originalname] = Check(check_name(item), float(points.args[0]) if points else 1.0)
         if not report.failed:
-            return report
+            return
         error = call.excinfo.value if call.excinfo else AssertionError("failed")
         judged, named = getattr(error, "naming", ""), getattr(error, "named", "")
         # a later input on which the named mistake would not give the student's result: the name was the first input's coincidence
         refuted = bool(check.named) and check.named in getattr(error, "refutes", ())
         if not check.passed and check.settled:
-            return report
+            return
         if refuted:
             error, judged, named = error.unnamed(), "", ""
         if check.passed or refuted or (judged == "named" and not check.named):  # the first failure, or better evidence
@@ -394,17 +449,27 @@ class KitPlugin:
             check.settled = judged == "" or refuted  # a named mistake is tried on every later input, which may rule it out
         else:
             check.settled = judged != "unsettled" and not check.named
-        return report
 
     # -- results ----------------------------------------------------------------------------------
 
     def report(self, numbers: list[int]) -> Report:
-        """The Report of the package graded, over the questions numbers."""
-        return Report([self.result(self.course.question(n)) for n in numbers])
+        """The Report of the package graded, over the questions numbers; a question whose result the grader fails to build
+        is an error with 0 points."""
+        results = []
+        for number in numbers:
+            question = self.course.question(number)
+            try:
+                results.append(self.result(question))
+            except Exception:  # noqa: BLE001 - the kit's own bug: fail closed
+                self.fault(traceback.format_exc(), question)
+                results.append(failed_result(question, self.run_of(question).fault))
+        return Report(results)
 
     def result(self, question: Question) -> QuestionResult:
         """The QuestionResult of question from its recorded checks (every check failed with the reason when it ended early)."""
         run = self.run_of(question)
+        if run.fault:
+            return failed_result(question, run.fault, list(run.checks.values()))
         result = QuestionResult(question.number, question.title, question.points, PASSED, output=run.output, notes=run.notes)
         checks = list(run.checks.values())
         if not checks and not run.status:
@@ -431,6 +496,8 @@ class EachSubmission:
     def __init__(self, kit: KitPlugin, numbers: list[int], submissions: Iterable["Submission"]) -> None:
         self.kit, self.numbers, self.submissions = kit, numbers, submissions
         self.started = False  # the loop ran (pytest did not stop before it)
+        self.graded: list[Submission] = []  # the submissions given a report, in order
+        self.broke = False  # grading one of them raised (pytest's loop stopped there)
         self.error: BaseException | None = None  # what drawing the next submission raised (the caller's own stream)
 
     @pytest.hookimpl(tryfirst=True)
@@ -438,7 +505,8 @@ class EachSubmission:
         """For each submission: the kit's state reset to its package, every item's protocol (as pytest's own loop runs
         them), its report. A suite that failed to import runs no check, as in pytest's loop."""
         self.started = True
-        items = [] if session.testsfailed else session.items
+        not_imported = session.testsfailed  # before the loop: collection errors only (each failed check adds one later)
+        items = [] if not_imported else session.items
         submissions = iter(self.submissions)
         while True:
             try:
@@ -450,19 +518,24 @@ class EachSubmission:
                 return True
             try:
                 self.kit.reset(submission.package, submission.hidden)
+                if not_imported:  # a suite of the kit's that does not import: the grader's failure, graded again next run
+                    self.kit.fault(f"{not_imported} of the suites failed to import (pytest's collection errors)")
                 for index, item in enumerate(items):
                     item.config.hook.pytest_runtest_protocol(item=item, nextitem=items[index + 1] if index + 1 < len(items) else None)
-            except BaseException:
-                submission.failed = traceback.format_exc()
+            except BaseException:  # pytest's internal error, a hook's, Ctrl-C: no question of this submission keeps a point
+                submission.failed, self.broke = traceback.format_exc(), True
+                self.kit.fault(submission.failed)
                 raise
             finally:
                 submission.report = self.kit.report(self.numbers)
+                submission.failed = submission.failed or (self.kit.faults[0] if self.kit.faults else "")
+                self.graded.append(submission)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo) -> pytest.TestReport | None:
         """A failure's report without pytest's formatted traceback, which the kit never shows (it words its own message) and
         which costs about 5 ms a failure (pytest parses the source of every frame); None: pytest's own report (a pass, a skip)."""
-        if call.excinfo is None or isinstance(call.excinfo.value, (pytest.skip.Exception, BaseExceptionGroup)):
+        if call.excinfo is None or isinstance(call.excinfo.value, pytest.skip.Exception) or _is_group(call.excinfo.value):
             return None
         return pytest.TestReport(item.nodeid, item.location, dict.fromkeys(item.keywords, 1), "failed", call.excinfo.exconly(), call.when,
                                  [], call.duration, call.start, call.stop, user_properties=item.user_properties)

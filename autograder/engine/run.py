@@ -9,7 +9,7 @@ import itertools
 import os
 import sys
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,11 +47,13 @@ def run_each(course: Course, sandbox: Sandbox, numbers: list[int], submissions: 
     Each submission's report is set before the next one is drawn, so submissions may be a generator that hands out
     one package at a time and reads the previous one's report (an exception it raises is raised here). When the
     grader itself breaks, the submission being graded keeps its partial report and the traceback in `failed`, and
-    the rest are not drawn; when pytest stops before grading anything, RuntimeError (KeyboardInterrupt for Ctrl-C).
+    the rest are not drawn. The grader fails closed: a question it failed on (a hook, the proxy, pytest itself) is an
+    error with 0 points, and the submission's `failed` holds the traceback; when pytest stops before grading anything,
+    every submission is drawn and gets such a report. Ctrl-C raises KeyboardInterrupt.
     """
     import pytest
 
-    from .plugin import EachSubmission, KitPlugin
+    from .plugin import EachSubmission, KitPlugin, failed_result
 
     kit = KitPlugin(course, course.root, sandbox, notes, first_failure_only=True)
     suites = [str(suite_file(course, n)) for n in numbers if suite_file(course, n).exists()]
@@ -62,14 +64,19 @@ def run_each(course: Course, sandbox: Sandbox, numbers: list[int], submissions: 
         return
     each = EachSubmission(kit, numbers, submissions)
     _keep_hypothesis_in(sandbox.folder)
-    with _quiet_pytest():
+    with _quiet_pytest() as said:
         status = pytest.main([*PYTEST_ARGS, *suites], plugins=[kit, each])
     if each.error is not None:
         raise each.error
-    if not each.started:  # pytest stopped before its test loop: nothing was graded
-        if status == pytest.ExitCode.INTERRUPTED:
-            raise KeyboardInterrupt
-        raise RuntimeError(f"pytest stopped before running any check of {', '.join(Path(s).name for s in suites)} (exit status {status})")
+    if status == pytest.ExitCode.INTERRUPTED:
+        raise KeyboardInterrupt
+    if status in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED, pytest.ExitCode.NO_TESTS_COLLECTED) or each.broke:
+        return  # each.broke: the submission it broke on has failed closed, those before it were graded whole
+    trace = f"pytest ended with exit status {status} grading {', '.join(Path(s).name for s in suites)}\n{said.getvalue()[-4000:]}"
+    # graded in a run that broke, or (pytest stopped before its test loop) never graded: every question fails closed
+    for submission in submissions if not each.started else [s for s in each.graded if not s.failed]:
+        submission.failed = trace
+        submission.report = Report([failed_result(course.question(n), trace) for n in numbers])
 
 
 def run_suites(course: Course, sandbox: Sandbox, package: Path, numbers: list[int], notes: bool = False,
@@ -151,13 +158,15 @@ def _keep_hypothesis_in(folder: Path) -> None:
 
 
 @contextlib.contextmanager
-def _quiet_pytest():
-    """pytest's own terminal output goes nowhere; third-party plugins stay unloaded (speed, and the same run everywhere)."""
+def _quiet_pytest() -> Iterator[io.StringIO]:
+    """pytest's own terminal output goes nowhere (yields what it wrote, its INTERNALERROR lines); third-party plugins stay
+    unloaded (speed, and the same run everywhere)."""
     saved = os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    said = io.StringIO()
     try:
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            yield
+        with contextlib.redirect_stdout(said), contextlib.redirect_stderr(said):
+            yield said
     finally:
         if saved is None:
             os.environ.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)

@@ -1,0 +1,161 @@
+"""The Python API: `check(3)` from a notebook (Jupyter, Colab), IPython or a script, as Otter's `grader.check("q1")`.
+
+check grades in a grading process of its own (this interpreter, started afresh, as `python -m autograder check 3 --json`
+is): the kernel imports no torch and runs no student code, a fault of the grader cannot kill it, and the report is the
+CLI's, built by the same engine.run.grade call. In an nbgrader notebook (one whose answer cells, marked `# qNN_answer`,
+this kernel ran), the answer cells are written into a package as nbgrader/cell.py does (nbgrader/package.py), and graded
+in the sandbox like the kit's files: the notebook's code runs only there.
+
+The grading process reads one JSON request on stdin and writes one JSON line on stdout: the report's to_dict() and the
+weight of each check, from which the kernel rebuilds the same Report (its scores resolve from the weights).
+"""
+import html
+import json
+import re
+import subprocess
+import sys
+import tempfile
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+
+from .course.manifest import Course, find_root, load_course
+from .course.results import ERROR, PASSED, CaseResult, QuestionResult, Report
+from .i18n import _, set_language
+
+KIT_DIR = Path(__file__).resolve().parent.parent  # the folder holding the autograder package: the grading process starts there
+_SERVE = "from autograder.notebook import serve; serve()"
+ANSWER_CELL = re.compile(r"^\s*#.*\bq\d\d_answer\b", re.MULTILINE)  # nbgrader/package.py's marker of an answer cell
+
+
+@dataclass(repr=False)
+class CheckedReport(Report):
+    """A Report as check() returns it: shown as the CLI's table (text) or as an HTML table where the front end renders HTML."""
+
+    text: str = ""
+    html: str = ""
+
+    def __repr__(self) -> str:
+        """The report as `check` prints it in a terminal."""
+        return self.text
+
+    __str__ = __repr__
+
+    def _repr_html_(self) -> str:
+        """The report as an HTML table, for Jupyter, JupyterLab and Colab."""
+        return self.html
+
+
+def check(*numbers: int, solutions: bool = False, notebook: bool | None = None, lang: str | None = None) -> CheckedReport:
+    """Grade questions numbers (all when none) of the kit's exercises/ (solutions/ with solutions=True) or, in an nbgrader
+    notebook, of the answer cells this kernel ran; return the report, whose to_dict() is `check N --json`'s object.
+
+    ValueError for a question that does not exist. A failure of the grader's own gives every question 0, status error.
+    """
+    from .cli.main import UsageError, _answers_to_show, _numbers
+    from .cli.progress import last_statuses, remember
+    from .cli.report import render
+    from .nbgrader.cell import _history
+
+    language = set_language(lang)
+    course = load_course(find_root(Path.cwd()))
+    try:
+        chosen = _numbers(course, [str(number) for number in numbers])
+    except UsageError as error:
+        raise ValueError(str(error)) from None
+    history = _history() if notebook is not False else []
+    in_notebook = notebook if notebook is not None else any(ANSWER_CELL.search(cell) for cell in history)
+    local = not solutions and not in_notebook  # the student's exercises/: its history is kept, as `check` keeps it
+    previous = last_statuses(course) if local else None
+    request = {"root": str(course.root), "numbers": chosen, "solutions": solutions, "lang": language,
+               "history": history if in_notebook else None}
+    report = _ask(course, request)
+    if local:
+        remember(course, report)
+    label = _("your notebook's answers") if in_notebook else ("solutions/" if solutions else "exercises/")
+    answers = _answers_to_show(report, list(numbers) and chosen, previous)
+    report.text = render(report, course, label, answers)
+    report.html = report_html(report, course, label, answers)
+    return report
+
+
+def _ask(course: Course, request: dict) -> CheckedReport:
+    """The report of a grading process for request; every question an error, 0 points, when the process gave none."""
+    from .engine.faults import grader_failed
+
+    done = subprocess.run([sys.executable, "-c", _SERVE], input=json.dumps(request), capture_output=True, text=True,
+                          cwd=KIT_DIR, encoding="utf-8", errors="replace", check=False)
+    lines = done.stdout.strip().splitlines()
+    try:
+        answer = json.loads(lines[-1])
+    except (IndexError, ValueError):
+        answer = {"error": f"grading process exit status {done.returncode}, no answer"}
+    if "report" in answer:
+        return CheckedReport([_question(entry, weights) for entry, weights in zip(answer["report"]["questions"], answer["weights"])])
+    reason = answer.get("problem") or grader_failed(f"{answer.get('error')}\n{done.stderr[-4000:]}")  # the environment's, or the grader's
+    return CheckedReport([QuestionResult(q.number, q.title, q.points, ERROR, [CaseResult(q.title, False, reason)], reason)
+                          for q in map(course.question, request["numbers"])])
+
+
+def _question(entry: dict, weights: list[float]) -> QuestionResult:
+    """A QuestionResult from its to_dict() and the weights of its checks."""
+    tests = [CaseResult(test["name"], test["passed"], test["message"], weight) for test, weight in zip(entry["tests"], weights)]
+    return QuestionResult(entry["number"], entry["title"], entry["max_score"], entry["status"], tests, entry.get("reason", ""),
+                          entry.get("output", ""), entry.get("notes", []))
+
+
+def serve() -> None:
+    """The grading process: one request on stdin, one JSON line on stdout ({"report", "weights"}, or "problem" for the
+    environment, "error" with the grader's traceback)."""
+    request = json.loads(sys.stdin.read())
+    try:
+        set_language(request["lang"])
+        from .torch_version import installed_torch, torch_problem
+
+        problem = torch_problem(installed_torch())
+        if problem:
+            print(json.dumps({"problem": problem}))
+            return
+        from .engine.run import grade
+
+        course = load_course(Path(request["root"]))
+        numbers = [int(number) for number in request["numbers"]]
+        with tempfile.TemporaryDirectory(prefix="notebook-answers-") as folder:
+            if request["history"] is not None:
+                from .nbgrader.package import pick_from_history, write_package
+
+                sources = pick_from_history(course, list(request["history"]), max(numbers))
+                package = write_package(course, sources, Path(folder) / "exercises", upto=max(numbers))
+            else:
+                package = course.root / ("solutions" if request["solutions"] else "exercises")
+            report = grade(course, package, numbers, notes=False)  # as `check --json`: only what is graded
+        print(json.dumps({"report": report.to_dict(), "weights": [[test.weight for test in q.tests] for q in report.questions]}))
+    except Exception:  # noqa: BLE001 - the grader's own failure: the kernel reports it, every question at 0
+        print(json.dumps({"error": traceback.format_exc()}))
+
+
+STATUS_COLOURS = {PASSED: "#1a7f37", "failed": "#bf8700", "not attempted": "#57606a"}  # others (error, timeout, crashed): red
+
+
+def report_html(report: Report, course: Course, label: str, answers: list[int]) -> str:
+    """The report as an HTML table: one row per question, its reason and failed checks below it, the total, then the
+    self-tests of the questions in answers (at full marks, as the text report shows them)."""
+    from .cli.report import selftest_text
+
+    cell = 'style="text-align:left;padding:2px 8px"'
+    rows = [f"<tr><th {cell}>#</th><th {cell}>{_('Question')}</th><th {cell}>{_('Score')}</th><th {cell}>{_('Status')}</th></tr>"]
+    for question in report.questions:
+        colour = STATUS_COLOURS.get(question.status, "#cf222e")
+        rows.append(f"<tr><td {cell}>{question.number}</td><td {cell}>{html.escape(question.title)}</td>"
+                    f"<td {cell}>{question.score:g} / {question.max_score:g}</td>"
+                    f'<td {cell}><span style="color:{colour};font-weight:bold">{html.escape(_(question.status))}</span></td></tr>')
+        details = [question.reason] if question.reason else []
+        if question.status == "failed":
+            details += [f"✗ {test.name}: {test.message}" for test in question.tests if not test.passed]
+        if details:
+            items = "".join(f"<li>{html.escape(line)}</li>" for line in details)
+            rows.append(f'<tr><td {cell}></td><td {cell} colspan="3"><ul style="margin:0">{items}</ul></td></tr>')
+    total = _("Total: {score} / {max}").format(score=f"{report.score:g}", max=f"{report.max_score:g}")
+    title = _("{title}: grading {label}").format(title=course.title, label=label)
+    selftests = "".join(f"<pre>{html.escape(selftest_text(course, number, 100))}</pre>" for number in answers)
+    return f"<div><p><b>{html.escape(title)}</b></p><table>{''.join(rows)}</table><p><b>{html.escape(total)}</b></p>{selftests}</div>"

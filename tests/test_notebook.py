@@ -1,0 +1,98 @@
+"""Notebooks and the Python API: `from autograder import check; check(3)` gives the CLI's JSON, shows HTML, grades an
+nbgrader notebook's answer cells in the sandbox, never kills the kernel; `%run -m autograder` leaves IPython running;
+importing autograder imports no torch; an old torch is refused in one line."""
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import autograder
+from autograder.cli.main import main
+from autograder.course.manifest import load_course
+from autograder.nbgrader import cell
+from autograder.nbgrader.course import answer_source
+from autograder.torch_version import TORCH_FLOOR, torch_problem
+
+ROOT = Path(__file__).resolve().parent.parent
+COURSE = load_course(ROOT)
+
+
+def _kernel_history(monkeypatch: pytest.MonkeyPatch, cells: list[str]) -> None:
+    """Pretend this process is an IPython kernel that ran cells."""
+    monkeypatch.setattr(cell, "_history", lambda: cells)
+
+
+def test_import_is_cheap():
+    """`import autograder` and `from autograder import check` import no torch (2 s) and nothing of the grader."""
+    done = subprocess.run([sys.executable, "-c", "import sys; from autograder import check; print(sorted(m for m in sys.modules "
+                           "if m.startswith(('torch', 'autograder.')) or m == 'pytest'))"], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0 and done.stdout.strip() == "[]", done
+
+
+def test_check_gives_the_clis_json(monkeypatch):
+    """check(1, 3, solutions=True).to_dict() is exactly `python -m autograder check 1 3 --solutions --json`'s object."""
+    monkeypatch.chdir(ROOT)
+    _kernel_history(monkeypatch, [])
+    cli = subprocess.run([sys.executable, "-m", "autograder", "check", "1", "3", "--solutions", "--json"], capture_output=True,
+                         text=True, cwd=ROOT)
+    report = autograder.check(1, 3, solutions=True)
+    assert report.to_dict() == json.loads(cli.stdout) and report.score == report.max_score == 20
+    assert "<table>" in report._repr_html_() and "passed" in report._repr_html_()
+    assert repr(report).startswith(f"{COURSE.title}: grading solutions/") and "Total: 20 / 20" in str(report)
+    with pytest.raises(ValueError, match="there is no question '11'"):
+        autograder.check(11)
+
+
+def test_check_grades_an_nbgrader_notebooks_cells_in_the_sandbox(monkeypatch):
+    """In a kernel that ran nbgrader answer cells, check(1) grades those cells (not exercises/); a cell that would kill
+    the process costs its question and leaves this one (the kernel) running."""
+    monkeypatch.chdir(ROOT)
+    question = COURSE.question(1)
+    answer = answer_source(question, (ROOT / "solutions" / Path(question.file).name).read_text())
+    _kernel_history(monkeypatch, ["import torch", answer])
+    right = autograder.check(1)
+    assert right.score == 8 and "your notebook's answers" in str(right)
+    _kernel_history(monkeypatch, [answer + "\nimport os\nos._exit(3)\n"])
+    killed = autograder.check(1)
+    assert killed.score == 0 and killed.questions[0].status in ("error", "crashed"), killed.to_dict()
+
+
+def test_run_module_in_ipython_keeps_the_kernel():
+    """`%run -m autograder list` in IPython runs the command and returns to the prompt (os._exit only in a script)."""
+    ipython = pytest.importorskip("IPython")
+    assert ipython
+    done = subprocess.run([sys.executable, "-m", "IPython", "--quick", "--no-banner", "--colors=NoColor", "-c",
+                           "%run -m autograder list\nprint('kernel alive')"], capture_output=True, text=True, cwd=ROOT)
+    assert "Causal mask" in done.stdout and "kernel alive" in done.stdout, done
+
+
+def test_torch_floor_matches_pyproject():
+    """The floor checked at start-up is the one pyproject.toml declares."""
+    declared = re.findall(r'^\s*"torch>=(\d+)\.(\d+)"', (ROOT / "pyproject.toml").read_text(), re.MULTILINE)  # no tomllib on 3.10
+    assert declared == [tuple(map(str, TORCH_FLOOR))]
+
+
+@pytest.mark.parametrize(("version", "refused"), [("2.3.1+cu121", True), ("2.1.0", True), ("2.4.0", False), ("2.13.0+cpu", False),
+                                                   ("2.15.0.dev20261201", False), (None, True)])
+def test_an_old_torch_is_refused_in_one_line(version, refused, monkeypatch, capsys):
+    """check with torch older than the floor (or none) stops before grading with one line saying what to do."""
+    assert (torch_problem(version) is not None) == refused
+    if not refused:
+        return
+    monkeypatch.setattr("autograder.torch_version.installed_torch", lambda: version)
+    assert main(["check", "1"]) == 2
+    error = capsys.readouterr().err.strip()
+    assert len(error.splitlines()) == 1 and "torch" in error and ("upgrade" in error or "install it" in error)
+
+
+def test_a_grading_process_that_fails_gives_no_point(monkeypatch):
+    """The grading process dying without an answer (a broken install, a grader bug): every question 0, error, the line."""
+    monkeypatch.chdir(ROOT)
+    _kernel_history(monkeypatch, [])
+    monkeypatch.setattr("autograder.notebook._SERVE", "import sys; print('half an answer'); sys.exit(3)")
+    report = autograder.check(1, 2, solutions=True)
+    assert report.score == 0 and [q.status for q in report.questions] == ["error", "error"]
+    assert all(q.reason.startswith("the grader itself failed on this question, not your code") for q in report.questions)
