@@ -22,10 +22,10 @@ KIT = Path(__file__).resolve().parent.parent
 LOOP = "    while True:\n        pass\n"
 
 
-def _sandbox_processes() -> dict[int, int]:
-    """pid -> parent pid of every sandbox process of this kit (worker.py, the zygote and its forked children)."""
+def _sandbox_processes(kit: Path = KIT) -> dict[int, int]:
+    """pid -> parent pid of every sandbox process of the kit at kit (worker.py, the zygote and its forked children)."""
     found = {}
-    worker = str(KIT / "autograder" / "sandbox").encode()
+    worker = str(kit / "autograder" / "sandbox").encode()
     for name in os.listdir("/proc"):
         if name.isdigit():
             try:
@@ -80,3 +80,34 @@ def test_sigterm_stops_a_run_cleanly_and_kills_the_running_question(tmp_path: Pa
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     assert not list(Path(tempfile.gettempdir()).glob(f"autograder-class-{run.pid}-*"))
     assert not (out / "looper.json").exists()  # not graded: the next run grades it
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_grader_killed_outright_takes_its_sandbox_with_it(tmp_path: Path) -> None:
+    """SIGKILL skips every cleanup of the grader: the zygote, seeing its input close, kills its children and exits, and a
+    child whose zygote dies is killed by the kernel (its parent-death signal). Nothing is left a second later."""
+    kit = tmp_path / "kit"
+    shutil.copytree(KIT, kit, ignore=shutil.ignore_patterns(".git", ".venv", "__pycache__", ".autograder", "plots"))
+    module = kit / "exercises" / "q01_causal_mask.py"
+    module.write_text((KIT / "solutions" / "q01_causal_mask.py").read_text().replace(
+        "def prefix_average(x: Tensor) -> Tensor:\n", "def prefix_average(x: Tensor) -> Tensor:\n" + LOOP, 1))
+    before = set(_sandbox_processes(kit))
+    run = subprocess.Popen([sys.executable, "-m", "autograder", "check", "1"], cwd=kit, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, env=os.environ | {"AUTOGRADER_SANDBOX": "linux"})
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:  # until a child of the new zygote runs the loop
+            mine = {pid: parent for pid, parent in _sandbox_processes(kit).items() if pid not in before}
+            if any(parent in mine for parent in mine.values()):
+                break
+            assert run.poll() is None
+            time.sleep(0.1)
+        else:
+            pytest.fail("the looping question never started")
+    finally:
+        run.kill()
+        run.wait()
+    ended = time.monotonic()
+    while set(mine) & set(_sandbox_processes(kit)) and time.monotonic() - ended < 1.0:
+        time.sleep(0.02)
+    assert not set(mine) & set(_sandbox_processes(kit)), "sandbox processes outlived a killed grader by more than a second"

@@ -35,7 +35,7 @@ from builtins import any, len, str  # noqa: E402, A004
 _child = _boot["load_child"]()
 KIT_ROOT, HIDDEN_FOLDERS, CHILD_FAILED = _child.guard.KIT_ROOT, _child.guard.HIDDEN_FOLDERS, _child.serve.CHILD_FAILED
 
-PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 36, 38
+PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 36, 38
 PR_SET_KEEPCAPS, PR_CAPBSET_DROP, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, CAP_DAC_READ_SEARCH = 8, 24, 47, 4, 2
 CAPSET = {"x86_64": 126, "aarch64": 91}  # the capset syscall's number
 CHILD_IDS = 0x70000000  # under root, a child runs as user and group CHILD_IDS + its pid: ids no other process has
@@ -391,12 +391,21 @@ def _run_child(job: dict) -> None:
     torch.set_num_threads(1)
     torch.default_generator.manual_seed(0)  # torch.manual_seed would also queue CUDA's seeding (the zygote did, once): 3 ms
     _drop_privileges(job)
+    _die_with_zygote(job["zygote"])  # after the drop, which clears a parent-death signal
     _seccomp(_SECCOMP_PROGRAM)
     _child.serve.run(requests, answers, job["package"], job["module"], job["workdir"], job["hidden"], job["own_modules"])
 
 
+def _die_with_zygote(zygote: int) -> None:
+    """The kernel kills this child when the zygote dies (a grader killed with SIGKILL takes its zygote's stdin away)."""
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != zygote:  # the zygote died before the signal was set
+        os._exit(CHILD_FAILED)
+
+
 def _fork(job: dict) -> int:
     """Start a child for job; return its pid."""
+    job["zygote"] = os.getpid()
     pid = os.fork()
     if pid == 0:
         code = 0
@@ -481,6 +490,12 @@ def serve() -> None:
             if fd == stdin:
                 chunk = os.read(stdin, 1 << 16)
                 open_input = bool(chunk)
+                if not open_input:  # the grader is gone (or closed us): no student's code runs on after it
+                    for _, pid in children.values():
+                        try:
+                            os.killpg(pid, signal.SIGKILL)  # its group: the child called setsid
+                        except OSError:
+                            pass
                 pending += chunk
                 while b"\n" in pending:
                     line, pending = pending.split(b"\n", 1)
