@@ -258,9 +258,9 @@ class Student:
         """The child's plain data, handles and markers turned into Handle and Unsupported objects."""
         if isinstance(value, dict):
             if "__handle__" in value:
-                return Handle(self, value["__handle__"], one_line(value.get("type", "an object"), 100))
+                return Handle(self, value["__handle__"], described(value.get("type")))
             if "__unsupported__" in value:
-                return Unsupported(one_line(value["__unsupported__"], 100))
+                return Unsupported(described(value["__unsupported__"]))
             return {key: self._decode(item) for key, item in value.items()}
         if isinstance(value, (list, tuple)):
             return type(value)(self._decode(item) for item in value)
@@ -321,6 +321,22 @@ class Student:
             self.made.setdefault(value._number, call)
         _latest[:] = [call]
         return value
+
+
+def described(fields: object) -> str:
+    """What the child's fields say of an object it kept or a value it could not send, worded here in the student's language:
+    `a Linear`, `a tensor subclass `Liar``, `a sparse_coo tensor on cpu` (the fields are the child's: each is cut short)."""
+    if not isinstance(fields, dict):
+        return _("an object")
+    form, name = fields.get("form"), one_line(str(fields.get("name", "")), 80)
+    if form == "subclass":
+        return _("a tensor subclass `{name}`").format(name=name)
+    if form == "nested":
+        return _("a structure nested too deeply")
+    if form == "device":
+        return _("a {layout} tensor on {device}").format(layout=one_line(str(fields.get("layout", "")), 30),
+                                                         device=one_line(str(fields.get("device", "")), 30))
+    return _("a {type}").format(type=name) if name else _("an object")
 
 
 class Handle:

@@ -10,27 +10,28 @@ _type, _isinstance, _all, _int, _float = type, isinstance, all, int, float
 _clone, _detach, _contiguous = torch.Tensor.clone, torch.Tensor.detach, torch.Tensor.contiguous
 
 
-def describe_type(kind: type) -> str:
-    """`a Linear`, `a numpy.ndarray`, `a tensor subclass Foo`: how the report names an object it cannot take back."""
+def describe_type(kind: type) -> dict[str, str]:
+    """How the report names an object it cannot take back, as fields the grader words in the student's language:
+    {"form": "subclass", "name": "Foo"} (a tensor subclass), {"form": "object", "name": "Linear"} or "numpy.ndarray"."""
     if issubclass(kind, torch.Tensor):
-        return f"a tensor subclass `{kind.__name__}`"
+        return {"form": "subclass", "name": kind.__name__}
     if kind.__module__ == "builtins" or kind.__module__.split(".")[0] in ("torch", "exercises"):
-        return f"a {kind.__name__}"
-    return f"a {kind.__module__}.{kind.__qualname__}"
+        return {"form": "object", "name": kind.__name__}
+    return {"form": "object", "name": f"{kind.__module__}.{kind.__qualname__}"}
 
 
 def plain(value: object, keep: Callable[[object], int], depth: int = 0) -> object:
     """Tensors (exact type only), numbers, strings, dtypes, lists, tuples, str-keyed dicts; anything else a handle.
 
     keep(obj) stores an object in the child and returns its handle number; the grader receives
-    {"__handle__": number, "type": description} in its place.
+    {"__handle__": number, "type": describe_type(...)} in its place; a value it cannot send, {"__unsupported__": fields}.
     """
     kind = _type(value)  # type(), not isinstance(): a subclass cannot pass for a tensor or a number
     if depth > 8:
-        return {"__unsupported__": "a structure nested too deeply"}
+        return {"__unsupported__": {"form": "nested"}}
     if kind is torch.Tensor or kind is torch.nn.Parameter:
         if value.device.type != "cpu" or value.layout != torch.strided:
-            return {"__unsupported__": f"a {value.layout} tensor on {value.device}"}
+            return {"__unsupported__": {"form": "device", "layout": str(value.layout).removeprefix("torch."), "device": str(value.device)}}
         return _contiguous(_clone(_detach(value)))
     if kind in _SCALARS or kind is torch.dtype:
         return value
