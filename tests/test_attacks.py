@@ -233,9 +233,9 @@ from pathlib import Path
 from autograder.course.manifest import load_course
 from autograder.engine.run import grade_many
 import dataclasses
-course = load_course(Path(sys.argv[1]))
+course = load_course(Path.cwd())  # the kit, by the folder it runs in: its command line names only the course and the package
 course = dataclasses.replace(course, questions=tuple(q for q in course.questions if q.number in (1, 2)))
-folder, package = Path(sys.argv[2]), Path(sys.argv[3])
+folder, package = Path(sys.argv[1]), Path(sys.argv[2])
 print(json.dumps(grade_many(course, [(package, [1, 2])], hidden=(folder,))[0].to_dict()))
 """
 
@@ -247,7 +247,7 @@ def test_attack_on_a_folder_the_grader_was_given(attack: Attack, tmp_path: Path)
     course_folder.mkdir()
     (course_folder / "gradebook.db").write_text("every student's grades")
     package = package_with(tmp_path / "exercises", attack)
-    done = subprocess.run([sys.executable, "-c", HIDDEN_RUN, str(ROOT), str(course_folder), str(package)], cwd=ROOT, env=ENV,
+    done = subprocess.run([sys.executable, "-c", HIDDEN_RUN, str(course_folder), str(package)], cwd=ROOT, env=ENV,
                           capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     assert_fails_alone(attack, json.loads(done.stdout.strip().splitlines()[-1])["questions"])
