@@ -33,7 +33,7 @@ import zipfile
 from pathlib import Path
 
 from ..course.manifest import Course, ManifestError, find_root, load_course
-from ..course.results import ERROR, PASSED, CaseResult, QuestionResult, Report, number
+from ..course.results import ERROR, PASSED, CaseResult, QuestionResult, Report, missing_file, number
 from ..i18n import _
 
 KIT = "kit"  # the kit's folder inside the zip, hence /autograder/source/kit on Gradescope
@@ -266,7 +266,7 @@ def prepare(course: Course, submission: Path, package: Path) -> Found:
     found = Found(_("the modules at {where}").format(where=where) if modules else _("nothing"))
     for question in course.questions:
         if question.number not in modules:
-            found.missing[question.number] = _("{file} is missing: it is not at {where}").format(file=Path(question.file).name, where=where)
+            found.missing[question.number] = missing_file(Path(question.file).name, where)
     if not modules:
         wanted = ", ".join(Path(q.file).name for q in course.questions[:2])
         found.problem = ("; ".join(problems) + ". " if problems else "") + \
