@@ -34,10 +34,11 @@ from autograder.classroom.gradescope import (
     prepare,
     results_json,
     shares,
+    unpacked,
     write_zip,
 )
 from autograder.course.manifest import decode_answer, load_course
-from autograder.course.results import CaseResult, QuestionResult, Report
+from autograder.course.results import CaseResult, QuestionResult, Report, missing_file
 from autograder.nbgrader.course import drop_relative_imports
 from autograder.nbgrader.package import marker
 
@@ -197,9 +198,26 @@ def test_setup_installs_the_cpu_torch_then_the_kit() -> None:
     lines = [line for line in SETUP_SH.splitlines() if "pip install" in line and not line.lstrip().startswith("#")]
     assert len(lines) == 2
     assert "torch==2.13.0" in lines[0] and "--index-url https://download.pytorch.org/whl/cpu" in lines[0]
-    assert lines[1].split()[-1] == "/autograder/source/kit"
+    assert lines[1].split()[-1] == '"${AUTOGRADER_ROOT:-/autograder}/source/kit"'
     assert SETUP_SH.startswith("#!/usr/bin/env bash\n") and "set -euo pipefail" in SETUP_SH
     assert RUN_AUTOGRADER.startswith("#!/usr/bin/env bash\n") and "AUTOGRADER_ROOT:-/autograder" in RUN_AUTOGRADER
+
+
+def test_setup_honours_autograder_root(tmp_path: Path) -> None:
+    """setup.sh installs the kit from $AUTOGRADER_ROOT/source/kit, as run_autograder reads it (a logging python3 stands in)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    log = tmp_path / "python3.log"
+    fake = bin_dir / "python3"
+    fake.write_text(f'#!/usr/bin/env bash\necho "$*" >> {log}\n', encoding="utf-8")
+    fake.chmod(0o755)
+    script = tmp_path / "setup.sh"
+    script.write_text(SETUP_SH, encoding="utf-8")
+    root = tmp_path / "ag"
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "AUTOGRADER_ROOT": str(root)}
+    subprocess.run(["bash", str(script)], env=env, check=True, timeout=30)
+    installs = [line for line in log.read_text(encoding="utf-8").splitlines() if line.startswith("-m pip install")]
+    assert installs[-1] == f"-m pip install {root}/source/kit", installs
 
 
 # -- the three runs ---------------------------------------------------------------------------------------
@@ -294,7 +312,8 @@ def test_prepare_finds_the_modules_where_students_put_them(tmp_path: Path) -> No
     assert found.description == "the modules at the folder attention-kit-main/exercises/ of your submission"
     expected = ["__init__.py", "helpers.py", *sorted(p.name for p in nested.glob("q0[1-4]*.py"))]
     assert sorted(p.name for p in (tmp_path / "package").iterdir()) == expected
-    assert sorted(found.missing) == COURSE.numbers[4:] and "q05_multihead.py is missing" in found.missing[5]
+    assert sorted(found.missing) == COURSE.numbers[4:]
+    assert found.missing[5] == missing_file("q05_multihead.py", "the folder attention-kit-main/exercises/ of your submission")  # as check words it
 
 
 def test_prepare_explains_an_empty_or_unreadable_submission(tmp_path: Path) -> None:
@@ -322,3 +341,27 @@ def test_results_json_is_html_safe_and_keeps_output_out(tmp_path: Path) -> None:
     assert question.output not in json.dumps(results)
     assert [t["score"] for t in results["tests"]] == [0, 4] and results["score"] == 4
     assert re.fullmatch(r"1\.[12]", results["tests"][1]["number"])
+
+
+def test_tags_describe_each_check_not_its_question() -> None:
+    """Gradescope groups tests by their tags: a passed check of a failed question is tagged passed, a failed one its mistake."""
+    tests = [CaseResult("right", True, "", 1.0), CaseResult("wrong", False, "divides by d", 1.0, mistake="q02.scale_by_d")]
+    question = QuestionResult(2, "Scaled scores", 8.0, "failed", tests)
+    results = results_json(COURSE, Report([question]), Found("the modules at the top level of your submission"), 0.1)
+    assert [t["tags"] for t in results["tests"]] == [["question 2", "passed"], ["question 2", "failed", "q02.scale_by_d"]]
+
+
+def test_a_zipped_submission_is_unpacked_as_gradescope_unpacks_it(tmp_path: Path) -> None:
+    """A zip at the submission's top level (a local run given what a student uploads) is graded as its contents."""
+    submission = tmp_path / "submission"
+    submission.mkdir()
+    with zipfile.ZipFile(submission / "my-work.zip", "w") as archive:
+        for path in sorted((ROOT / "solutions").glob("q0[1-3]*.py")):
+            archive.write(path, f"exercises/{path.name}")
+        archive.writestr("../escaped.py", "X = 1\n")  # never written outside the submission
+    (tmp_path / "scratch").mkdir()
+    found = prepare(COURSE, unpacked(submission, tmp_path / "scratch"), tmp_path / "package")
+    assert found.description == "the modules at the folder exercises/ of your submission"
+    assert sorted(found.missing) == COURSE.numbers[3:]
+    assert not list(tmp_path.rglob("escaped.py"))
+    assert unpacked(tmp_path / "package", tmp_path / "scratch") == tmp_path / "package"  # no zip: graded where it is

@@ -27,7 +27,7 @@ from autograder.nbgrader.course import (
     build_notebook,
     drop_relative_imports,
 )
-from autograder.nbgrader.grade import extract_answers
+from autograder.nbgrader.grade import extract_answers, gradebook_table
 from autograder.nbgrader.package import (
     answer_id,
     graded_id,
@@ -262,6 +262,8 @@ def test_kit_grading_writes_the_class_files_and_regrades_only_the_students_named
         assert {q["number"]: q["score"] for q in reports[student]["questions"]} == world["checked"][student], student
     assert all((out / name).is_file() for name in ("grades.csv", "summary.md", "summary.html", "summary.png", "canvas.csv", "moodle.csv"))
     assert "class summary: summary.md, summary.html" in world["kit"].stdout
+    assert "Scores in the gradebook (what `nbgrader export` gives):" in world["kit"].stdout  # the gradebook's table, not the kit's
+    assert world["kit"].stdout.count("student ") == 1
     before = (out / "grading.log").read_text().count('"event": "graded"')
     again = _run([sys.executable, "-m", "autograder", "grade", "--nbgrader", str(world["course_dir"]), "--assignment", ASSIGNMENT,
                   "--student", "correct", "--jobs", "1", "--quiet"], world["root"])
@@ -270,3 +272,29 @@ def test_kit_grading_writes_the_class_files_and_regrades_only_the_students_named
     assert graded[before:] == ["correct"]
     assert "1 submission(s) written into the gradebook" in again.stdout and "left as they were" in again.stdout
     assert _gradebook_scores(world["course_dir"], ["correct"], world["course"].numbers)["correct"] == world["checked"]["correct"]
+
+
+def test_the_printed_table_shows_the_gradebooks_final_scores(tmp_path: Path) -> None:
+    """After `grade --nbgrader`, the table printed is the gradebook's: a score a grader entered by hand (manual_score)
+    replaces the kit's, as in `nbgrader export`, and is marked."""
+    from nbgrader.api import Gradebook
+
+    course = load_course(KIT)
+    url = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    with Gradebook(url) as gb:
+        gb.add_assignment(ASSIGNMENT)
+        gb.add_notebook("attention", ASSIGNMENT)
+        for question in course.questions:
+            gb.add_grade_cell(graded_id(question.number), "attention", ASSIGNMENT, max_score=question.points, cell_type="code")
+        for student in ("ana", "ben"):
+            gb.add_student(student)
+            gb.add_submission(ASSIGNMENT, student)
+            for question in course.questions:
+                gb.find_grade(graded_id(question.number), "attention", ASSIGNMENT, student).auto_score = 1.0
+        gb.find_grade(graded_id(2), "attention", ASSIGNMENT, "ben").manual_score = 6.5  # a TA's regrade by hand
+        gb.db.commit()
+    lines = gradebook_table(course, (url, "default_course"), ASSIGNMENT, ["ana", "ben", "absent"])
+    rows = {line.split()[0]: line.split()[1:] for line in lines[2:4]}
+    assert rows["ana"] == ["1"] * len(course.numbers) + [f"{len(course.numbers):g}"]
+    assert rows["ben"][1] == "6.5*" and rows["ben"][-1] == f"{len(course.numbers) - 1 + 6.5:g}"
+    assert "absent" not in "\n".join(lines) and "entered by hand" in lines[-1]

@@ -367,17 +367,23 @@ def _progress(total: int, quiet: bool) -> object:
                 smoothing=0.05, bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}, {rate_fmt}]{postfix}")
 
 
-def _print_table(course: Course, entries: list[Entry], reports: dict[str, dict]) -> None:
-    """Every student's scores and total, then the entries that could not be graded, with why."""
+def score_table(course: Course, rows: list[tuple[str, dict[int, str], str]]) -> list[str]:
+    """The lines of a table of scores: a header, then one row per (student, question number -> score text, total text)."""
     student, total = _("student"), _("total")
-    width = max([len(student)] + [len(e.student) for e in entries])
-    print(f"{student:<{width}}  " + "  ".join(f"q{n:02d}".rjust(5) for n in course.numbers) + f"  {total:>6} / {course.max_score:g}")
-    for entry in entries:
-        report = reports.get(entry.student)
-        if report is None:
-            continue
-        scores = {q.get("number"): q.get("score", 0) for q in report["questions"]}
-        print(f"{entry.student:<{width}}  " + "  ".join(f"{scores.get(n, 0):5g}" for n in course.numbers) + f"  {report.get('score', 0):6g}")
+    width = max([len(student)] + [len(name) for name, _scores, _total in rows])
+    lines = [f"{student:<{width}}  " + "  ".join(f"q{n:02d}".rjust(5) for n in course.numbers) + f"  {total:>6} / {course.max_score:g}"]
+    for name, scores, row_total in rows:
+        lines.append(f"{name:<{width}}  " + "  ".join(scores.get(n, "0").rjust(5) for n in course.numbers) + f"  {row_total:>6}")
+    return lines
+
+
+def _print_table(course: Course, entries: list[Entry], reports: dict[str, dict], scores: bool = True) -> None:
+    """Every student's scores and total (unless not scores: the caller prints its own), then the entries that could not
+    be graded, with why."""
+    rows = [(entry.student, {q.get("number"): f"{q.get('score', 0):g}" for q in report["questions"]}, f"{report.get('score', 0):g}")
+            for entry in entries if (report := reports.get(entry.student)) is not None]
+    if scores:
+        print("\n".join(score_table(course, rows)))
     for entry in entries:
         report = reports.get(entry.student)
         if report is not None and report.get("problem"):
@@ -562,7 +568,7 @@ def _grade(course: Course, args: argparse.Namespace, folder: Path, out: Path, jo
             shutil.rmtree(pool.scratch, ignore_errors=True)
     reports = results.reports
     class_summary = write_class_files(course, out, reports)
-    _print_table(course, entries, reports)
+    _print_table(course, entries, reports, scores=getattr(args, "table", True))  # --nbgrader prints the gradebook's
     unreadable = [e for e in entries if reports.get(e.student, {}).get("problem")]
     print(_("{count} student(s): {graded} graded now, {kept} unchanged since their last report").format(
         count=len(entries), graded=len(results.graded), kept=len(kept))

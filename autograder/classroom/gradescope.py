@@ -10,7 +10,8 @@ writes /autograder/results/results.json: the total score, one test per check (na
 output, visibility "visible"), the report as `check` prints it at the top (self-test answers of the questions at
 full marks included), execution_time, and stdout_visibility "hidden". The submission may be the exercise modules
 at its top level, in an exercises/ folder (at any depth: a repository or an unpacked zip), or a notebook of the
-nbgrader assignment; a module that is not there counts as missing, as with `check`, and the other modules of the
+nbgrader assignment; a zip at its top level is unpacked first, as Gradescope unpacks an uploaded zip (a local run is
+given the zip itself); a module that is not there counts as missing, as with `check`, and the other modules of the
 folder found (a helper that an answer imports) are graded with them, as `check` grades exercises/ as it is. Nothing a student's code
 prints reaches the results (it could echo the hidden inputs): it goes to run_autograder's stdout, which only
 instructors see.
@@ -32,7 +33,7 @@ import zipfile
 from pathlib import Path
 
 from ..course.manifest import Course, ManifestError, find_root, load_course
-from ..course.results import ERROR, PASSED, QuestionResult, Report, number
+from ..course.results import ERROR, PASSED, CaseResult, QuestionResult, Report, missing_file, number
 from ..i18n import _
 
 KIT = "kit"  # the kit's folder inside the zip, hence /autograder/source/kit on Gradescope
@@ -46,9 +47,12 @@ TORCH_INDEX = "https://download.pytorch.org/whl/cpu"  # the CPU wheel: PyPI's Li
 SKIPPED_FOLDERS = {"__pycache__", "__MACOSX", ".ipynb_checkpoints", ".git"}
 SEARCH_DEPTH = 4  # folders below /autograder/submission searched for the modules or a notebook
 MODULE_BYTES = 1 << 20  # a larger "module" is not read
+UNZIPPED_BYTES = 64 << 20  # a zip in the submission that unpacks to more is left packed
+LINK = 0o120000  # a zip member's mode bits for a symbolic link
 
 SETUP_SH = f"""#!/usr/bin/env bash
 # Gradescope runs this once, as root, when it builds the autograder image: Python, the CPU build of torch, the kit.
+# AUTOGRADER_ROOT (default /autograder) moves it elsewhere, as it moves run_autograder.
 set -euo pipefail
 export PIP_BREAK_SYSTEM_PACKAGES=1 PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1  # images whose Python is system-managed
 if ! command -v python3 >/dev/null || ! python3 -m pip --version >/dev/null 2>&1; then
@@ -56,7 +60,7 @@ if ! command -v python3 >/dev/null || ! python3 -m pip --version >/dev/null 2>&1
 fi
 python3 -c 'import sys; sys.exit(sys.version_info < (3, 10) and "the kit needs Python 3.10 or newer: pick a newer base image")'
 python3 -m pip install "{TORCH}" --index-url {TORCH_INDEX}
-python3 -m pip install /autograder/source/{KIT}
+python3 -m pip install "${{AUTOGRADER_ROOT:-/autograder}}/source/{KIT}"
 python3 -c 'import torch, autograder; print("torch", torch.__version__, "and the kit are installed")'
 """
 
@@ -195,6 +199,33 @@ def _read_notebook(course: Course, path: Path) -> tuple[dict[int, str], str]:
         return {}, _("{name} cannot be read as a notebook ({error}: {message})").format(name=path.name, error=type(error).__name__, message=first)
 
 
+def unpacked(submission: Path, scratch: Path) -> Path:
+    """submission with the zips at its top level unpacked where they lie, as Gradescope unpacks an uploaded zip into
+    /autograder/submission (a local run is given the zip itself): a copy in scratch, or submission itself if it has none."""
+    zips = sorted(p for p in submission.glob("*.zip") if p.is_file() and not p.is_symlink()) if submission.is_dir() else []
+    if not zips:
+        return submission
+    copy = scratch / "submission"
+    shutil.copytree(submission, copy, symlinks=True, ignore=shutil.ignore_patterns("*.zip"))
+    top = copy.resolve()
+    for path in zips:
+        try:
+            with zipfile.ZipFile(path) as archive:
+                members = [m for m in archive.infolist() if not m.is_dir() and (m.external_attr >> 16) & 0o170000 != LINK]
+                if sum(m.file_size for m in members) > UNZIPPED_BYTES:
+                    continue
+                for member in members:
+                    target = (top / member.filename).resolve()
+                    if top not in target.parents:  # an absolute name or ../: never outside the submission
+                        continue
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    with archive.open(member) as source, open(target, "wb") as out:
+                        shutil.copyfileobj(source, out)
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError):  # a damaged zip: what it held counts as missing
+            continue
+    return copy
+
+
 def prepare(course: Course, submission: Path, package: Path) -> Found:
     """Write the exercises-like package to grade into package (created) from what was submitted; say what was found."""
     from ..nbgrader.package import PACKAGE_INIT, answer_id, write_package
@@ -235,7 +266,7 @@ def prepare(course: Course, submission: Path, package: Path) -> Found:
     found = Found(_("the modules at {where}").format(where=where) if modules else _("nothing"))
     for question in course.questions:
         if question.number not in modules:
-            found.missing[question.number] = _("{file} is missing: it is not at {where}").format(file=Path(question.file).name, where=where)
+            found.missing[question.number] = missing_file(Path(question.file).name, where)
     if not modules:
         wanted = ", ".join(Path(q.file).name for q in course.questions[:2])
         found.problem = ("; ".join(problems) + ". " if problems else "") + \
@@ -293,6 +324,11 @@ def _adjusted(report: Report, found: Found) -> Report:
     return Report(questions)
 
 
+def check_tags(number: int, test: CaseResult) -> list[str]:
+    """Gradescope's tags of one check (its statistics group tests by them): its question, its own outcome, its known mistake."""
+    return [f"question {number}", "passed" if test.passed else "failed"] + ([test.mistake] if test.mistake and not test.passed else [])
+
+
 def _test_output(result: QuestionResult, index: int) -> str:
     test = result.tests[index]
     if test.passed:
@@ -312,7 +348,8 @@ def results_json(course: Course, report: Report, found: Found, seconds: float) -
         prefix = _("Question {number} ({title})").format(number=result.number, title=result.title)
         if not result.tests:  # no check ran at all: the question still shows, with its reason
             tests.append({"name": prefix, "number": f"{result.number}", "score": 0, "max_score": number(result.max_score),
-                          "status": "failed", "output": result.reason or _(result.status), "visibility": visibility})
+                          "status": "failed", "output": result.reason or _(result.status), "tags": [f"question {result.number}", "failed"],
+                          "visibility": visibility})
             continue
         for index, (test, (score, top)) in enumerate(zip(result.tests, check_scores(result)), start=1):
             tests.append({
@@ -322,7 +359,7 @@ def results_json(course: Course, report: Report, found: Found, seconds: float) -
                 "max_score": number(top / 100),
                 "status": "passed" if test.passed else "failed",
                 "output": _test_output(result, index - 1),
-                "tags": [f"question {result.number}", result.status],
+                "tags": check_tags(result.number, test),
                 "visibility": visibility,
             })
     text = render(shown, course, found.description, answers=None if course.feedback.selftest else ())
@@ -362,7 +399,7 @@ def run(root: Path) -> int:
         course = load_course(root / "source" / KIT)
         with tempfile.TemporaryDirectory(prefix="gradescope-") as scratch:
             package = Path(scratch) / "exercises"
-            found = prepare(course, root / "submission", package)
+            found = prepare(course, unpacked(root / "submission", Path(scratch)), package)
             from ..engine.run import grade_many
             from ..engine.secret import for_class_grading
 

@@ -1,7 +1,7 @@
 """The result model: one check, one question, one report, each with to_dict() for --json."""
 from dataclasses import dataclass, field
 
-from ..i18n import N_
+from ..i18n import N_, _
 
 # the contract's statuses, English in --json; the report shows them through _()
 PASSED, FAILED, NOT_ATTEMPTED, ERROR, TIMEOUT, CRASHED = (N_("passed"), N_("failed"), N_("not attempted"), N_("error"),
@@ -24,6 +24,11 @@ class CaseResult:
         """The contract's test entry: name, passed, message, and the named mistake's id and the values when there are some."""
         entry = {"name": self.name, "passed": self.passed, "message": self.message}
         return entry | ({"mistake": self.mistake} if self.mistake else {}) | ({"values": self.values} if self.values else {})
+
+
+def missing_file(file: str, where: str) -> str:
+    """The one line for an exercise module that is not there, in every path (check, grade DIR, nbgrader, Gradescope)."""
+    return _("{file} is missing from {where}: put it there (for example from git) and grade again").format(file=file, where=where)
 
 
 def number(value: float) -> int | float:

@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from ..course.manifest import Course, Question
-from ..course.results import ERROR, FAILED, FLAGGED, NOT_ATTEMPTED, PASSED, CaseResult, QuestionResult, Report
+from ..course.results import ERROR, FAILED, FLAGGED, NOT_ATTEMPTED, PASSED, CaseResult, QuestionResult, Report, missing_file
 from ..i18n import _, in_english
 from ..sandbox import Child, ChildStopped, Sandbox
 from .asserts import tensor_mismatch
@@ -257,7 +257,7 @@ class KitPlugin:
         run = self.run_of(question)
         source = self.package / Path(question.file).name
         if not source.exists():
-            run.status, run.reason = ERROR, _("{file} is missing: restore it (for example from git) and try again").format(file=question.file)
+            run.status, run.reason = ERROR, missing_file(source.name, Path(question.file).parent.as_posix() + "/")
             raise CheckFailure(run.reason, "error")
         reach = reaches(source.read_text(encoding="utf-8", errors="replace"))
         if reach:

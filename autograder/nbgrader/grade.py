@@ -60,7 +60,7 @@ def grade_reports(course: Course, args: argparse.Namespace, folders: list[Path],
         for folder in folders:
             (Path(view) / folder.parent.name).symlink_to(folder, target_is_directory=True)
         status = batch.main(argparse.Namespace(dir=Path(view), out=out, jobs=args.jobs, force=args.force, scheduler=args.scheduler,
-                                               quiet=args.quiet, student=args.student, deadline=None,
+                                               quiet=args.quiet, student=args.student, deadline=None, table=False,
                                                hidden=(course_dir,)), course)  # the course: every submission, the solutions, the gradebook
     reports = {student: report for student in before if (report := batch.load_report(out, student)) is not None}
     return status, reports, {student for student, report in reports.items() if report.get("graded_at") != before[student]}
@@ -126,6 +126,34 @@ def _zero(gradebook_args: tuple[str, str], assignment: str, student: str) -> Non
             for grade in notebook.grades:
                 grade.auto_score, grade.needs_manual_grade = 0.0, False
         gb.db.commit()
+
+
+def gradebook_table(course: Course, gradebook_args: tuple[str, str], assignment: str, students: list[str]) -> list[str]:
+    """The table of the scores in the gradebook, as nbgrader's export gives them: a score entered by hand (manual_score)
+    replaces the kit's and is marked *; students not in the gradebook are left out."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    from ..classroom.batch import score_table
+
+    numbers = {graded_id(q.number): q.number for q in course.questions}
+    rows, manual = [], False
+    with Gradebook(*gradebook_args) as gb:
+        for student in students:
+            try:
+                submission = gb.find_submission(assignment, student)
+            except MissingEntry:
+                continue
+            scores, total = {}, 0.0
+            for notebook in submission.notebooks:
+                for grade in notebook.grades:
+                    if grade.name in numbers:
+                        by_hand = grade.manual_score is not None
+                        manual |= by_hand
+                        scores[numbers[grade.name]] = f"{grade.score or 0:g}" + ("*" if by_hand else "")
+                        total += grade.score or 0
+            rows.append((student, scores, f"{total:g}"))
+    lines = [_("Scores in the gradebook (what `nbgrader export` gives):")] + score_table(course, rows)
+    return lines + ([_("* entered by hand in the gradebook: it replaces the kit's score (the kit's own is in the reports)")] if manual else [])
 
 
 def grade_class(course: Course, args: argparse.Namespace) -> int:
@@ -211,6 +239,7 @@ def grade_class(course: Course, args: argparse.Namespace) -> int:
         _zero(gradebook_args, assignment, submission.student)
     for submission in rejected:
         print(_("{student}: scored 0 in the gradebook, {problem}").format(student=submission.student, problem=submission.problem))
+    print("\n".join(gradebook_table(course, gradebook_args, assignment, [s.student for s in submissions])))
     written = len(readable) - len(rejected)
     print(_("{count} submission(s) written into the gradebook of {folder}").format(count=written, folder=course_dir)
           + (_("; {count} left as they were (unchanged since they were graded; --force grades them again)").format(
