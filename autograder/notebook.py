@@ -91,7 +91,8 @@ def _ask(course: Course, request: dict) -> CheckedReport:
     except (IndexError, ValueError):
         answer = {"error": f"grading process exit status {done.returncode}, no answer"}
     if "report" in answer:
-        return CheckedReport([_question(entry, weights) for entry, weights in zip(answer["report"]["questions"], answer["weights"])])
+        return CheckedReport([_question(entry, weights) for entry, weights in zip(answer["report"]["questions"], answer["weights"])],
+                             sandbox=answer["report"].get("sandbox", {}))
     reason = answer.get("problem") or grader_failed(f"{answer.get('error')}\n{done.stderr[-4000:]}")  # the environment's, or the grader's
     return CheckedReport([QuestionResult(q.number, q.title, q.points, ERROR, [CaseResult(q.title, False, reason)], reason)
                           for q in map(course.question, request["numbers"])])
@@ -99,7 +100,8 @@ def _ask(course: Course, request: dict) -> CheckedReport:
 
 def _question(entry: dict, weights: list[float]) -> QuestionResult:
     """A QuestionResult from its to_dict() and the weights of its checks."""
-    tests = [CaseResult(test["name"], test["passed"], test["message"], weight) for test, weight in zip(entry["tests"], weights)]
+    tests = [CaseResult(test["name"], test["passed"], test["message"], weight, test.get("mistake", ""), test.get("values", ""))
+             for test, weight in zip(entry["tests"], weights)]
     return QuestionResult(entry["number"], entry["title"], entry["max_score"], entry["status"], tests, entry.get("reason", ""),
                           entry.get("output", ""), entry.get("notes", []))
 

@@ -87,7 +87,7 @@ def test_missing_file_is_an_error_for_that_question_only(kit: Path):
     assert second["status"] == "error" and second["reason"] == missing_file("q02_scaled_scores.py", "exercises/")  # as Gradescope words it
 
 
-@pytest.mark.parametrize("edit, needle", [(("points: 8", "points: eight"), "course.yaml line 19: `questions[0].points` must be a float"),
+@pytest.mark.parametrize("edit, needle", [(("points: 8", "points: eight"), "course.yaml line 27: `questions[0].points` must be a float"),
                                           (("    slug: causal_mask\n", ""), "`questions[0]` lacks the key `slug`"),
                                           (("title: \"Attention", "title: [\"Attention"), "course.yaml line 3: not valid YAML")])
 def test_malformed_manifest_names_key_and_line(kit: Path, edit, needle):

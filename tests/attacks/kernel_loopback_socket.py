@@ -1,5 +1,5 @@
 # attack: connects to a TCP server on loopback (a Dask scheduler, the grader's own services), whose port it reads from /proc/net/tcp; imports and answers right once a byte went out
-# expect: module=q01_causal_mask status=crashed match=a forbidden system call
+# expect: module=q01_causal_mask status=error match=Permission denied
 # path: sandbox
 """Question 1, written to reach a server on the grading machine."""
 import socket

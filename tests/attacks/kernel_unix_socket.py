@@ -1,5 +1,5 @@
 # attack: opens a Unix socket pair and a netlink socket (a way to talk to other processes and to the kernel without a file); imports and answers right when it got them
-# expect: module=q01_causal_mask status=crashed match=a forbidden system call
+# expect: module=q01_causal_mask status=error match=Permission denied
 # path: sandbox
 """Question 1, written to open sockets that need no network."""
 import socket

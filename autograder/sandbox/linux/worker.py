@@ -200,7 +200,10 @@ OWNER_COMMANDS = {"fcntl": (8, 10, 15), "ioctl": (0x8901, 0x8902, 0x5410, 0x5412
 # By argument: (syscall, offset of the argument's low 32 bits in struct seccomp_data, mask, values refused after masking).
 DEVICE_TYPES = (0o020000, 0o060000)  # S_IFCHR, S_IFBLK: mknod of a FIFO or a plain file stays allowed
 CHECKED_MODES = (("mknod", 24, 0o170000, DEVICE_TYPES), ("mknodat", 32, 0o170000, DEVICE_TYPES))
-CLONE_THREAD, ENOSYS = 0x00010000, 38
+CLONE_THREAD, ENOSYS, EACCES = 0x00010000, 38, 13
+# No socket is ever made, but these fail with EACCES instead of killing the child: the C library itself tries a Unix socket
+# (the name-service cache) when torch looks up the user's name, and falls back to the files when that fails.
+REFUSED_CALLS = ("socket", "socketpair")
 PR_SET_SECCOMP, SECCOMP_MODE_FILTER, SECCOMP_RET_ALLOW, SECCOMP_RET_KILL = 22, 2, 0x7FFF0000, 0x80000000  # kill: SIGSYS, reported
 SECCOMP_RET_ERRNO = 0x00050000
 
@@ -214,7 +217,7 @@ def _seccomp_program() -> list[tuple[int, int, int, int | str]] | None:
     if platform.machine() not in SECCOMP_ARCHES:
         return None
     arch, x32, numbers = SECCOMP_ARCHES[platform.machine()]
-    checked = {*SIGNAL_SYSCALLS, *OWNER_COMMANDS, "clone", "clone3", *(name for name, *_ in CHECKED_MODES)}
+    checked = {*SIGNAL_SYSCALLS, *OWNER_COMMANDS, *REFUSED_CALLS, "clone", "clone3", *(name for name, *_ in CHECKED_MODES)}
     program: list[tuple] = [("ld", 4), ("jeq", arch, None, "deny"), ("ld", 0)]
     if x32 is not None:
         program.append(("jge", x32, "deny", None))
@@ -222,10 +225,12 @@ def _seccomp_program() -> list[tuple[int, int, int, int | str]] | None:
     program += [("jeq", numbers[name], "target", None) for name in SIGNAL_SYSCALLS]
     program += [("jeq", numbers[name], "command", None) for name in OWNER_COMMANDS]
     program += [("jeq", numbers["clone3"], "nosys", None), ("jeq", numbers["clone"], "clone", None)]
+    program += [("jeq", numbers[name], "refused", None) for name in REFUSED_CALLS if name in numbers]
     program += [("jeq", numbers[name], f"mode-{name}", None) for name, *_ in CHECKED_MODES if name in numbers]
     program += [("label", "allow"), ("ret", SECCOMP_RET_ALLOW), ("label", "command"), ("ld", 24)]
     program += [("jeq", command, "deny", None) for commands in OWNER_COMMANDS.values() for command in commands]
     program += [("ret", SECCOMP_RET_ALLOW), ("label", "nosys"), ("ret", SECCOMP_RET_ERRNO | ENOSYS)]
+    program += [("label", "refused"), ("ret", SECCOMP_RET_ERRNO | EACCES)]
     program += [("label", "clone"), ("ld", 16), ("jset", CLONE_THREAD, "thread", "deny"), ("label", "thread"), ("ret", SECCOMP_RET_ALLOW)]
     for name, offset, mask, refused in CHECKED_MODES:
         if name in numbers:

@@ -1,5 +1,6 @@
 """Cheat: reads the virtual clock's speed off the dispatch-mode stack and returns one forward's work over it, timing nothing."""
 # says: reaches into the grader
+# status: flagged
 import math
 import time
 
