@@ -241,7 +241,6 @@ def test_package_imports_the_earlier_answers(tmp_path: Path) -> None:
     q2, q5, q6 = report.questions
     assert (q2.score, q6.score) == (course.question(2).points, course.question(6).points)
     assert 0 < q5.score < q5.max_score  # the broken cell costs only the checks of question 5 that call its code
-    assert any("q04_heads" in test.message for test in q5.tests if not test.passed)
 
 
 def test_extract_answers_takes_the_cells_by_grade_id() -> None:
