@@ -144,6 +144,24 @@ class Child:
         """Tell the child to stop and return what it left behind."""
         raise NotImplementedError
 
+    def _stop(self, status: str, reason: str) -> ChildStopped:
+        """Kill the child, remember why, and return the exception to raise (each backend kills its own way)."""
+        raise NotImplementedError
+
+    def _answer(self, data: bytes) -> dict:
+        """The answer one frame of the child's holds, as plain data; ChildStopped when it is not one. Reading it is charged to
+        the question."""
+        start = time.monotonic()
+        try:
+            answer = load_answer(data)
+        except Exception as error:  # noqa: BLE001 - the frame is the student's process's word
+            raise self._stop(ERROR, _("sent back data the grader cannot read ({error})").format(error=type(error).__name__)) from None
+        finally:
+            self.spent += time.monotonic() - start
+        if not isinstance(answer, dict) or not isinstance(answer.get("ok"), bool) or not isinstance(answer.get("refused", []), list):
+            raise self._stop(ERROR, _("sent back data the grader cannot read (not an answer)"))
+        return answer
+
 
 def child_env(folder: Path) -> dict[str, str]:
     """The environment a backend starts its processes with: a few variables of the grader's, the private folder as HOME

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ...i18n import _
 from ..base import (ANSWER_BYTES, ERROR, MEMORY_BYTES, OUTPUT_BYTES, POLL_SECONDS, STARTUP_SECONDS, TIMEOUT, WALL_FACTOR,
-                    Child, ChildStopped, Ending, Sandbox, child_env, could_not_start, died, frame, load_answer, over_disk, read_output,
+                    Child, ChildStopped, Ending, Sandbox, child_env, could_not_start, died, frame, over_disk, read_output,
                     remove, sweep_stale, timed_out, where_it_ran)
 
 
@@ -251,16 +251,7 @@ class LinuxChild(Child):
                     raise self._stop(ERROR, _("returned a result larger than {size} MiB, which the grader does not take back").format(size=ANSWER_BYTES >> 20))
                 if len(self.buffer) >= 8 + size:
                     frame, self.buffer = self.buffer[8:8 + size], self.buffer[8 + size:]
-                    start = time.monotonic()
-                    try:
-                        answer = load_answer(frame)
-                    except Exception as error:  # noqa: BLE001 - the frame is the student's process's word
-                        raise self._stop(ERROR, _("sent back data the grader cannot read ({error})").format(error=type(error).__name__)) from None
-                    finally:
-                        self.spent += time.monotonic() - start  # reading an answer is charged to the question too
-                    if not isinstance(answer, dict) or not isinstance(answer.get("ok"), bool) or not isinstance(answer.get("refused", []), list):
-                        raise self._stop(ERROR, _("sent back data the grader cannot read (not an answer)"))
-                    return answer
+                    return self._answer(frame)
             if self._wait_for(self.answers):
                 try:
                     chunk = os.read(self.answers, 1 << 20)

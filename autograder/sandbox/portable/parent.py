@@ -307,17 +307,7 @@ class PortableChild(Child):
 
     def _receive(self) -> dict:
         """The child's next answer, loaded as plain data."""
-        data = self._next_frame()
-        start = time.monotonic()
-        try:
-            answer = load_answer(data)
-        except Exception as error:  # noqa: BLE001 - the frame is the student's process's word
-            raise self._stop(ERROR, _("sent back data the grader cannot read ({error})").format(error=type(error).__name__)) from None
-        finally:
-            self.spent += time.monotonic() - start  # reading an answer is charged to the question too
-        if not isinstance(answer, dict) or not isinstance(answer.get("ok"), bool) or not isinstance(answer.get("refused", []), list):
-            raise self._stop(ERROR, _("sent back data the grader cannot read (not an answer)"))
-        return answer
+        return self._answer(self._next_frame())
 
     def first(self) -> dict:
         """The child's first word: whether the student's module imported (within the time limit)."""
