@@ -150,4 +150,5 @@ def _wait_for(process: subprocess.Popen, text: str, seen: str, seconds: float = 
         if text in " ".join(printed[len(seen):].split()):
             return printed
         time.sleep(0.1)
-    pytest.fail(f"watch never printed {text!r}; it printed:\n{''.join(process.lines)}")
+    errors = process.stderr.read() if process.poll() is not None else ""
+    pytest.fail(f"watch never printed {text!r}; it printed:\n{''.join(process.lines)}\n{errors[-2000:]}")

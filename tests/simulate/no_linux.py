@@ -48,7 +48,7 @@ def _refusing(function: object) -> object:
         return function(path, *args, **kwargs)
 
     without_proc.__name__ = function.__name__
-    return without_proc
+    return staticmethod(without_proc)  # never bound: Python 3.10's pathlib keeps os.stat as a class attribute of its accessor
 
 
 builtins.open = _refusing(builtins.open)
