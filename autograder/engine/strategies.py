@@ -31,7 +31,7 @@ settings = _settings(
     deadline=None,  # a sandbox round trip can be slow on a loaded machine; the question's time limit still applies
     max_examples=25,
     print_blob=False,  # no "@reproduce_failure(...)" note
-    report_multiple_bugs=False,  # one failure, the shrunk one, never an ExceptionGroup
+    report_multiple_bugs=False,  # one failure, the shrunk one, never several grouped
     phases=(Phase.explicit, Phase.generate, Phase.shrink),  # no explain phase: its comments would reach the message
     # too_slow: a check's calls are round trips to the sandboxed child, slow on a loaded machine.
     # function_scoped_fixture: a fixture shared by every example is what a suite wants (`student` is one child per
