@@ -266,7 +266,8 @@ class KitPlugin:
         run.child = self.sandbox.open(self.package, question.module, question.time_limit, self.hidden, preload)
         try:
             imported = run.child.first()
-            broken = None if imported["ok"] or imported["refused"] else broken_earlier(self.course, question, imported["error"])
+            broken = None if imported["ok"] or imported["refused"] or imported.get("tampered") else broken_earlier(
+                self.course, question, imported["error"])
             if broken is not None:  # only an earlier question's module fails: grade the checks that do not call it
                 frame = imported["error"]["where"][-1]
                 reason = _("{file} does not import ({kind} at line {line}): fix it first, `check {number}`").format(
@@ -275,7 +276,9 @@ class KitPlugin:
                 run.stand_in = stand_in_package(self.package, broken, one_line(reason, 400))
                 run.child = self.sandbox.open(run.stand_in, question.module, question.time_limit, self.hidden, preload)
                 imported = run.child.first()
-            if not imported["ok"] or imported["refused"]:
+            if imported.get("tampered"):  # its import reached into the grader (a frame, a trace hook)
+                run.status, run.reason = FLAGGED, Flagged(one_line(str(imported["tampered"]), 100)).message
+            elif not imported["ok"] or imported["refused"]:
                 run.status = ERROR
                 run.reason = refusal(imported["refused"][0]) if imported["refused"] else explain(imported["error"], question)
         except ChildStopped as stopped:

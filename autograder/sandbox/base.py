@@ -1,7 +1,9 @@
 """What every sandbox backend shares on the grader's side: the statuses, the limits, a stopped child, the frames, the folders."""
+import hmac
 import json
 import os
 import re
+import secrets
 import shutil
 import signal
 import stat
@@ -37,6 +39,7 @@ SIGNALS = {-11: N_("a segmentation fault"), -6: N_("an abort"), -9: N_("being ki
                    "pushing input into a terminal, or reaching another process)")}
 WINDOWS_CRASHES = {0xC0000005: -11, 0xC0000409: -6, 0xC0000094: -8, 0xC000008E: -8}  # access violation, fast fail, divisions
 TIMEOUT, CRASHED, ERROR = "timeout", "crashed", "error"
+FLAGGED = "flagged"  # as course/results.py: 0 points, for the instructor to review (a forged answer)
 
 
 
@@ -148,14 +151,27 @@ class Child:
         """Kill the child, remember why, and return the exception to raise (each backend kills its own way)."""
         raise NotImplementedError
 
+    def key_frame(self) -> bytes:
+        """The child's first request frame: a fresh random key, with which its own loop tags every answer (child/serve.py)."""
+        from . import codec  # here, not at the top: the sandbox is started before the grader imports torch
+
+        key = secrets.token_bytes(codec.KEY_BYTES)
+        self._tag, self._tag_bytes = codec.sealer(key), codec.TAG_BYTES
+        return frame({"key": key.hex()})
+
     def _answer(self, data: bytes) -> dict:
-        """The answer one frame of the child's holds, as plain data; ChildStopped when it is not one. Reading it is charged to
-        the question."""
+        """The answer one frame of the child's holds, as plain data; ChildStopped when it is not one, flagged when its tag is
+        not the one the child's own loop makes (student code wrote it). Reading it is charged to the question."""
         start = time.monotonic()
         try:
-            answer = load_answer(data)
-        except Exception as error:  # noqa: BLE001 - the frame is the student's process's word
-            raise self._stop(ERROR, _("sent back data the grader cannot read ({error})").format(error=type(error).__name__)) from None
+            body, tag = data[:-self._tag_bytes], data[-self._tag_bytes:]
+            if len(data) < self._tag_bytes or not hmac.compare_digest(tag, self._tag(body)):
+                raise self._stop(FLAGGED, _("flagged for review: the code reaches into the grader ({what})").format(
+                    what=_("an answer the sandbox did not send: the code writes to the grader itself")))
+            try:
+                answer = load_answer(body)
+            except Exception as error:  # noqa: BLE001 - the frame is the student's process's word
+                raise self._stop(ERROR, _("sent back data the grader cannot read ({error})").format(error=type(error).__name__)) from None
         finally:
             self.spent += time.monotonic() - start
         if not isinstance(answer, dict) or not isinstance(answer.get("ok"), bool) or not isinstance(answer.get("refused", []), list):

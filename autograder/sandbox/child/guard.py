@@ -3,10 +3,13 @@
 Loaded with the rest of `_child` before any student code runs; the functions and tables it relies on are bound
 here, so patching os, builtins or this module's globals afterwards reaches nothing.
 """
+import _thread
 import importlib
 import importlib.abc
 import os
+import site
 import sys
+import sysconfig
 
 # Bound here, before any student code runs: a patched builtin never reaches the Guard.
 from builtins import all, any, isinstance, str  # noqa: E402, A004
@@ -21,12 +24,32 @@ C_EVENTS = frozenset({"ctypes.dlopen", "ctypes.dlsym", "ctypes.dlsym/handle"})
 # The gc's object lists reach the grader's own objects in the child (its watch on forbidden work, its channel).
 REACH_EVENTS = {"gc.get_objects": "lists the interpreter's objects (gc)", "gc.get_referrers": "lists the interpreter's objects (gc)",
                 "gc.get_referents": "lists the interpreter's objects (gc)"}
+# Every Python route to a frame object (and so to the locals of the child's own loop, its answer key among them) raises one
+# of these events (object.__getattr__: for the attributes in FRAME_ATTRIBUTES), on Python 3.10 to 3.13; code made under
+# the name of a library file, or from bytes, would pass for the library's. Made by the student's code, or through a thin
+# library wrapper that hands the frame back (HAND_BACK), each is a reach into the grader: the question is flagged.
+FRAME_EVENTS = {"sys._getframe": "reads a frame (sys._getframe)", "sys._current_frames": "reads the threads' frames (sys._current_frames)",
+                "sys._current_exceptions": "reads the threads' exceptions (sys._current_exceptions)",
+                "sys.settrace": "sets a trace hook (sys.settrace)", "sys.setprofile": "sets a profile hook (sys.setprofile)",
+                "sys.addaudithook": "adds an audit hook (sys.addaudithook)", "object.__getattr__": "reads a frame ({name})",
+                "compile": "compiles code under the name of a library file", "code.__new__": "makes code under the name of a library file",
+                "marshal.loads": "makes code from bytes (marshal)"}
+FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
+NAMED_CODE = frozenset({"compile", "code.__new__"})  # their args[1] is the file name the code will carry
+# Library functions that hand a frame (or its locals) back to their caller, by the standard library's file: (file, names),
+# None for every function of the file. A reach made inside one counts as its caller's.
+HAND_BACK = (("inspect.py", frozenset({"currentframe", "stack", "trace", "getinnerframes"})),
+             ("traceback.py", frozenset({"walk_stack", "walk_tb", "_walk_tb_with_full_positions", "extract", "extended_frame_gen",
+                                         "_extract_from_extended_frame_gen"})),
+             ("threading.py", frozenset({"settrace_all_threads", "setprofile_all_threads"})),
+             (os.path.join("logging", "__init__.py"), frozenset({"<lambda>"})), ("bdb.py", None))
+CAPTURE_LOCALS = ("traceback.py", "__init__")  # TracebackException(capture_locals=True) hands the frames' locals back (as text)
 # fcntl and ioctl commands that make the kernel signal a chosen process later (SIGIO, or any signal F_SETSIG picks, to an
 # owner): F_SETOWN, F_SETSIG, F_SETOWN_EX; FIOSETOWN, SIOCSPGRP, TIOCSPGRP. Without seccomp (the portable backend) this
 # refusal is the only thing between an answer and the grader's life.
 OWNER_COMMANDS = {"fcntl.fcntl": frozenset({8, 10, 15}), "fcntl.ioctl": frozenset({0x8901, 0x8902, 0x5410})}
 WATCHED_EVENTS = frozenset({"import", "open", "os.kill", "os.killpg", "resource.setrlimit", "resource.prlimit", *OWNER_COMMANDS,
-                            *PATH_EVENTS, *SPAWN_EVENTS, *REACH_EVENTS, *C_EVENTS})  # the events Guard looks at
+                            *PATH_EVENTS, *SPAWN_EVENTS, *REACH_EVENTS, *C_EVENTS, *FRAME_EVENTS})  # the events Guard looks at
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 PIDFD_FUNCTIONS = (("os", "pidfd_open"), ("posix", "pidfd_open"), ("signal", "pidfd_send_signal"), ("_signal", "pidfd_send_signal"))  # no audit event
 
@@ -55,8 +78,8 @@ class Guard:
     (RefusedImport refuses them). The functions it relies on are bound here, before student code runs.
     """
 
-    def __init__(self, attempts: list, workdir: str, package_dir: str, extra_hidden: list[str] = ()) -> None:
-        """Bind the folders and helpers; attempts receives one line per refused action."""
+    def __init__(self, attempts: list, workdir: str, package_dir: str, extra_hidden: list[str] = (), reached: list | None = None) -> None:
+        """Bind the folders and helpers; attempts receives one line per refused action, reached one per reach into the grader."""
         self.attempts, self.getcwd, self.fspath, self.realpath = attempts, os.getcwd, os.fspath, os.path.realpath
         # The event tables, copied here: an answer that empties the module's own (`__main__.WATCHED_EVENTS`) changes nothing.
         self.watched, self.path_events, self.spawn_events = WATCHED_EVENTS, PATH_EVENTS, SPAWN_EVENTS
@@ -67,6 +90,14 @@ class Guard:
         self.package = self._both(package_dir)
         self.hidden = tuple(form for name in HIDDEN_FOLDERS for form in self._both(os.path.join(root, name)))
         self.hidden += tuple(form for folder in extra_hidden for form in self._both(folder))
+        self.reached, self.frame_events, self.getframe, self.busy = [] if reached is None else reached, dict(FRAME_EVENTS), sys._getframe, _thread._local()
+        stdlib = os.path.dirname(os.__file__)
+        self.hand_back = {form: names for file, names in HAND_BACK for form in self._both(os.path.join(stdlib, file))}
+        self.capture_locals = self._both(os.path.join(stdlib, CAPTURE_LOCALS[0]))
+        libraries = [stdlib, *sysconfig.get_paths().values(), *getattr(site, "getsitepackages", list)(), *sys.path,
+                     os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]  # the sandbox's own files (child/, codec.py)
+        self.libraries = tuple({form + os.sep for path in libraries if path and os.path.isdir(path) for form in self._both(path)}
+                               - {form + os.sep for form in self.package + self.own}) + ("<frozen ",)
         for module_name, name in PIDFD_FUNCTIONS:  # signals sent through a pidfd raise no audit event: take them away
             try:
                 module = sys.modules.get(module_name) or importlib.import_module(module_name)
@@ -74,7 +105,7 @@ class Guard:
                 continue
             if hasattr(module, name):
                 setattr(module, name, self._no_pidfd)
-        for name in ("_text", "_forms", "_under", "_hidden", "_writable", "_refuse"):  # bound on the instance: replacing
+        for name in ("_text", "_forms", "_under", "_hidden", "_writable", "_refuse", "_reach", "_students", "_library", "_handed_back"):  # bound on the instance: replacing
             setattr(self, name, getattr(self, name))  # them on the class afterwards (`__main__.Guard._refuse = ...`) reaches nothing
 
     def _no_pidfd(self, *args: object, **kwargs: object) -> None:
@@ -122,6 +153,42 @@ class Guard:
         self.attempts.append(what)
         raise PermissionError(f"an answer may not do this: {what}")
 
+    def _library(self, file: object) -> bool:
+        """True for a file of the standard library, of an installed package or of the sandbox itself (not the student's)."""
+        return isinstance(file, str) and not self._under(file, self.package) and any(file.startswith(root) for root in self.libraries)
+
+    def _handed_back(self, frame: object) -> bool:
+        """True when frame runs a library function that hands the frame it reaches back to its caller."""
+        code = frame.f_code
+        if code.co_filename in self.hand_back:
+            names = self.hand_back[code.co_filename]
+            return names is None or code.co_name in names
+        return code.co_name == CAPTURE_LOCALS[1] and code.co_filename in self.capture_locals and bool(frame.f_locals.get("capture_locals"))
+
+    def _students(self) -> bool:
+        """True when the event being audited was raised by the student's code: the frame that raised it (past the wrappers that
+        hand a frame back) runs code that is not a library's (the package's files, or code it compiled)."""
+        try:
+            frame = self.getframe(3)  # 0: here, 1: _reach, 2: __call__, 3: the code that raised the event
+        except ValueError:  # raised from C with no Python frame above
+            return False
+        while frame is not None and self._handed_back(frame):
+            frame = frame.f_back
+        return frame is not None and not self._library(frame.f_code.co_filename)
+
+    def _reach(self, what: str) -> None:
+        """Record a reach into the grader (the grader flags the question) and stop it, when the student's code made it."""
+        if getattr(self.busy, "on", False):
+            return  # the events that _students raises itself (sys._getframe, f_code)
+        self.busy.on = True
+        try:
+            students = self._students()
+        finally:
+            self.busy.on = False
+        if students:
+            self.reached.append(what)
+            raise PermissionError(f"an answer may not do this: {what}")
+
     def __call__(self, event: str, args: tuple) -> None:
         """The audit hook itself: return for allowed events, record and raise for refused ones."""
         if event not in self.watched:  # most events (builtins.id, object.__getattr__, exec ...): one set lookup
@@ -157,5 +224,11 @@ class Guard:
                 self._refuse(f"sends a signal to another process ({event} {args[1]}: a signal owner)")
         elif event in self.c_events:
             self._refuse(f"loads C code with ctypes ({event})")
+        elif event in self.frame_events:
+            if event == "object.__getattr__":
+                if args[1] in FRAME_ATTRIBUTES:
+                    self._reach(self.frame_events[event].format(name=args[1]))
+            elif event not in NAMED_CODE or self._library(args[1]):
+                self._reach(self.frame_events[event])
         elif event == "resource.setrlimit" or (event == "resource.prlimit" and (args[2] is not None or args[0] not in (0, self.getpid()))):
             self._refuse(f"changes a resource limit ({event})")  # as root it could lift its own memory limit

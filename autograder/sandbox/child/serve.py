@@ -1,7 +1,9 @@
 """The child's side of the wire, the same under every backend: frames in and out, the request loop over a Session.
 
-`run` is what a child does once its backend has set its limits: put up the Guard and the import refusal, import
-the student's module, say whether that worked, then answer requests until told to stop. Between two calls the
+`run` is what a child does once its backend has set its limits: read its answer key (the first request frame), put up
+the Guard and the import refusal, import the student's module, say whether that worked, then answer requests until told
+to stop. Every answer frame ends with a tag made with the key (codec.sealer), which only this loop holds, as a local:
+an answer that student code writes itself has a wrong tag, and the grader flags the question. Between two calls the
 child's own code runs with signals held back (where the platform can hold them) and with the recursion limit it
 started with; a timer the student left running ends the child at once (TimerLeftRunning).
 """
@@ -13,6 +15,7 @@ import os
 import signal
 import sys
 import traceback
+from typing import Callable
 
 from . import session
 from .guard import Guard, RefusedImport
@@ -36,7 +39,8 @@ def load_module(name: str, path: str, search: list[str] | None = None) -> object
 
 
 _codec = load_module("_codec", os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "codec.py"))
-_encode, _decode, _os_read, _os_write = _codec.encode, _codec.decode, os.read, os.write
+_encode, _decode, _sealer, _os_read, _os_write = _codec.encode, _codec.decode, _codec.sealer, os.read, os.write
+_fromhex = bytes.fromhex
 # The C function: signal.pthread_sigmask would turn the old mask into 64 Enum members on every call, twice per request.
 # Neither it nor interval timers exist everywhere (Windows): there the child's loop does without.
 _block_signals, _ALL_SIGNALS = getattr(_signal, "pthread_sigmask", None), frozenset(signal.valid_signals())
@@ -92,22 +96,24 @@ def _read_exactly(fd: int, size: int) -> bytes | None:
     return b"".join(chunks)
 
 
-def write_frame(fd: int, value: object) -> None:
-    """value, encoded (sandbox/codec.py), as one length-prefixed frame on fd."""
+def write_frame(fd: int, value: object, tag: Callable[[bytes], bytes] | None = None) -> None:
+    """value, encoded (sandbox/codec.py), as one length-prefixed frame on fd; ending with its tag when tag is given (an answer)."""
     data = _encode(value)
+    if tag is not None:
+        data += tag(data)
     view = memoryview(len(data).to_bytes(8, "little") + data)
     while view:
         view = view[_os_write(fd, view):]
 
 
-def send_answer(fd: int, answer: dict) -> None:
-    """Send an answer; one that cannot be encoded becomes a failure the grader can read."""
+def send_answer(fd: int, answer: dict, tag: Callable[[bytes], bytes]) -> None:
+    """Send an answer, tagged; one that cannot be encoded becomes a failure the grader can read."""
     try:
-        write_frame(fd, answer)
+        write_frame(fd, answer, tag)
     except Exception as error:  # noqa: BLE001 - a result the codec cannot write
         unsaved = {"type": "UnsavableResult", "message": f"returned a result the grader cannot take back ({type(error).__name__})", "where": [],
                    "template": "returned a result the grader cannot take back ({error})", "fields": {"error": type(error).__name__}}
-        write_frame(fd, {"ok": False, "error": unsaved, "spied": answer.get("spied", []), "refused": answer.get("refused", []), "reads": 0})
+        write_frame(fd, {"ok": False, "error": unsaved, "spied": answer.get("spied", []), "refused": answer.get("refused", []), "reads": 0}, tag)
 
 
 class TimerLeftRunning(Exception):
@@ -138,12 +144,19 @@ def watch_stack(workdir: str) -> object:
 
 
 def run(requests: int, answers: int, package_dir: str, module_name: str, workdir: str, hidden: list[str], own_modules: list[str]) -> None:
-    """Guard, import exercises.<module_name> from package_dir, then answer the frames read on requests on answers until told
-    to stop (or the grader closes requests). own_modules: the sandbox's own modules, taken out of sys.modules first."""
+    """Read the answer key, Guard, import exercises.<module_name> from package_dir, then answer the frames read on requests on
+    answers until told to stop (or the grader closes requests). own_modules: the sandbox's own modules, taken out of
+    sys.modules first."""
+    first = read_value(requests)  # the grader's key for this child's answers, read before any student code runs
+    if not isinstance(first, dict) or not isinstance(first.get("key"), str):
+        return
+    tag = _sealer(_fromhex(first["key"]))  # kept only here, as a local: the Guard flags every reach into a frame
+    del first
     stack = watch_stack(workdir)  # noqa: F841 - kept open: the dump is written to it
     attempts: list[str] = []
+    reached: list[str] = []
     sys.meta_path.insert(0, RefusedImport(attempts))
-    guard = Guard(attempts, workdir, package_dir, hidden)
+    guard = Guard(attempts, workdir, package_dir, hidden, reached)
     sys.addaudithook(guard.__call__)  # the bound method: replacing Guard.__call__ afterwards reaches nothing
 
     def described(error: BaseException) -> dict:
@@ -157,10 +170,10 @@ def run(requests: int, answers: int, package_dir: str, module_name: str, workdir
         module = importlib.import_module("exercises." + module_name)
     except BaseException as error:  # the student's import may raise anything, SystemExit included
         between_calls(limit)
-        write_frame(answers, {"ok": False, "error": described(error), "refused": list(attempts)})
+        write_frame(answers, tampered({"ok": False, "error": described(error), "refused": list(attempts)}, reached), tag)
         return
     between_calls(limit)
-    write_frame(answers, {"ok": True, "refused": list(attempts)})
+    write_frame(answers, tampered({"ok": True, "refused": list(attempts)}, reached), tag)
     questions = session.Session(module, described, attempts)
     while (request := read_value(requests)) is not None:
         if request["op"] == "exit":
@@ -169,4 +182,11 @@ def run(requests: int, answers: int, package_dir: str, module_name: str, workdir
             _block_signals(signal.SIG_UNBLOCK, _ALL_SIGNALS)
         reply = questions.handle(request)
         between_calls(limit)
-        send_answer(answers, reply)
+        send_answer(answers, tampered(reply, reached), tag)
+
+
+def tampered(answer: dict, reached: list[str]) -> dict:
+    """answer, with the first reach into the grader the Guard saw (a frame, a trace hook) as its "tampered" entry, if any."""
+    if reached and not answer.get("tampered"):
+        answer["tampered"] = str(reached[0])
+    return answer

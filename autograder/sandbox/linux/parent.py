@@ -100,6 +100,7 @@ class LinuxSandbox(Sandbox):
         child.package = package
         child.requests = os.open(requests, os.O_RDWR | os.O_NONBLOCK)  # never blocks, whether or not the child reads
         child.answers = os.open(answers, os.O_RDONLY | os.O_NONBLOCK)
+        os.write(child.requests, child.key_frame())  # the child's first read, before the student's code runs; the zygote never sees it
         job = {"id": self.jobs, "workdir": str(workdir), "package": str(package), "module": module, "time_limit": time_limit,
                "memory_bytes": MEMORY_BYTES, "output_bytes": OUTPUT_BYTES, "requests": str(requests), "answers": str(answers),
                "hidden": [str(folder) for folder in hidden]}

@@ -183,9 +183,10 @@ class PortableChild(Child):
         self.stopped: ChildStopped | None = None
 
     def begin(self, job: dict, time_limit: float) -> None:
-        """Send the child its job."""
+        """Send the child its job, then its answer key (the first frame its loop reads)."""
         self.time_limit, self.package = time_limit, Path(job["package"])
         self.writer.frames.put(frame(job))
+        self.writer.frames.put(self.key_frame())
 
     def _stop(self, status: str, reason: str) -> ChildStopped:
         """Kill the child and all it started, remember why, and return the exception to raise."""

@@ -3,7 +3,7 @@
 Run as a script (never imported by the grader): `python -I worker.py`, in its private folder. Its
 standard input and output are its channel to the grader, one frame (sandbox/codec.py) at a time. It imports torch
 and the child's side of the sandbox at once, says {"ready"}, and waits, warm, for its job: {"package", "module",
-"preload", "memory_bytes", "output_bytes", "time_limit"}. Then it imports what the job preloads, says {"started"} (the
+"preload", "memory_bytes", "output_bytes", "time_limit"}, then its answer key (the first frame the shared loop reads). Then it imports what the job preloads, says {"started"} (the
 question's time counts from here), sets the limits the platform has (resource where it exists), sends the
 student's prints to output.txt in its folder, and runs the shared loop (child/serve.py): guards, the student's
 module, the requests. The grader enforces the time limit by killing the whole process tree, and watches the memory
