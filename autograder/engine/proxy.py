@@ -285,6 +285,10 @@ class Student:
         if answer.get("refused"):
             raise Refused(refusal(answer["refused"][0]))
         banned = [label for label in answer.get("spied", []) if label in self._forbid]
+        if banned and answer.get("unwatched"):
+            raise Refused(_("a thread your code started before this call ran beside it, where the watch on forbidden work cannot see: "
+                            "question {number} asks you to do without {name}, so no thread of yours may run during its calls").format(
+                name=banned[0], number=self._question.number))
         if banned:
             raise Refused(_("calls {name}, which question {number} asks you to do without: write it by hand").format(
                 name=banned[0], number=self._question.number))

@@ -14,9 +14,11 @@ Every route to that work meets one of the two modes, whatever name the student r
 
 Hand-written attention (matmul, einsum, softmax, masked_fill, baddbmm, nn.Linear ...) meets neither.
 The SDPA call that nn.MultiheadAttention makes inside itself counts as multi-head attention, not as
-SDPA. Threads started inside the block are watched too. Turning the watch off from inside the block
-(disabling torch functions around work, popping the modes) counts as forbidden work for every label
-asked, since what ran can then no longer be told apart.
+SDPA. Threads started inside the block are watched too (threading's profile hook gives them the modes); a Python
+thread that runs beside the block without them (started before it, at import or in an earlier call, or started
+around threading's hook) makes the block `unwatched`: every asked label counts as seen, since what that thread ran
+cannot be told apart. Turning the watch off from inside the block (disabling torch functions around work, popping
+the modes, replacing threading's hook) counts as forbidden work for every label asked too, and as `tampered`.
 
 Every reference compared against is bound when this module is imported, in the zygote, before any
 student code runs: patching `torch.nn.functional` afterwards hides nothing.
@@ -84,6 +86,7 @@ _dispatch_stack = torch.utils._python_dispatch._get_current_dispatch_mode_stack
 _push_function_mode, _push_dispatch_mode = torch.overrides._push_mode, torch.utils._python_dispatch._push_mode
 _set_thread_profile, _get_thread_profile, _set_profile = threading.setprofile, threading.getprofile, sys.setprofile
 _getframe, _TORCH_DIR = sys._getframe, os.path.dirname(torch.__file__) + os.sep
+_current_frames, _get_ident, _get_thread_trace = sys._current_frames, threading.get_ident, threading.gettrace
 
 
 def _packet_label(packet: object) -> str | None:
@@ -181,6 +184,9 @@ class ForbiddenWork:
         self._function_mode = _FunctionWatch(self)
         self._dispatch_mode = _DispatchWatch(self)
         self._thread_profile = None
+        self._hook = self._watch_new_thread  # one bound method, so that threading's hook can be compared by identity
+        self._equipped: set[int] = set()  # the threads started inside the block that got the modes
+        self.unwatched = False  # a Python thread without the modes ran beside the block
 
     def _note(self, label: str) -> None:
         """Record label's work, when that label was asked for and the block is running."""
@@ -199,10 +205,20 @@ class ForbiddenWork:
         if self._active:
             _push_function_mode(self._function_mode)
             _push_dispatch_mode(self._dispatch_mode)
+            self._equipped.add(_get_ident())
+
+    def _look_at_threads(self) -> None:
+        """Mark the block unwatched when another Python thread is alive without the modes (the interpreter's own list of
+        threads, which threading's bookkeeping cannot hide)."""
+        me = _get_ident()
+        if any(ident != me and ident not in self._equipped for ident in _current_frames()):
+            self.unwatched = True
+            self._seen.update(self._asked)
 
     def __enter__(self) -> "ForbiddenWork":
         self._seen.clear()
-        self.tampered = ""
+        self.tampered, self.unwatched = "", False
+        self._equipped.clear()
         if not self._asked:
             return self  # nothing forbidden: no modes, so no cost (the timing check runs this way)
         self._thread_profile = _get_thread_profile()
@@ -213,12 +229,17 @@ class ForbiddenWork:
             self._function_mode.__exit__(None, None, None)
             raise
         self._active = True
-        _set_thread_profile(self._watch_new_thread)
+        _set_thread_profile(self._hook)
+        self._look_at_threads()
         return self
 
     def __exit__(self, *exc: object) -> None:
         if not self._active:
             return
+        self._look_at_threads()
+        if _get_thread_profile() is not self._hook or _get_thread_trace() is not None:
+            self._seen.update(self._asked)  # threads started since would run without the modes, or hand frames to a tracer
+            self.tampered = "replaces threading's hook for new threads"
         self._active = False
         _set_thread_profile(self._thread_profile)
         intact = self._leave(self._dispatch_mode, _dispatch_stack(), _push_dispatch_mode, torch._C._pop_torch_dispatch_stack, exc)

@@ -39,6 +39,7 @@ class Session:
         self.objects: dict[int, object] = {}
         self.ids: dict[int, int] = {}  # id(object) -> handle number, so one object keeps one handle
         self.spied: list[str] = []  # what the latest call's watch saw, kept when the call raised
+        self.unwatched = False  # whether a thread ran beside the latest call without the watch, kept likewise
 
     def _handle(self, value: object) -> int:
         """The handle number of value, kept alive in this session."""
@@ -94,6 +95,8 @@ class Session:
         except BaseException as error:  # noqa: B036 - the student may raise SystemExit or KeyboardInterrupt
             spied = answer.get("spied") or (self.spied if op == "call" else [])  # forbidden work that ended in an error is still seen
             answer = {"ok": False, "error": self.describe(error), "spied": spied, "reads": answer.get("reads", 0)}
+            if op == "call" and self.unwatched:
+                answer["unwatched"] = True
         answer["refused"] = list(self.refused)
         if self.tampered:
             answer["tampered"] = self.tampered
@@ -120,6 +123,9 @@ class Session:
                         value = function(*args, **kwargs)
         finally:
             result["spied"] = self.spied = list(spy.seen)
+            self.unwatched = spy.unwatched  # a thread of the student's ran beside the call without the watch
+            if spy.unwatched:
+                result["unwatched"] = True
             self.tampered = self.tampered or spy.tampered  # kept for every later answer: the grader flags the question
         result["value"] = value
         result["after"] = [plain.plain(arg, self._handle) for arg in args if type(arg) is torch.Tensor]
