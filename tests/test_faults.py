@@ -99,9 +99,7 @@ GRADER_KILLERS = {"cheat_kill_zygote_fresh_module", "engine_kill_grader_pidfd"}
 CASES = [case for case in corpus() if choose().backend == "linux" or case.name not in GRADER_KILLERS]
 KERNEL_ENFORCED = {"cheat_torch_file_io"}  # C++ file I/O raises no audit event: only Landlock stops it
 # Known holes, kept as strict expected failures: when one is closed its case XPASSes and must leave this table.
-KNOWN_HOLES = {
-    "engine_spy_evaded_by_thread": "forbidden work in a Python thread started at import is not watched (the modes are per thread)",
-}
+KNOWN_HOLES: dict[str, str] = {}
 
 
 def landlock_available() -> bool:

@@ -1,5 +1,5 @@
 # fault: at import, writes one well-formed frame holding a list (not the dict the grader expects) into its answer FIFO, ahead of the sandbox's own first word; answers right
-# expect: module=q01_causal_mask status=error match=cannot read
+# expect: module=q01_causal_mask status=flagged match=an answer the sandbox did not send
 """Question 1: prefix averages as one matrix product, and the causal mask."""
 import io
 import os

@@ -1,5 +1,5 @@
 # fault: right answers, but the first three calls send their answer as a hand-made frame padded with 3 million pickle opcodes: the grader's torch.load takes seconds per frame, time no limit counts (whether the grader reads them before the time limit depends on the machine: a timeout, or answers out of step)
-# expect: module=q01_causal_mask status=timeout|error|failed match=
+# expect: module=q01_causal_mask status=flagged match=an answer the sandbox did not send
 """Question 1: prefix averages as one matrix product, and the causal mask."""
 import io
 import os

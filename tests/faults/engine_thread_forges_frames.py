@@ -1,5 +1,5 @@
 # fault: the first call starts a thread that keeps writing garbage frames into the answer FIFO after the call returned; answers right
-# expect: module=q01_causal_mask status=error|failed|crashed match=
+# expect: module=q01_causal_mask status=flagged match=an answer the sandbox did not send
 """Question 1: prefix averages as one matrix product, and the causal mask."""
 import os
 import threading

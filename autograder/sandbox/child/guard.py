@@ -25,22 +25,22 @@ C_EVENTS = frozenset({"ctypes.dlopen", "ctypes.dlsym", "ctypes.dlsym/handle"})
 REACH_EVENTS = {"gc.get_objects": "lists the interpreter's objects (gc)", "gc.get_referrers": "lists the interpreter's objects (gc)",
                 "gc.get_referents": "lists the interpreter's objects (gc)"}
 # Every Python route to a frame object (and so to the locals of the child's own loop, its answer key among them) raises one
-# of these events (object.__getattr__: for the attributes in FRAME_ATTRIBUTES), on Python 3.10 to 3.13; code made under
-# the name of a library file, or from bytes, would pass for the library's. Made by the student's code, or through a thin
+# of these events (object.__getattr__: for the attributes in FRAME_ATTRIBUTES), on Python 3.10 to 3.13; code run under
+# the name of a library file (compiled so, or remade), or made from bytes, would pass for the library's. Made by the student's code, or through a thin
 # library wrapper that hands the frame back (HAND_BACK), each is a reach into the grader: the question is flagged.
 FRAME_EVENTS = {"sys._getframe": "reads a frame (sys._getframe)", "sys._current_frames": "reads the threads' frames (sys._current_frames)",
                 "sys._current_exceptions": "reads the threads' exceptions (sys._current_exceptions)",
                 "sys.settrace": "sets a trace hook (sys.settrace)", "sys.setprofile": "sets a profile hook (sys.setprofile)",
                 "sys.addaudithook": "adds an audit hook (sys.addaudithook)", "object.__getattr__": "reads a frame ({name})",
-                "compile": "compiles code under the name of a library file", "code.__new__": "makes code under the name of a library file",
-                "marshal.loads": "makes code from bytes (marshal)"}
+                "exec": "runs code under the name of a library file", "function.__new__": "runs code under the name of a library file",
+                "code.__new__": "makes code under the name of a library file", "marshal.loads": "makes code from bytes (marshal)"}
 FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
-NAMED_CODE = frozenset({"compile", "code.__new__"})  # their args[1] is the file name the code will carry
+CODE_ARGS = {"exec": 0, "function.__new__": 0, "code.__new__": None}  # where the code object is (None: args[1] is its file name)
 # Library functions that hand a frame (or its locals) back to their caller, by the standard library's file: (file, names),
 # None for every function of the file. A reach made inside one counts as its caller's.
 HAND_BACK = (("inspect.py", frozenset({"currentframe", "stack", "trace", "getinnerframes"})),
              ("traceback.py", frozenset({"walk_stack", "walk_tb", "_walk_tb_with_full_positions", "extract", "extended_frame_gen",
-                                         "_extract_from_extended_frame_gen"})),
+                                         "_extract_from_extended_frame_gen", "from_exception"})),
              ("threading.py", frozenset({"settrace_all_threads", "setprofile_all_threads"})),
              (os.path.join("logging", "__init__.py"), frozenset({"<lambda>"})), ("bdb.py", None))
 CAPTURE_LOCALS = ("traceback.py", "__init__")  # TracebackException(capture_locals=True) hands the frames' locals back (as text)
@@ -160,9 +160,9 @@ class Guard:
     def _handed_back(self, frame: object) -> bool:
         """True when frame runs a library function that hands the frame it reaches back to its caller."""
         code = frame.f_code
-        if code.co_filename in self.hand_back:
-            names = self.hand_back[code.co_filename]
-            return names is None or code.co_name in names
+        names = self.hand_back.get(code.co_filename, ())
+        if names is None or code.co_name in names:
+            return True
         return code.co_name == CAPTURE_LOCALS[1] and code.co_filename in self.capture_locals and bool(frame.f_locals.get("capture_locals"))
 
     def _students(self) -> bool:
@@ -228,7 +228,7 @@ class Guard:
             if event == "object.__getattr__":
                 if args[1] in FRAME_ATTRIBUTES:
                     self._reach(self.frame_events[event].format(name=args[1]))
-            elif event not in NAMED_CODE or self._library(args[1]):
+            elif event not in CODE_ARGS or self._library(args[1] if CODE_ARGS[event] is None else getattr(args[0], "co_filename", None)):
                 self._reach(self.frame_events[event])
         elif event == "resource.setrlimit" or (event == "resource.prlimit" and (args[2] is not None or args[0] not in (0, self.getpid()))):
             self._refuse(f"changes a resource limit ({event})")  # as root it could lift its own memory limit
