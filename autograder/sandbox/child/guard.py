@@ -42,7 +42,8 @@ HAND_BACK = (("inspect.py", frozenset({"currentframe", "stack", "trace", "getinn
              ("traceback.py", frozenset({"walk_stack", "walk_tb", "_walk_tb_with_full_positions", "extract", "extended_frame_gen",
                                          "_extract_from_extended_frame_gen", "from_exception"})),
              ("threading.py", frozenset({"settrace_all_threads", "setprofile_all_threads"})),
-             (os.path.join("logging", "__init__.py"), frozenset({"<lambda>"})), ("bdb.py", None))
+             (os.path.join("logging", "__init__.py"), frozenset({"<lambda>"})),
+             (os.path.join("asyncio", "base_tasks.py"), frozenset({"_task_get_stack"})), ("bdb.py", None), ("profile.py", None))
 CAPTURE_LOCALS = ("traceback.py", "__init__")  # TracebackException(capture_locals=True) hands the frames' locals back (as text)
 # fcntl and ioctl commands that make the kernel signal a chosen process later (SIGIO, or any signal F_SETSIG picks, to an
 # owner): F_SETOWN, F_SETSIG, F_SETOWN_EX; FIOSETOWN, SIOCSPGRP, TIOCSPGRP. Without seccomp (the portable backend) this
@@ -105,7 +106,7 @@ class Guard:
                 continue
             if hasattr(module, name):
                 setattr(module, name, self._no_pidfd)
-        for name in ("_text", "_forms", "_under", "_hidden", "_writable", "_refuse", "_reach", "_students", "_library", "_handed_back"):  # bound on the instance: replacing
+        for name in ("_text", "_forms", "_under", "_hidden", "_writable", "_refuse", "_reach", "_students", "_library", "_handed_back", "_memory"):  # bound on the instance: replacing
             setattr(self, name, getattr(self, name))  # them on the class afterwards (`__main__.Guard._refuse = ...`) reaches nothing
 
     def _no_pidfd(self, *args: object, **kwargs: object) -> None:
@@ -152,6 +153,14 @@ class Guard:
         """Record what for the grader and stop it with PermissionError."""
         self.attempts.append(what)
         raise PermissionError(f"an answer may not do this: {what}")
+
+    def _memory(self, path: object) -> bool:
+        """True for a path to a process's memory file (/proc/<pid>/mem, /proc/self/task/<tid>/mem), or a relative `mem` (a
+        dir_fd on /proc/self): reading it reads the loop's locals, its answer key among them."""
+        written = self._text(path)
+        if written.rpartition(os.sep)[2] != "mem":
+            return False
+        return not written.startswith(os.sep) or any(form.startswith("/proc" + os.sep) for form in self._forms(path))
 
     def _library(self, file: object) -> bool:
         """True for a file of the standard library, of an installed package or of the sandbox itself (not the student's)."""
@@ -205,6 +214,8 @@ class Guard:
                 self._refuse(f"writes the file {self._text(path)}, outside its own folder")
             if self._hidden(path):
                 self._refuse(f"reads {self._text(path)}, which belongs to the grader")
+            if self._memory(path):
+                self._reach("reads the process's memory (/proc/.../mem)")
         elif event in self.path_events:
             paths = [a for a in args[:2 if event in ("os.rename", "os.link", "os.symlink") else 1] if not isinstance(a, int)]
             if event in ("os.link", "os.symlink"):
