@@ -26,8 +26,9 @@ REACH_EVENTS = {"gc.get_objects": "lists the interpreter's objects (gc)", "gc.ge
                 "gc.get_referents": "lists the interpreter's objects (gc)"}
 # Every Python route to a frame object (and so to the locals of the child's own loop, its answer key among them) raises one
 # of these events (object.__getattr__: for the attributes in FRAME_ATTRIBUTES), on Python 3.10 to 3.13; code run under
-# the name of a library file (compiled so, or remade), or made from bytes, would pass for the library's. Made by the student's code, or through a thin
-# library wrapper that hands the frame back (HAND_BACK), each is a reach into the grader: the question is flagged.
+# the name of a library file (compiled so, or remade), or made from bytes, would pass for the library's. Made by the
+# student's code, or through a library function that hands the frame back (HAND_BACK), each is a reach into the grader:
+# the question is flagged. A signal handler is handed a frame with no event: not covered (docs/sandbox.md).
 FRAME_EVENTS = {"sys._getframe": "reads a frame (sys._getframe)", "sys._current_frames": "reads the threads' frames (sys._current_frames)",
                 "sys._current_exceptions": "reads the threads' exceptions (sys._current_exceptions)",
                 "sys.settrace": "sets a trace hook (sys.settrace)", "sys.setprofile": "sets a profile hook (sys.setprofile)",
@@ -91,7 +92,8 @@ class Guard:
         self.package = self._both(package_dir)
         self.hidden = tuple(form for name in HIDDEN_FOLDERS for form in self._both(os.path.join(root, name)))
         self.hidden += tuple(form for folder in extra_hidden for form in self._both(folder))
-        self.reached, self.frame_events, self.getframe, self.busy = [] if reached is None else reached, dict(FRAME_EVENTS), sys._getframe, _thread._local()
+        self.reached = [] if reached is None else reached
+        self.frame_events, self.getframe, self.busy = dict(FRAME_EVENTS), sys._getframe, _thread._local()  # busy: per thread
         stdlib = os.path.dirname(os.__file__)
         self.hand_back = {form: names for file, names in HAND_BACK for form in self._both(os.path.join(stdlib, file))}
         self.capture_locals = self._both(os.path.join(stdlib, CAPTURE_LOCALS[0]))
@@ -106,8 +108,9 @@ class Guard:
                 continue
             if hasattr(module, name):
                 setattr(module, name, self._no_pidfd)
-        for name in ("_text", "_forms", "_under", "_hidden", "_writable", "_refuse", "_reach", "_students", "_library", "_handed_back", "_memory"):  # bound on the instance: replacing
-            setattr(self, name, getattr(self, name))  # them on the class afterwards (`__main__.Guard._refuse = ...`) reaches nothing
+        for name in ("_text", "_forms", "_under", "_hidden", "_writable", "_refuse", "_reach", "_students", "_library", "_handed_back",
+                     "_memory"):  # bound on the instance: replacing them on the class afterwards (`__main__.Guard._refuse = ...`) reaches nothing
+            setattr(self, name, getattr(self, name))
 
     def _no_pidfd(self, *args: object, **kwargs: object) -> None:
         """Stands in for os.pidfd_open and signal.pidfd_send_signal."""
@@ -164,7 +167,8 @@ class Guard:
 
     def _library(self, file: object) -> bool:
         """True for a file of the standard library, of an installed package or of the sandbox itself (not the student's)."""
-        return isinstance(file, str) and not self._under(file, self.package) and any(file.startswith(root) for root in self.libraries)
+        return (isinstance(file, str) and not self._under(file, self.package) and not self._under(file, self.own)
+                and any(file.startswith(root) for root in self.libraries))
 
     def _handed_back(self, frame: object) -> bool:
         """True when frame runs a library function that hands the frame it reaches back to its caller."""
@@ -200,7 +204,7 @@ class Guard:
 
     def __call__(self, event: str, args: tuple) -> None:
         """The audit hook itself: return for allowed events, record and raise for refused ones."""
-        if event not in self.watched:  # most events (builtins.id, object.__getattr__, exec ...): one set lookup
+        if event not in self.watched:  # most events (builtins.id, compile, os.listdir ...): one set lookup
             return
         if event == "import":
             if str(args[0]).partition(".")[0] in REFUSED_PACKAGES:
