@@ -1,5 +1,5 @@
 # fault: at import, writes forged answers (import fine, every call a zero tensor) straight into the grader's answer FIFO, then exits; the grader either sees the exit first (crashed) or reads the forged zeros as wrong answers (failed): both cost the question
-# expect: module=q01_causal_mask status=crashed|failed match=
+# expect: module=q01_causal_mask status=flagged|crashed match=
 """Question 1: prefix averages as one matrix product, and the causal mask."""
 import os
 import struct

@@ -1,5 +1,5 @@
 # fault: a malformed first frame makes the grader give up on this question without closing its child; a thread of that child then opens the next question's answer FIFO (reading /tmp is allowed) and drains it
-# expect: module=q01_causal_mask status=error|failed match=
+# expect: module=q01_causal_mask status=flagged match=an answer the sandbox did not send
 """Question 1: prefix averages as one matrix product, and the causal mask."""
 import io
 import os

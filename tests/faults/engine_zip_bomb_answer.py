@@ -1,5 +1,5 @@
 # fault: the first call of split_heads sends a hand-made answer frame of about 2 MiB whose deflated storage record inflates to 2 GiB in the grader's own process (torch.load inflates before it checks the size)
-# expect: module=q04_heads status=error|failed match=
+# expect: module=q04_heads status=flagged match=an answer the sandbox did not send
 """Question 4: splitting the model width into heads and putting it back together."""
 import io
 import os
