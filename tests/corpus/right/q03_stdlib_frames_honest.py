@@ -1,6 +1,4 @@
-"""Question 3, right, written with the standard library's tools that use frames inside themselves: typing, dataclasses,
-namedtuple, enum, warnings.warn, logging, a traceback printed in an except, a generator and a context manager. None of
-these is a reach into the grader: the question keeps full marks."""
+"""Correct variant: uses the standard library's own frame users (typing, dataclasses, namedtuple, enum, warnings.warn, logging, a traceback printed in an except): no reach into the grader."""
 import collections
 import contextlib
 import dataclasses
