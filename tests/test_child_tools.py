@@ -281,6 +281,40 @@ def _corpus(relative: str) -> types.ModuleType:
     return module
 
 
+def test_a_thread_running_beside_the_block_without_the_watch_counts_as_every_asked_label() -> None:
+    """A thread started before the block (at import, say), or around threading's hook, runs unwatched: the block is
+    `unwatched` and every asked label counts as seen, whatever it did; replacing the hook is also tampering."""
+    import _thread
+
+    stop = threading.Event()
+    before = threading.Thread(target=stop.wait)
+    before.start()
+    try:
+        with forbidden.ForbiddenWork([SDPA]) as watch:
+            q03.attention(Q, K, V)
+        assert watch.seen == [SDPA] and watch.unwatched and not watch.tampered
+    finally:
+        stop.set()
+        before.join()
+    running, stop, ended = threading.Event(), threading.Event(), _thread.allocate_lock()
+    ended.acquire()
+    try:
+        with forbidden.ForbiddenWork([SDPA, MHA]) as watch:
+            raw = _thread.start_new_thread(lambda: (running.set(), stop.wait(), ended.release()), ())  # no threading hook: no modes
+            running.wait()
+    finally:
+        stop.set()
+        ended.acquire()
+    while raw in sys._current_frames():  # gone from the interpreter's list a moment after its function returned
+        time.sleep(0.001)
+    assert watch.seen == [SDPA, MHA] and watch.unwatched
+    with forbidden.ForbiddenWork([SDPA]) as watch:
+        threading.setprofile(None)
+    assert watch.seen == [SDPA] and watch.tampered
+    assert _seen(lambda: _in_thread(lambda: q03.attention(Q, K, V)), [SDPA]) == []  # started inside: watched
+    assert threading.getprofile() is None
+
+
 @pytest.mark.parametrize("relative", ["wrong/q03_ops_aten_math.py", "wrong/q03_ops_flash_kernel.py"])
 def test_corpus_q03_kernels_are_right_but_flagged(relative: str) -> None:
     module = _corpus(relative)
