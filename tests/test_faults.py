@@ -99,7 +99,10 @@ GRADER_KILLERS = {"cheat_kill_zygote_fresh_module", "engine_kill_grader_pidfd"}
 CASES = [case for case in corpus() if choose().backend == "linux" or case.name not in GRADER_KILLERS]
 KERNEL_ENFORCED = {"cheat_torch_file_io"}  # C++ file I/O raises no audit event: only Landlock stops it
 # Known holes, kept as strict expected failures: when one is closed its case XPASSes and must leave this table.
-KNOWN_HOLES: dict[str, str] = {}
+KNOWN_HOLES = {
+    "engine_spy_disarmed_from_signal_frame": "a Python signal handler is handed the interrupted frame with no audit event",
+    "engine_spy_disarmed_through_mode_stack": "the watch is reachable from PyTorch's mode stacks, whose readers raise no audit event",
+}
 
 
 def landlock_available() -> bool:
