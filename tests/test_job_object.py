@@ -73,11 +73,18 @@ def test_a_refused_job_leaves_the_watchdog_alone_and_no_handle_open(refused: str
     assert {call[1] for call in kernel32.calls if call[0] == "CloseHandle"} == opened
 
 
-def test_no_job_where_the_platform_has_none() -> None:
-    if hasattr(ctypes, "WinDLL"):
-        pytest.skip("this platform has jobs")
-    child = subprocess.Popen([sys.executable, "-c", "pass"])
+def test_a_real_job_kills_the_child_or_there_is_none() -> None:
+    """Where the platform has jobs (a Windows runner), a real child is placed in one and killed through it; elsewhere none."""
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
-        assert for_child(child, MEMORY) is None
+        job = for_child(child, MEMORY)
+        if not hasattr(ctypes, "WinDLL"):
+            assert job is None
+            return
+        assert job is not None
+        job.kill()
+        assert child.wait(timeout=30) == KILLED
+        job.close()
     finally:
+        child.kill()
         child.wait()

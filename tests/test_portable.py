@@ -23,9 +23,11 @@ import pytest
 
 from autograder.course.manifest import load_course
 from autograder.engine.run import grade
-from autograder.sandbox import choose
+from autograder.sandbox.choice import missing_pieces
 
 ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.skipif(bool(missing_pieces()), reason="simulates the other platforms from one with the Linux "
+                                "backend; on those platforms, the student-path workflow runs the kit for real")
 LIMIT = 3  # seconds: the time limit of every question in the kit copy (question 4 loops forever)
 NUMBERS = [1, 2, 3, 4, 5, 6]
 REMOVED = ("os.fork", "os.pidfd_open", "prctl (ctypes)", "/proc", "resource", "fcntl", "os.mkfifo", "select on pipes", "os.O_PATH")
@@ -107,7 +109,6 @@ def test_the_simulated_interpreters_lack_their_pieces(simulated: tuple[Path, Pat
 @pytest.fixture(scope="module")
 def linux_report(kit: Path) -> dict:
     """The report of NUMBERS that the Linux backend gives in this process."""
-    assert choose().backend == "linux" or os.environ.get("AUTOGRADER_SANDBOX"), "this machine should offer the Linux backend"
     return grade(load_course(kit), kit / "exercises", NUMBERS).to_dict()
 
 
