@@ -110,3 +110,21 @@ def test_nbgrader_test_cells_draw_their_inputs_from_the_course_secret():
     public, secret = _test_cell_summary(""), _test_cell_summary("secret of a test course")
     assert "given x summing to" in public and "given x summing to" in secret, (public, secret)
     assert public != secret  # the same check, another input: a table built from the release matches nothing
+
+
+def test_every_seed_of_the_suites_goes_through_the_secret():
+    """A generator seeded with a bare number would give class grading the release's inputs: the suites seed only from
+    seeded(...) or from a draw's own rng (itself seeded from the secret), and the proxy mixes it into Generator(seed)."""
+    import re
+
+    from autograder.engine.proxy import Generator, Student
+
+    suites = ROOT / "autograder" / "suites"
+    seeds = [(path.name, match) for path in sorted(suites.rglob("*.py"))
+             for match in re.findall(r"manual_seed\(([^)]*\)?)", path.read_text(encoding="utf-8"))]
+    assert seeds and all(arg.startswith(("seeded(", "seed(rng)")) for _, arg in seeds), seeds
+    try:
+        inputs.use_secret("a course secret")
+        assert Student._encode(None, Generator(3)) == {"__generator__": inputs.seeded(3)} != {"__generator__": 3}
+    finally:
+        inputs.use_secret("")
