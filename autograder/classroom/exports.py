@@ -20,6 +20,15 @@ MOODLE_IDENTIFIER = "username"
 FILES = ("canvas.csv", "moodle.csv")
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet reads as the start of a formula
+
+
+def safe_cell(text: str) -> str:
+    """text as a spreadsheet shows it, never run: one that starts like a formula gets a leading apostrophe (an entry
+    named `=HYPERLINK(...)` by its student stays text in Excel, LibreOffice and Google Sheets)."""
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
 def _score(report: dict) -> str:
     """The total to import, or "" when the grader failed on the entry (no grade decided)."""
     return "" if entry_status(report) == GRADER_ERROR else str(number(report.get("score", 0)))
@@ -34,10 +43,10 @@ def _text(rows: list[list[str]]) -> bytes:
 def canvas_csv(reports: dict[str, dict], assignment: str, points: float) -> bytes:
     """canvas.csv for the reports (student -> report): identity columns, the assignment's column, the Points Possible row."""
     rows = [[*CANVAS_IDENTITY, assignment], [CANVAS_POINTS, "", "", "", "", str(number(points))]]
-    rows += [[student, "", "", student, "", _score(reports[student])] for student in sorted(reports)]
+    rows += [[safe_cell(student), "", "", safe_cell(student), "", _score(reports[student])] for student in sorted(reports)]
     return _text(rows)
 
 
 def moodle_csv(reports: dict[str, dict], item: str) -> bytes:
     """moodle.csv for the reports: the identifier column and the grade item's column."""
-    return _text([[MOODLE_IDENTIFIER, item]] + [[student, _score(reports[student])] for student in sorted(reports)])
+    return _text([[MOODLE_IDENTIFIER, item]] + [[safe_cell(student), _score(reports[student])] for student in sorted(reports)])

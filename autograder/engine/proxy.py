@@ -16,6 +16,7 @@ import torch
 
 from ..course.manifest import Question
 from ..i18n import N_, _
+from .inputs import seeded
 from ..sandbox import Child, ChildStopped
 
 
@@ -72,7 +73,7 @@ class Unsupported:
 
 @dataclass(frozen=True)
 class Generator:
-    """A torch.Generator seeded with seed, made in the child for the call."""
+    """A torch.Generator seeded with seed (mixed with the course secret in class grading), made in the child for the call."""
 
     seed: int
 
@@ -247,7 +248,7 @@ class Student:
                 raise TypeError("a function of the student's module cannot be passed as an argument")
             return {"__handle__": value._number}
         if isinstance(value, Generator):
-            return {"__generator__": value.seed}
+            return {"__generator__": seeded(value.seed)}  # from the course secret in class grading
         if isinstance(value, (list, tuple)):
             return type(value)(self._encode(item) for item in value)
         if isinstance(value, dict):

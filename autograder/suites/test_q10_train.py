@@ -7,7 +7,7 @@ import torch
 import torch.nn.functional as F
 
 from autograder.engine.asserts import first_position, kind, past_change
-from autograder.engine.inputs import case
+from autograder.engine.inputs import case, seeded
 from autograder.engine.proxy import CheckFailure, Generator, Handle, Student, StudentError, structure
 from autograder.i18n import _, number_text
 
@@ -18,8 +18,8 @@ VOCAB, T, D, HEADS = 64, 12, 32, 4
 
 
 def tokens(B: int, length: int, seed: int) -> torch.Tensor:
-    """Seeded uniform tokens (B, length) int64 below VOCAB."""
-    return torch.randint(VOCAB, (B, length), generator=torch.Generator().manual_seed(seed))
+    """Seeded uniform tokens (B, length) int64 below VOCAB (from the course secret in class grading)."""
+    return torch.randint(VOCAB, (B, length), generator=torch.Generator().manual_seed(seeded(seed)))
 
 
 def resampled(x: torch.Tensor, start: int, seed: int) -> torch.Tensor:
