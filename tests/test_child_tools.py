@@ -315,6 +315,25 @@ def test_a_thread_running_beside_the_block_without_the_watch_counts_as_every_ask
     assert threading.getprofile() is None
 
 
+def test_a_raw_thread_that_ends_inside_the_block_still_makes_it_unwatched() -> None:
+    """A thread started around threading (its _thread functions, a fresh copy of them refused by the Guard) that runs the
+    forbidden work and ends before the block does leaves no trace among the living threads: its start alone counts."""
+    import _thread
+
+    for start in ("start_new_thread", "start_new"):
+        done = _thread.allocate_lock()
+        done.acquire()
+        with forbidden.ForbiddenWork([MHA]) as watch:
+            getattr(_thread, start)(lambda: (q03.attention(Q, K, V), done.release()), ())
+            done.acquire()  # the thread's work is over before the block ends
+            while len(sys._current_frames()) > 1:
+                time.sleep(0.001)
+        assert watch.seen == [MHA] and watch.unwatched, start
+    with forbidden.ForbiddenWork([MHA]) as watch:
+        _in_thread(lambda: q03.attention(Q, K, V))  # threading's own threads keep the watch: nothing is counted
+    assert watch.seen == [] and not watch.unwatched
+
+
 @pytest.mark.parametrize("relative", ["wrong/q03_ops_aten_math.py", "wrong/q03_ops_flash_kernel.py"])
 def test_corpus_q03_kernels_are_right_but_flagged(relative: str) -> None:
     module = _corpus(relative)

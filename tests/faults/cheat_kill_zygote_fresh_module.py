@@ -1,5 +1,5 @@
 # fault: kills the grading worker through a pidfd taken from fresh copies of the posix and _signal modules; answers right
-# expect: module=q01_causal_mask status=crashed match=forbidden system call
+# expect: module=q01_causal_mask status=error match=second copy of the built-in module
 """Question 1: prefix averages as one matrix product, and the causal mask."""
 import importlib.machinery
 import importlib.util

@@ -1,5 +1,5 @@
 # fault: at import, kills the grader itself (the grading worker's parent, the process that holds the oracle) with SIGKILL sent through a pidfd from fresh posix/_signal modules; answers wrong
-# expect: module=q01_causal_mask status=crashed match=forbidden system call
+# expect: module=q01_causal_mask status=error match=second copy of the built-in module
 """Question 1: prefix averages as one matrix product, and the causal mask."""
 import importlib.machinery
 import importlib.util

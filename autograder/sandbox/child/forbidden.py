@@ -23,6 +23,7 @@ the modes, replacing threading's hook) counts as forbidden work for every label 
 Every reference compared against is bound when this module is imported, in the zygote, before any
 student code runs: patching `torch.nn.functional` afterwards hides nothing.
 """
+import _thread
 import os
 import sys
 import threading
@@ -87,6 +88,30 @@ _push_function_mode, _push_dispatch_mode = torch.overrides._push_mode, torch.uti
 _set_thread_profile, _get_thread_profile, _set_profile = threading.setprofile, threading.getprofile, sys.setprofile
 _getframe, _TORCH_DIR = sys._getframe, os.path.dirname(torch.__file__) + os.sep
 _current_frames, _get_ident, _get_thread_trace = sys._current_frames, threading.get_ident, threading.gettrace
+_BOOTSTRAP = threading.Thread._bootstrap  # what threading starts a thread with: its profile hook equips such threads
+_WATCHING: list["ForbiddenWork"] = []  # the watch whose block runs now
+
+
+def thread_started(function: object) -> None:
+    """A thread is starting with function (the Guard hears _thread's audit event; the wrapper below hears it where there is
+    none): one that threading's hook will not equip makes the running block unwatched, even if it ends before the block."""
+    if _WATCHING and _getattr(function, "__func__", None) is not _BOOTSTRAP:
+        _WATCHING[-1]._unwatched()
+
+
+def _announcing(start: object) -> object:
+    """_thread's start function, telling thread_started first (Python 3.10 and 3.11 raise no audit event for it)."""
+    def start_thread(function: object, *args: object, **kwargs: object) -> object:
+        thread_started(function)
+        return start(function, *args, **kwargs)
+
+    start_thread.__name__ = start_thread.__qualname__ = _getattr(start, "__name__", "start_new_thread")
+    return start_thread
+
+
+for _name in ("start_new_thread", "start_joinable_thread", "start_new"):  # threading keeps its own binding of the first two
+    if hasattr(_thread, _name):
+        setattr(_thread, _name, _announcing(getattr(_thread, _name)))
 
 
 def _packet_label(packet: object) -> str | None:
@@ -212,8 +237,12 @@ class ForbiddenWork:
         threads, which threading's bookkeeping cannot hide)."""
         me = _get_ident()
         if any(ident != me and ident not in self._equipped for ident in _current_frames()):
-            self.unwatched = True
-            self._seen.update(self._asked)
+            self._unwatched()
+
+    def _unwatched(self) -> None:
+        """A thread without the modes runs beside the block: every asked label counts as seen."""
+        self.unwatched = True
+        self._seen.update(self._asked)
 
     def __enter__(self) -> "ForbiddenWork":
         self._seen.clear()
@@ -229,6 +258,7 @@ class ForbiddenWork:
             self._function_mode.__exit__(None, None, None)
             raise
         self._active = True
+        _WATCHING.append(self)
         _set_thread_profile(self._hook)
         self._look_at_threads()
         return self
@@ -241,6 +271,7 @@ class ForbiddenWork:
             self._seen.update(self._asked)  # threads started since would run without the modes, or hand frames to a tracer
             self.tampered = "replaces threading's hook for new threads"
         self._active = False
+        _WATCHING.remove(self)
         _set_thread_profile(self._thread_profile)
         intact = self._leave(self._dispatch_mode, _dispatch_stack(), _push_dispatch_mode, torch._C._pop_torch_dispatch_stack, exc)
         intact = self._leave(self._function_mode, _function_stack(), _push_function_mode, torch._C._pop_torch_function_stack, exc) and intact

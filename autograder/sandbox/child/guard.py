@@ -3,6 +3,7 @@
 Loaded with the rest of `_child` before any student code runs; the functions and tables it relies on are bound
 here, so patching os, builtins or this module's globals afterwards reaches nothing.
 """
+import _imp
 import _thread
 import importlib
 import importlib.abc
@@ -50,8 +51,9 @@ CAPTURE_LOCALS = ("traceback.py", "__init__")  # TracebackException(capture_loca
 # owner): F_SETOWN, F_SETSIG, F_SETOWN_EX; FIOSETOWN, SIOCSPGRP, TIOCSPGRP. Without seccomp (the portable backend) this
 # refusal is the only thing between an answer and the grader's life.
 OWNER_COMMANDS = {"fcntl.fcntl": frozenset({8, 10, 15}), "fcntl.ioctl": frozenset({0x8901, 0x8902, 0x5410})}
+THREAD_EVENTS = frozenset({"_thread.start_new_thread", "_thread.start_joinable_thread"})  # Python 3.12 and later raise them
 WATCHED_EVENTS = frozenset({"import", "open", "os.kill", "os.killpg", "resource.setrlimit", "resource.prlimit", *OWNER_COMMANDS,
-                            *PATH_EVENTS, *SPAWN_EVENTS, *REACH_EVENTS, *C_EVENTS, *FRAME_EVENTS})  # the events Guard looks at
+                            *PATH_EVENTS, *SPAWN_EVENTS, *REACH_EVENTS, *C_EVENTS, *FRAME_EVENTS, *THREAD_EVENTS})  # the events Guard looks at
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 PIDFD_FUNCTIONS = (("os", "pidfd_open"), ("posix", "pidfd_open"), ("signal", "pidfd_send_signal"), ("_signal", "pidfd_send_signal"))  # no audit event
 
@@ -80,8 +82,10 @@ class Guard:
     (RefusedImport refuses them). The functions it relies on are bound here, before student code runs.
     """
 
-    def __init__(self, attempts: list, workdir: str, package_dir: str, extra_hidden: list[str] = (), reached: list | None = None) -> None:
-        """Bind the folders and helpers; attempts receives one line per refused action, reached one per reach into the grader."""
+    def __init__(self, attempts: list, workdir: str, package_dir: str, extra_hidden: list[str] = (), reached: list | None = None,
+                 on_thread: object = None) -> None:
+        """Bind the folders and helpers; attempts receives one line per refused action, reached one per reach into the grader;
+        on_thread(function) is told of every thread that starts (the watch on forbidden work)."""
         self.attempts, self.getcwd, self.fspath, self.realpath = attempts, os.getcwd, os.fspath, os.path.realpath
         # The event tables, copied here: an answer that empties the module's own (`__main__.WATCHED_EVENTS`) changes nothing.
         self.watched, self.path_events, self.spawn_events = WATCHED_EVENTS, PATH_EVENTS, SPAWN_EVENTS
@@ -108,9 +112,23 @@ class Guard:
                 continue
             if hasattr(module, name):
                 setattr(module, name, self._no_pidfd)
+        self.on_thread = on_thread or (lambda function: None)
+        self.builtins_made = set(sys.builtin_module_names) & set(sys.modules)
+        self.create_builtin = _imp.create_builtin
+        _imp.create_builtin = self._first_copy  # a second copy of a built-in module gives back what was taken from the first
         for name in ("_text", "_forms", "_under", "_hidden", "_writable", "_refuse", "_reach", "_students", "_library", "_handed_back",
-                     "_memory"):  # bound on the instance: replacing them on the class afterwards (`__main__.Guard._refuse = ...`) reaches nothing
+                     "_memory", "_first_copy"):  # bound on the instance: replacing them on the class afterwards (`__main__.Guard._refuse = ...`) reaches nothing
             setattr(self, name, getattr(self, name))
+
+    def _first_copy(self, spec: object) -> object:
+        """Stands in for _imp.create_builtin: a built-in module is made once (its first import); a fresh copy of one already
+        made (_thread's unwrapped start, posix's pidfd_open) is refused."""
+        name = getattr(spec, "name", None)
+        if name in self.builtins_made:
+            self._refuse(f"makes a second copy of the built-in module {name}")
+        module = self.create_builtin(spec)
+        self.builtins_made.add(name)
+        return module
 
     def _no_pidfd(self, *args: object, **kwargs: object) -> None:
         """Stands in for os.pidfd_open and signal.pidfd_send_signal."""
@@ -245,5 +263,7 @@ class Guard:
                     self._reach(self.frame_events[event].format(name=args[1]))
             elif event not in CODE_ARGS or self._library(args[1] if CODE_ARGS[event] is None else getattr(args[0], "co_filename", None)):
                 self._reach(self.frame_events[event])
+        elif event in THREAD_EVENTS:
+            self.on_thread(args[0])
         elif event == "resource.setrlimit" or (event == "resource.prlimit" and (args[2] is not None or args[0] not in (0, self.getpid()))):
             self._refuse(f"changes a resource limit ({event})")  # as root it could lift its own memory limit

@@ -17,7 +17,7 @@ import sys
 import traceback
 from typing import Callable
 
-from . import session
+from . import forbidden, session
 from .guard import Guard, RefusedImport
 
 # Bound here, before any student code runs: a patched builtin never reaches the child's loop.
@@ -156,7 +156,7 @@ def run(requests: int, answers: int, package_dir: str, module_name: str, workdir
     attempts: list[str] = []
     reached: list[str] = []
     sys.meta_path.insert(0, RefusedImport(attempts))
-    guard = Guard(attempts, workdir, package_dir, hidden, reached)
+    guard = Guard(attempts, workdir, package_dir, hidden, reached, forbidden.thread_started)
     sys.addaudithook(guard.__call__)  # the bound method: replacing Guard.__call__ afterwards reaches nothing
 
     def described(error: BaseException) -> dict:
