@@ -181,5 +181,15 @@ def test_only_regular_files_are_read_and_packed_or_shallow_repositories_still_ar
     (tmp_path / "linked" / ".git").symlink_to(packed / ".git")
     assert [(e.student, e.kind) for e in discover(tmp_path) if e.student == "linked"] == [("linked", "repository")]
     assert ".git is a file or a link" in read_entry(Entry("linked", tmp_path / "linked", "repository")).problem
+    view = tmp_path / "view"  # grade --nbgrader's: a link per submission, followed once
+    view.mkdir()
+    (view / "pipe").symlink_to(tmp_path / "pipe")
+    (view / "alias").symlink_to(view / "pipe")
+    (view / "notes.ipynb").symlink_to(tmp_path / "pipe" / "exercises" / "q01_causal_mask.py")
+    found = {e.student: e for e in discover(view, linked=True)}
+    assert found["pipe"].path == tmp_path / "pipe" and read_entry(found["pipe"]).modules
+    assert read_entry(found["alias"]).problem == "pipe is a symbolic link: not graded"
+    assert [(e.student, e.kind) for e in discover(view)] == [("alias", "folder"), ("notes", "notebook"), ("pipe", "folder")]
+    assert {read_entry(e).problem for e in discover(view)} == {f"{name} is a symbolic link: not graded" for name in ("alias", "notes.ipynb", "pipe")}
     shutil.rmtree(packed / ".git" / "objects" / "pack")
     assert "not a readable git repository" in read_entry(Entry("packed", packed, "repository")).problem

@@ -32,6 +32,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import BinaryIO
 
 from ..i18n import _
 
@@ -161,6 +162,14 @@ class NotPlain(OSError):
 def read_plain(path: Path, name: str, limit: int) -> bytes | None:
     """The bytes of path, a regular file opened without following a link, or None when it holds more than limit bytes;
     NotPlain, with the line that says why (name: how the report names the file), when it is not a regular file."""
+    with _open_plain(path, name) as file:
+        data = file.read(limit + 1)
+    return data if len(data) <= limit else None
+
+
+def _open_plain(path: Path, name: str) -> BinaryIO:
+    """path opened for reading when it is a regular file, without following a link (nor waiting on a pipe); NotPlain
+    saying what it is otherwise."""
     if path.is_symlink():
         raise NotPlain(_("{name} is a symbolic link: not graded").format(name=name))
     try:
@@ -169,11 +178,11 @@ def read_plain(path: Path, name: str, limit: int) -> bytes | None:
         if path.is_symlink():  # made a link since it was looked at
             raise NotPlain(_("{name} is a symbolic link: not graded").format(name=name)) from None
         raise
-    with open(handle, "rb") as file:
-        if not stat.S_ISREG(os.fstat(handle).st_mode):
-            raise NotPlain(_("{name} is not a regular file: not graded").format(name=name))
-        data = file.read(limit + 1)
-    return data if len(data) <= limit else None
+    file = open(handle, "rb")  # noqa: SIM115 - returned open, closed by the caller's with
+    if not stat.S_ISREG(os.fstat(handle).st_mode):
+        file.close()
+        raise NotPlain(_("{name} is not a regular file: not graded").format(name=name))
+    return file
 
 
 def locate(files: list[str]) -> tuple[str | None, str | None, str]:
@@ -322,16 +331,16 @@ def _private_copy(repository: Path, into: Path) -> None:
     wanted += [f"objects/pack/{name}" for name in _names(source / "objects" / "pack") if PACK.fullmatch(name)]
     wanted += [f"objects/{folder}/{name}" for folder in _names(source / "objects") if re.fullmatch("[0-9a-f]{2}", folder)
                for name in _names(source / "objects" / folder) if OBJECT.fullmatch(name)]
-    for folder, subfolders, names in os.walk(source / "refs"):  # os.walk follows no link to a folder
+    for folder, _subfolders, names in os.walk(source / "refs") if stat.S_ISDIR(_mode(source / "refs")) else ():  # no link followed
         wanted += [(Path(folder) / name).relative_to(source).as_posix() for name in names]
     total = 0
     for name in wanted:
-        data = read_plain(source / name, name, GIT_BYTES - total)
-        if data is None:
-            raise OSError(_("its objects are over {size} MiB: too large to read").format(size=GIT_BYTES >> 20))
-        total += len(data)
         (target / name).parent.mkdir(parents=True, exist_ok=True)
-        (target / name).write_bytes(data)
+        with _open_plain(source / name, name) as file, open(target / name, "xb") as copy:
+            total += os.fstat(file.fileno()).st_size
+            if total > GIT_BYTES:
+                raise OSError(_("its objects are over {size} MiB: too large to read").format(size=GIT_BYTES >> 20))
+            shutil.copyfileobj(file, copy)
 
 
 def _names(folder: Path) -> list[str]:
