@@ -30,6 +30,7 @@ import signal
 import sys
 import tempfile
 import time
+import traceback
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -45,7 +46,7 @@ from . import summary
 from .exports import FILES as EXPORTS, canvas_csv, moodle_csv, safe_cell
 from .intake import Contents, Entry, discover, fingerprint_of, ignored, read_entry
 from .summary import Summary, entry_status
-from .work import grader_version, unreadable_report
+from .work import failed_report, grader_version, unreadable_report
 
 USAGE_ERROR, SOME_UNREADABLE, INTERRUPTED = 2, 1, 130
 GRADES, LOG, LOCK = "grades.csv", "grading.log", ".grading.lock"
@@ -395,10 +396,14 @@ def _print_table(course: Course, entries: list[Entry], reports: dict[str, dict],
                                                                                   reason=question.get("reason", "")))
 
 
-def _fingerprint_and_problem(entry: Entry) -> tuple[dict, Contents | None]:
-    """The entry's fingerprint, and its contents when they cannot be graded (else None: only the worker needs them)."""
-    contents = read_entry(entry)
-    return fingerprint_of(contents), (contents if contents.problem else None)
+def _fingerprint_and_problem(course: Course, entry: Entry) -> tuple[dict, dict | None]:
+    """The entry's fingerprint, and its report when it cannot be graded (else None: only the worker reads it again); the
+    grader's own failure to read it costs only this entry, reported with grader_error (read again by the next run)."""
+    try:
+        contents = read_entry(entry)
+    except Exception:  # noqa: BLE001 - the grader's own fault (a student's is a Contents.problem): this entry only
+        return {}, failed_report(course, entry, Contents(), traceback.format_exc())
+    return fingerprint_of(contents), (unreadable_report(course, entry, contents) if contents.problem else None)
 
 
 def _check_args(args: argparse.Namespace) -> tuple[Path, Path, int]:
@@ -458,7 +463,7 @@ def main(args: argparse.Namespace, course: Course | None = None) -> int:
     try:
         course = course or load_course(find_root(Path.cwd()))
         folder, out, jobs = _check_args(args)
-        entries = [entry for entry in discover(folder) if entry.path != out and out not in entry.path.parents]
+        entries = [entry for entry in discover(folder, getattr(args, "linked", False)) if entry.path != out and out not in entry.path.parents]
         if not entries:
             raise UsageError(_("nothing to grade in {folder}: it holds no folder, repository or notebook (.ipynb)").format(folder=folder))
         clashes = sorted({e.student for e in entries if sum(other.student == e.student for other in entries) > 1})
@@ -495,15 +500,15 @@ def _grade(course: Course, args: argparse.Namespace, folder: Path, out: Path, jo
         e.student: report for e in entries if e.student not in only and (report := load_report(out, e.student)) is not None}
     regrade = [entry for entry in entries if entry.student in only]
     with ThreadPoolExecutor(8) as threads:  # git and file reads: mostly waiting
-        read = dict(zip((e.student for e in regrade), threads.map(_fingerprint_and_problem, regrade)))
+        read = dict(zip((e.student for e in regrade), threads.map(functools.partial(_fingerprint_and_problem, course), regrade)))
     todo, unreadable_now = [], []
     for entry in regrade:
         report = None if getattr(args, "force", False) or getattr(args, "student", None) else load_report(out, entry.student)
-        found, contents = read[entry.student]
+        found, unreadable = read[entry.student]
         if is_current(report, found, version):
             kept[entry.student] = report
-        elif contents is not None:  # decided here: no worker needed to say that it cannot be read
-            unreadable_now.append((entry, unreadable_report(course, entry, contents)))
+        elif unreadable is not None:  # decided here: no worker needed to say that it cannot be read
+            unreadable_now.append((entry, unreadable))
         else:
             todo.append(entry)
     del read

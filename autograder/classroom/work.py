@@ -107,8 +107,9 @@ def classmates(entry: Entry, package: Path) -> tuple[Path, ...]:
 
 def _about(course: Course, entry: Entry, contents: Contents) -> dict:
     """What a report says besides the scores: who, which files, which grader, when."""
-    return ({"student": entry.student, "source": {"kind": entry.kind, "path": str(entry.path), "graded": contents.where}}
-            | fingerprint_of(contents) | {"grader_version": grader_version(course), "graded_at": _now()})
+    source = {"kind": entry.kind, "path": str(entry.path), "graded": contents.where} | (
+        {"left_out": list(contents.left_out.values())} if contents.left_out else {})
+    return {"student": entry.student, "source": source} | fingerprint_of(contents) | {"grader_version": grader_version(course), "graded_at": _now()}
 
 
 def unreadable_report(course: Course, entry: Entry, contents: Contents, problem: str = "") -> dict:
@@ -152,7 +153,7 @@ def grade_entries(course: Course, entries: Iterable[Entry], sandbox: Sandbox, sc
         finally:
             stream.close()  # the entry in hand when a run stopped before its report is reported as the grader's failure
         if drawn and drawn[-1] is not None and drawn[-1] is not last_reported[0]:
-            report(drawn[-1], _failed_report(course, drawn[-1], Contents(), trace))
+            report(drawn[-1], failed_report(course, drawn[-1], Contents(), trace))
         if drawn and drawn[-1] is None:
             return
         if not drawn:
@@ -178,7 +179,7 @@ def _submissions(course: Course, entries: Iterator[Entry], scratch: Path, report
                 else:
                     submission = Submission(package, classmates(entry, package) + hideable(hidden))
         except Exception:  # noqa: BLE001 - the grader's own fault (a student's is a Contents.problem): graded again next run
-            result, submission = _failed_report(course, entry, contents, traceback.format_exc()), None
+            result, submission = failed_report(course, entry, contents, traceback.format_exc()), None
         try:
             if submission is not None:
                 yield submission
@@ -195,13 +196,20 @@ def _graded_report(course: Course, entry: Entry, contents: Contents, submission:
     """The report of a graded submission, or the grader's failure when it has no whole report."""
     if submission.report is not None and not submission.failed:
         try:
-            return submission.report.to_dict() | _about(course, entry, contents)
+            report = submission.report.to_dict()
+            for question in report["questions"]:  # a module left out (a link) is missing for the engine: say why instead
+                why = contents.left_out.get(Path(course.question(question["number"]).file).name)
+                if why and question["status"] == ERROR:
+                    question["reason"] = why
+                    for check in question.get("tests", []):
+                        check["message"] = why
+            return report | _about(course, entry, contents)
         except Exception:  # noqa: BLE001 - the grader's own fault
             submission.failed = traceback.format_exc()
-    return _failed_report(course, entry, contents, submission.failed)
+    return failed_report(course, entry, contents, submission.failed)
 
 
-def _failed_report(course: Course, entry: Entry, contents: Contents, trace: str) -> dict:
+def failed_report(course: Course, entry: Entry, contents: Contents, trace: str) -> dict:
     """The report of an entry the grader itself failed on: every question 0, the reason, "grader_error" and the traceback."""
     last = (trace.strip().splitlines() or ["RuntimeError: the grading run stopped before this entry's report"])[-1]
     error, _colon, message = last.partition(": ")
