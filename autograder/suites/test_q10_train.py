@@ -6,7 +6,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from autograder.engine.asserts import first_position, kind, past_change
+from autograder.engine.asserts import first_position, kind, past_change, unmoved_from
 from autograder.engine.inputs import case
 from autograder.engine.proxy import CheckFailure, Generator, Handle, Student, StudentError, structure
 from autograder.i18n import _, number_text
@@ -145,6 +145,9 @@ def test_tiny_attention_lm(student: Student, x: torch.Tensor, return_weights: bo
         change = past_change(out[0], alt[0], future_from, dim=1)
         assert not change, _("changing the tokens from position {start} on changed earlier logits ({change}): the model sees the "
                              "future").format(start=future_from, change=change)
+        assert not unmoved_from(out[0], alt[0], future_from, dim=1), _(
+            "changing the tokens from position {start} on changed no logits, not even there: the logits must depend on the "
+            "tokens").format(start=future_from)
 
 
 def _trained_model(student: Student, kwargs: dict) -> tuple[Handle, object]:
