@@ -19,6 +19,8 @@ import torch
 import torch.nn.functional as F
 import torch.utils.benchmark as benchmark
 from torch import nn
+from torch.ao.nn import quantizable
+from torch.autograd.graph import get_gradient_edge
 
 ROOT = Path(__file__).resolve().parent.parent
 CHILD = ROOT / "autograder" / "sandbox" / "child"
@@ -79,6 +81,7 @@ def _seen(work, labels=forbidden.LABELS) -> list[str]:
 torch.manual_seed(0)
 Q, K, V = torch.randn(3, 2, 5, 4).unbind(0)  # (2, 5, 4) each
 MHA_MODULE = nn.MultiheadAttention(8, 2, batch_first=True)
+QUANTIZABLE_MHA = quantizable.MultiheadAttention(8, 2, batch_first=True)  # a pure-Python subclass: Linear, bmm, softmax
 X = torch.randn(2, 5, 8)
 E, H, G = torch.randn(5, dtype=torch.float64), torch.randn(5, 3, dtype=torch.float64), torch.randn(3, dtype=torch.float64)
 
@@ -109,6 +112,11 @@ def _grad_fn_by_hand() -> None:
     getattr(a, "grad" + "_fn")(H @ G)  # the node's backward, called without the engine
 
 
+def _gradient_edge_by_hand() -> None:
+    e, loss = _graph()
+    get_gradient_edge(loss).node(torch.ones_like(loss))  # torch.autograd reads .grad_fn for the caller, who calls the node
+
+
 def _engine_directly() -> None:
     e, loss = _graph()
     engine = torch.autograd.variable.Variable._execution_engine
@@ -125,6 +133,8 @@ ROUTES = [
     ("sdpa in a thread", lambda: _in_thread(lambda: F.scaled_dot_product_attention(Q, K, V)), SDPA),
     ("nn.MultiheadAttention", lambda: MHA_MODULE(X, X, X), MHA),
     ("nn.MultiheadAttention need_weights=False", lambda: MHA_MODULE(X, X, X, need_weights=False), MHA),
+    ("torch.ao's quantizable MultiheadAttention", lambda: QUANTIZABLE_MHA(X, X, X), MHA),
+    ("a subclass's _forward_impl called directly", lambda: QUANTIZABLE_MHA._forward_impl(X, X, X), MHA),
     ("F.multi_head_attention_forward", lambda: MHA_MODULE(X, X, X, average_attn_weights=False), MHA),
     ("torch._native_multi_head_attention", lambda: torch._native_multi_head_attention(*_native_args()), MHA),
     ("aten._native_multi_head_attention", lambda: torch.ops.aten._native_multi_head_attention(*_native_args()), MHA),
@@ -135,6 +145,7 @@ ROUTES = [
     ("torch.func.grad", lambda: torch.func.grad(_loss)(E), AUTOGRAD),
     ("torch.func.jacfwd (forward mode)", lambda: torch.func.jacfwd(_loss)(E), AUTOGRAD),
     ("grad_fn called by hand", _grad_fn_by_hand, AUTOGRAD),
+    ("get_gradient_edge's node called by hand", _gradient_edge_by_hand, AUTOGRAD),
     ("the engine called directly", _engine_directly, AUTOGRAD),
     ("backward via getattr", lambda: getattr(_graph()[1], "back" + "ward")(), AUTOGRAD),
 ]
