@@ -46,6 +46,7 @@ def _load(name: str) -> types.ModuleType:
 
 forbidden = _load("forbidden")
 clock = _load("clock")
+backward = _load("backward")
 SDPA, MHA, AUTOGRAD = forbidden.LABELS
 REAL_PERF_COUNTER = time.perf_counter  # the builtin, bound before any block runs
 
@@ -515,6 +516,15 @@ def test_work_clock_counts_flops_and_bursts() -> None:
     assert not any(isinstance(value, float) and value > 1e8 for value in vars(work_clock).values())  # the speed is not on the mode
 
 
+def test_backward_passes_counts_each_run_of_the_engine() -> None:
+    """Each backward() is one pass of the autograd engine; a forward alone is none."""
+    with backward.BackwardPasses() as passes:
+        for _ in range(3):
+            _graph()[1].backward()
+        _loss(E)
+    assert passes.count == 3 and _mode_stacks() == ([], [])
+
+
 def test_reading_the_mode_stack_marks_a_reach_and_datetime_reads_the_clock() -> None:
     """The clock's speed is not on the dispatch-mode stack, and reading that stack from student code is a reach; datetime.now()
     differences are virtual time."""
@@ -541,7 +551,7 @@ def test_wall_times_takes_the_function_and_keeps_to_the_budget() -> None:
     assert clock.wall_times(time_attention, [2, 4, 8], d=16, budget=-1.0) == {"Ts": [], "seconds": []}
 
 
-@pytest.mark.parametrize("name", ["forbidden", "clock"])
+@pytest.mark.parametrize("name", ["forbidden", "clock", "backward"])
 def test_child_modules_import_only_the_standard_library_torch_and_each_other(name: str) -> None:
     """They run as `_child.*` in the zygote: no autograder, no reference, and no costly torch.utils.benchmark import."""
     tree = ast.parse((CHILD / f"{name}.py").read_text(encoding="utf-8"))
