@@ -516,6 +516,21 @@ def test_work_clock_counts_flops_and_bursts() -> None:
     assert not any(isinstance(value, float) and value > 1e8 for value in vars(work_clock).values())  # the speed is not on the mode
 
 
+def test_work_clock_notes_the_score_tables_of_each_interval() -> None:
+    """Between two readings the clock notes every square product, T x T over d (mm, bmm, the fused kernel), by table."""
+    work_clock = clock.WorkClock()
+    q, k = torch.randn(2, 5, 3), torch.randn(2, 5, 3)
+    with work_clock:
+        work_clock.elapsed()
+        q[0] @ k[0].T  # one (5, 5) table over 3
+        q @ k.transpose(1, 2)  # two more
+        torch.randn(8, 4) @ torch.randn(4, 6)  # not square: no table
+        work_clock.elapsed()
+        torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q[None], k[None], k[None])  # the fused kernel: two heads
+        work_clock.elapsed()
+    assert work_clock.tables == [[[5, 3, 3]], [[5, 3, 2]]]
+
+
 def test_backward_passes_counts_each_run_of_the_engine() -> None:
     """Each backward() is one pass of the autograd engine; a forward alone is none."""
     with backward.BackwardPasses() as passes:

@@ -103,6 +103,7 @@ class CallRecord:
     reads: int = 0
     spied: list[str] = field(default_factory=list)
     readings: list[float] = field(default_factory=list)  # the times the virtual clock gave, in order (the first thousands)
+    tables: list = field(default_factory=list)  # per interval between two readings, the score tables that ran: [[T, d, how many], ...]
     backward_passes: int = 0  # the autograd engine's backward passes, counted in a counting_backward block
 
 
@@ -290,6 +291,7 @@ class Student:
         passes = answer.get("backward_passes", 0)
         self.last = CallRecord(answer.get("reads", 0), list(answer.get("spied", [])),
                                [float(r) for r in readings if type(r) in (int, float)] if isinstance(readings, list) else [],
+                               answer.get("tables", []) if isinstance(answer.get("tables"), list) else [],
                                passes if type(passes) is int else 0)
         if answer.get("tampered"):
             raise Flagged(one_line(str(answer["tampered"]), 100))

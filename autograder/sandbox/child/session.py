@@ -114,7 +114,8 @@ class Session:
                         try:
                             value = function(*args, **kwargs)
                         finally:
-                            result |= {"reads": work_clock.reads, "readings": list(work_clock.readings), "reached": work_clock.reached}
+                            result |= {"reads": work_clock.reads, "readings": list(work_clock.readings), "tables": list(work_clock.tables),
+                                       "reached": work_clock.reached}
                 elif request.get("backward"):
                     with backward.BackwardPasses() as passes, spy:
                         try:
