@@ -19,6 +19,8 @@ import torch
 import torch.nn.functional as F
 import torch.utils.benchmark as benchmark
 from torch import nn
+from torch.ao.nn import quantizable
+from torch.autograd.graph import get_gradient_edge
 
 ROOT = Path(__file__).resolve().parent.parent
 CHILD = ROOT / "autograder" / "sandbox" / "child"
@@ -44,6 +46,7 @@ def _load(name: str) -> types.ModuleType:
 
 forbidden = _load("forbidden")
 clock = _load("clock")
+backward = _load("backward")
 SDPA, MHA, AUTOGRAD = forbidden.LABELS
 REAL_PERF_COUNTER = time.perf_counter  # the builtin, bound before any block runs
 
@@ -79,6 +82,7 @@ def _seen(work, labels=forbidden.LABELS) -> list[str]:
 torch.manual_seed(0)
 Q, K, V = torch.randn(3, 2, 5, 4).unbind(0)  # (2, 5, 4) each
 MHA_MODULE = nn.MultiheadAttention(8, 2, batch_first=True)
+QUANTIZABLE_MHA = quantizable.MultiheadAttention(8, 2, batch_first=True)  # a pure-Python subclass: Linear, bmm, softmax
 X = torch.randn(2, 5, 8)
 E, H, G = torch.randn(5, dtype=torch.float64), torch.randn(5, 3, dtype=torch.float64), torch.randn(3, dtype=torch.float64)
 
@@ -109,6 +113,11 @@ def _grad_fn_by_hand() -> None:
     getattr(a, "grad" + "_fn")(H @ G)  # the node's backward, called without the engine
 
 
+def _gradient_edge_by_hand() -> None:
+    e, loss = _graph()
+    get_gradient_edge(loss).node(torch.ones_like(loss))  # torch.autograd reads .grad_fn for the caller, who calls the node
+
+
 def _engine_directly() -> None:
     e, loss = _graph()
     engine = torch.autograd.variable.Variable._execution_engine
@@ -125,6 +134,8 @@ ROUTES = [
     ("sdpa in a thread", lambda: _in_thread(lambda: F.scaled_dot_product_attention(Q, K, V)), SDPA),
     ("nn.MultiheadAttention", lambda: MHA_MODULE(X, X, X), MHA),
     ("nn.MultiheadAttention need_weights=False", lambda: MHA_MODULE(X, X, X, need_weights=False), MHA),
+    ("torch.ao's quantizable MultiheadAttention", lambda: QUANTIZABLE_MHA(X, X, X), MHA),
+    ("a subclass's _forward_impl called directly", lambda: QUANTIZABLE_MHA._forward_impl(X, X, X), MHA),
     ("F.multi_head_attention_forward", lambda: MHA_MODULE(X, X, X, average_attn_weights=False), MHA),
     ("torch._native_multi_head_attention", lambda: torch._native_multi_head_attention(*_native_args()), MHA),
     ("aten._native_multi_head_attention", lambda: torch.ops.aten._native_multi_head_attention(*_native_args()), MHA),
@@ -135,6 +146,7 @@ ROUTES = [
     ("torch.func.grad", lambda: torch.func.grad(_loss)(E), AUTOGRAD),
     ("torch.func.jacfwd (forward mode)", lambda: torch.func.jacfwd(_loss)(E), AUTOGRAD),
     ("grad_fn called by hand", _grad_fn_by_hand, AUTOGRAD),
+    ("get_gradient_edge's node called by hand", _gradient_edge_by_hand, AUTOGRAD),
     ("the engine called directly", _engine_directly, AUTOGRAD),
     ("backward via getattr", lambda: getattr(_graph()[1], "back" + "ward")(), AUTOGRAD),
 ]
@@ -557,6 +569,30 @@ def test_work_clock_counts_flops_and_bursts() -> None:
     assert not any(isinstance(value, float) and value > 1e8 for value in vars(work_clock).values())  # the speed is not on the mode
 
 
+def test_work_clock_notes_the_score_tables_of_each_interval() -> None:
+    """Between two readings the clock notes every square product, T x T over d (mm, bmm, the fused kernel), by table."""
+    work_clock = clock.WorkClock()
+    q, k = torch.randn(2, 5, 3), torch.randn(2, 5, 3)
+    with work_clock:
+        work_clock.elapsed()
+        q[0] @ k[0].T  # one (5, 5) table over 3
+        q @ k.transpose(1, 2)  # two more
+        torch.randn(8, 4) @ torch.randn(4, 6)  # not square: no table
+        work_clock.elapsed()
+        torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q[None], k[None], k[None])  # the fused kernel: two heads
+        work_clock.elapsed()
+    assert work_clock.tables == [[[5, 3, 3]], [[5, 3, 2]]]
+
+
+def test_backward_passes_counts_each_run_of_the_engine() -> None:
+    """Each backward() is one pass of the autograd engine; a forward alone is none."""
+    with backward.BackwardPasses() as passes:
+        for _ in range(3):
+            _graph()[1].backward()
+        _loss(E)
+    assert passes.count == 3 and _mode_stacks() == ([], [])
+
+
 def test_reading_the_mode_stack_marks_a_reach_and_datetime_reads_the_clock() -> None:
     """The clock's speed is not on the dispatch-mode stack, and reading that stack from student code is a reach; datetime.now()
     differences are virtual time."""
@@ -583,7 +619,7 @@ def test_wall_times_takes_the_function_and_keeps_to_the_budget() -> None:
     assert clock.wall_times(time_attention, [2, 4, 8], d=16, budget=-1.0) == {"Ts": [], "seconds": []}
 
 
-@pytest.mark.parametrize("name", ["forbidden", "clock"])
+@pytest.mark.parametrize("name", ["forbidden", "clock", "backward"])
 def test_child_modules_import_only_the_standard_library_torch_and_each_other(name: str) -> None:
     """They run as `_child.*` in the zygote: no autograder, no reference, and no costly torch.utils.benchmark import."""
     tree = ast.parse((CHILD / f"{name}.py").read_text(encoding="utf-8"))

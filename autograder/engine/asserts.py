@@ -129,6 +129,14 @@ def past_change(first: torch.Tensor, second: torch.Tensor, start: int, dim: int)
     return _("position {position} changed by up to {change}").format(position=position, change=number_text((before - after).abs()[moved].max().item(), ".3g"))
 
 
+def unmoved_from(first: torch.Tensor, second: torch.Tensor, start: int, dim: int) -> bool:
+    """True when two outputs of the same shape also agree (beyond rounding) from position start on along dim, where the
+    inputs differed: an output that ignores its input passes a future-blind check, and this tells it apart."""
+    length = first.shape[dim] - start
+    return first.shape == second.shape and bool(torch.isclose(first.narrow(dim, start, length), second.narrow(dim, start, length),
+                                                              atol=1e-5, equal_nan=True).all())
+
+
 def output_mismatch(got: object, expected: object, names: tuple[str, ...]) -> str | None:
     """Compare a tensor or a tuple of tensors, named in order (`the output`, `the weights`)."""
     if len(names) == 1:

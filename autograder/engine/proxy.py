@@ -104,6 +104,8 @@ class CallRecord:
     reads: int = 0
     spied: list[str] = field(default_factory=list)
     readings: list[float] = field(default_factory=list)  # the times the virtual clock gave, in order (the first thousands)
+    tables: list = field(default_factory=list)  # per interval between two readings, the score tables that ran: [[T, d, how many], ...]
+    backward_passes: int = 0  # the autograd engine's backward passes, counted in a counting_backward block
 
 
 def one_line(text: object, limit: int = 300) -> str:
@@ -194,6 +196,7 @@ class Student:
         self._forbid: tuple[str, ...] = ()
         self._clock: float | bool = False
         self._grad: bool | None = None
+        self._backward = False
         self.last = CallRecord()
         self.made: dict[int, Call] = {}  # handle number -> the call that first returned it (a constructor)
         self.loaded: dict[int, dict[str, torch.Tensor]] = {}  # handle number -> the weights load_weights put in
@@ -228,6 +231,15 @@ class Student:
             yield
         finally:
             self._grad = None
+
+    @contextlib.contextmanager
+    def counting_backward(self) -> Iterator[None]:
+        """Calls inside the block count the autograd engine's backward passes they run: `last.backward_passes`."""
+        self._backward = True
+        try:
+            yield
+        finally:
+            self._backward = False
 
     def known_function(self, name: str) -> "Handle":
         """A scalar test function kept in the child (cubic, sin_exp, read_loss, quartic); `.calls` counts its calls."""
@@ -277,8 +289,11 @@ class Student:
         except ChildStopped as stopped:
             raise CheckFailure(stopped.reason, "stopped") from None
         readings = answer.get("readings", [])
+        passes = answer.get("backward_passes", 0)
         self.last = CallRecord(answer.get("reads", 0), list(answer.get("spied", [])),
-                               [float(r) for r in readings if type(r) in (int, float)] if isinstance(readings, list) else [])
+                               [float(r) for r in readings if type(r) in (int, float)] if isinstance(readings, list) else [],
+                               answer.get("tables", []) if isinstance(answer.get("tables"), list) else [],
+                               passes if type(passes) is int else 0)
         if answer.get("tampered"):
             raise Flagged(one_line(str(answer["tampered"]), 100))
         if answer.get("reached"):
@@ -310,6 +325,8 @@ class Student:
                    "forbid": list(self._forbid), "clock": self._clock}
         if self._grad is not None:
             request["grad"] = self._grad
+        if self._backward:
+            request["backward"] = True
         answer = self._ask(request)
         names = answer.get("names") if isinstance(answer.get("names"), list) else []
         tensors = [(index, arg) for index, arg in enumerate(args) if type(arg) is torch.Tensor]

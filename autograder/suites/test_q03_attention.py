@@ -4,7 +4,7 @@ import random
 import pytest
 import torch
 
-from autograder.engine.asserts import assert_future_blind, assert_same, kind
+from autograder.engine.asserts import assert_future_blind, assert_same, kind, unmoved_from
 from autograder.engine.inputs import batch_shape, draw, dtype, randn, seed
 from autograder.engine.proxy import Student
 from autograder.i18n import N_, _
@@ -67,6 +67,9 @@ def test_future_blind(student: Student, T: int, start: int) -> None:
     assert_future_blind(outs[0][0], outs[1][0], start, -2,
                         _("changing keys and values at positions {start} and later changed the output at an earlier position: the future "
                           "leaks in").format(start=start))
+    assert not unmoved_from(outs[0][0], outs[1][0], start, -2), _(
+        "changing keys and values at positions {start} and later changed no output, not even there: the output must depend on "
+        "the keys and values").format(start=start)
 
 
 @pytest.mark.points(2)

@@ -2,7 +2,7 @@
 import pytest
 import torch
 
-from autograder.engine.asserts import assert_same, kind, known_mistake, past_change
+from autograder.engine.asserts import assert_same, kind, known_mistake, past_change, unmoved_from
 from autograder.engine.inputs import case, randn
 from autograder.engine.proxy import Handle, Student, StudentError, load_weights, structure
 from autograder.i18n import N_, _
@@ -96,6 +96,8 @@ def test_future_blind(student: Student, d_model: int, n_heads: int, x: torch.Ten
         raise AssertionError(_("changing x at positions {start} and later changed the output at an earlier position ({change})").format(
             start=start, change=leak) + mistake if mistake else _("changing x at positions {start} and later changed the output at an "
                                                                   "earlier position ({change}): is the mask applied?").format(start=start, change=leak))
+    assert not unmoved_from(first, second, start, dim=1), _(
+        "changing x at positions {start} and later changed no output, not even there: the output must depend on x").format(start=start)
 
 
 @pytest.mark.points(1)

@@ -1,4 +1,5 @@
 """Question 9: time_attention under a virtual clock, fit_exponent, scores_bytes, attention_flops."""
+import bisect
 from typing import Callable
 
 import pytest
@@ -6,7 +7,7 @@ import torch
 
 from autograder.engine.asserts import kind, known_mistake, number_mismatch
 from autograder.engine.inputs import case
-from autograder.engine.proxy import Student
+from autograder.engine.proxy import CallRecord, Student
 from autograder.i18n import N_, _, number_text
 from autograder.sandbox.child.clock import BURST_SIZE
 from reference import cost
@@ -21,6 +22,7 @@ FITS = [case(Ts=[16, 32, 64, 128], seconds=[1.0, 4.0, 16.0, 64.0]), case(Ts=NOIS
 BYTES = [case(args=args) for args in ((1,), (1000,), (4096,), (300, torch.float64), (64, torch.float16))]
 FLOPS = [case(T=T, d=d) for T, d in ((1, 1), (5, 3), (128, 64), (1000, 16))]
 WALL = {"Ts": [256, 512, 1024, 2048], "d": 64, "budget": 1.5}  # real timings for the note: as many T as fit in the budget
+CLOCK_GRAIN = 2e-6  # seconds: a datetime reading is rounded to the microsecond
 
 
 def _timed(readings: list[float]) -> list[float]:
@@ -28,9 +30,29 @@ def _timed(readings: list[float]) -> list[float]:
     return [stop - start for start, stop in zip(readings[0::2], readings[1::2])]
 
 
-def _equals(value: float, candidate: float) -> bool:
-    """value is candidate, up to the rounding of a nanosecond clock or a float sum."""
-    return abs(value - candidate) <= 1e-6 * abs(candidate) + 2e-9
+def _equals(value: float, candidate: float, grain: float = 2e-9) -> bool:
+    """value is candidate, up to the rounding of a float sum and of a clock that counts in steps of grain (a nanosecond)."""
+    return abs(value - candidate) <= 1e-6 * abs(candidate) + grain
+
+
+def _per_forward(record: CallRecord, T: int, d: int) -> list[float]:
+    """Sorted: for each interval between two successive clock readings in which T x T score tables over d ran (attention on
+    (T, d) inputs), its length divided by how many ran."""
+    spans = []
+    for start, stop, tables in zip(record.readings, record.readings[1:], record.tables):
+        count = sum(entry[2] for entry in tables if isinstance(entry, list) and len(entry) == 3 and entry[:2] == [T, d])
+        if count > 0:
+            spans.append((stop - start) / count)
+    return sorted(spans)
+
+
+def _measured(value: float, spans: list[float]) -> bool:
+    """value is one of spans or the mean of two of them (the median of an even number of repeats), up to a clock's grain."""
+    for first in spans:
+        at = bisect.bisect_left(spans, 2 * value - first - 2 * CLOCK_GRAIN)
+        if any(_equals(value, (first + second) / 2, CLOCK_GRAIN) for second in spans[at:at + 3]):
+            return True
+    return False
 
 
 @pytest.mark.points(3)
@@ -39,12 +61,15 @@ def test_time_attention(student: Student, T: int, d: int, repeats: int) -> None:
     """time_attention reports one forward, robust to noise"""
     with student.virtual_clock("time_attention", T, d, repeats) as speed:  # work per virtual second, a function of the input
         value = student.time_attention(T, d=d, repeats=repeats)
-        record = student.last  # how often that call read the clock, and what it read
+        record = student.last  # how often that call read the clock, what it read, and the attention that ran in between
     assert type(value) in (int, float), _("time_attention returned {kind}; expected a float number of seconds").format(kind=kind(value))
     assert record.reads >= 2, _("time_attention's figure did not come from reading a clock before and after the attention call")
     one_forward = 4 * T**2 * d / speed
     ratio = value / one_forward
     if 0.97 <= ratio <= 1.3:
+        assert _measured(value, _per_forward(record, T, d)), _(
+            "the figure is not a time your clock measured: it matches no interval between two readings in which attention on "
+            "(T, d) inputs ran; time the attention and return what you measured")
         return
     timed = _timed(record.readings)
     spans = [sum(timed), record.readings[-1] - record.readings[0]] if timed else []

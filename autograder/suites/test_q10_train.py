@@ -6,7 +6,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from autograder.engine.asserts import first_position, kind, past_change
+from autograder.engine.asserts import first_position, kind, past_change, unmoved_from
 from autograder.engine.inputs import case, seeded
 from autograder.engine.proxy import CheckFailure, Generator, Handle, Student, StudentError, structure
 from autograder.i18n import _, number_text
@@ -145,11 +145,17 @@ def test_tiny_attention_lm(student: Student, x: torch.Tensor, return_weights: bo
         change = past_change(out[0], alt[0], future_from, dim=1)
         assert not change, _("changing the tokens from position {start} on changed earlier logits ({change}): the model sees the "
                              "future").format(start=future_from, change=change)
+        assert not unmoved_from(out[0], alt[0], future_from, dim=1), _(
+            "changing the tokens from position {start} on changed no logits, not even there: the logits must depend on the "
+            "tokens").format(start=future_from)
 
 
-def _trained_model(student: Student, kwargs: dict) -> tuple[Handle, object]:
-    """train_copy_task(**kwargs) as (the model's handle, the losses); a first item that is no nn.Module fails the check."""
-    result = student.train_copy_task(**kwargs)
+def _trained_model(student: Student, kwargs: dict) -> tuple[Handle, object, int]:
+    """train_copy_task(**kwargs) as (the model's handle, the losses, the autograd engine's backward passes in the call); a first
+    item that is no nn.Module fails the check."""
+    with student.counting_backward():
+        result = student.train_copy_task(**kwargs)
+    passes = student.last.backward_passes
     if not isinstance(result, (tuple, list)) or len(result) != 2:
         raise CheckFailure(_("train_copy_task should return (model, losses); it returned {kind}").format(kind=kind(result)))
     trained = result[0]
@@ -160,7 +166,7 @@ def _trained_model(student: Student, kwargs: dict) -> tuple[Handle, object]:
         structure(trained)  # the child raises TypeError for anything but an nn.Module
     except StudentError:
         raise not_a_module from None
-    return trained, result[1]
+    return trained, result[1], passes
 
 
 def _honours_seed_and_lr(student: Student, kwargs: dict, losses: list[float]) -> None:
@@ -180,7 +186,7 @@ def _honours_seed_and_lr(student: Student, kwargs: dict, losses: list[float]) ->
 def test_train_copy_task(student: Student, epochs: int, steps_per_epoch: int, batch_size: int, lr: float, seed: int,
                          held_out: torch.Tensor) -> None:
     """train_copy_task honours its arguments and learns to copy the previous token"""
-    model, losses = _trained_model(student, {"epochs": epochs, "steps_per_epoch": steps_per_epoch, "batch_size": batch_size,
+    model, losses, passes = _trained_model(student, {"epochs": epochs, "steps_per_epoch": steps_per_epoch, "batch_size": batch_size,
                                              "lr": lr, "seed": seed})
     model.eval()
     with student.no_grad():
@@ -194,6 +200,8 @@ def test_train_copy_task(student: Student, epochs: int, steps_per_epoch: int, ba
     steps = epochs * steps_per_epoch
     assert len(losses) == steps, _("{count} losses for epochs * steps_per_epoch = {steps} steps: record every step's loss, use the "
                                   "arguments").format(count=len(losses), steps=steps)
+    assert passes == steps, _("the autograd engine ran {passes} backward passes in train_copy_task for {steps} steps: train the "
+                              "model, one loss.backward() per step").format(passes=passes, steps=steps)
     _climbs(losses)
     assert all(math.isfinite(v) for v in losses), _("some losses are NaN or infinite")
     assert abs(losses[0] - math.log(VOCAB)) <= 1.0, \
@@ -209,6 +217,9 @@ def test_train_copy_task(student: Student, epochs: int, steps_per_epoch: int, ba
     assert type(logits) is torch.Tensor and logits.shape == (*held_out.shape, VOCAB), \
         _("the trained model's logits are {kind}; expected a {shape} tensor").format(kind=kind(logits), shape=(*held_out.shape, VOCAB))
     loss = F.cross_entropy(logits[:, 1:].reshape(-1, VOCAB).float(), held_out[:, :-1].reshape(-1)).item()
+    assert abs(loss - final) <= 0.1 + 0.5 * max(loss, final), _(
+        "the last losses average {final}, yet on a fresh batch the returned model's loss is {loss}: return the model you trained, "
+        "and the loss of each of its steps").format(final=number_text(final, ".2f"), loss=number_text(loss, ".2f"))
     assert loss < 1.0, _("on a fresh batch the trained model's loss is {loss}; it should be well below 1.0").format(loss=number_text(loss, ".2f"))
     assert (logits[:, 0].argmax(dim=-1) == 0).double().mean() <= 0.5, \
         _("the model learned to predict token 0 at position 0: targets of -100 must be ignored by the loss, not replaced")

@@ -3,6 +3,6 @@
 Every backend loads this package as `_child`, by path, before any student code runs: guard.py and serve.py are the
 child's side of the sandbox (the audit hook, the frames, the request loop), the rest serves the requests.
 """
-from . import clock, forbidden, guard, helpers, plain, serve, session
+from . import backward, clock, forbidden, guard, helpers, plain, serve, session
 
-__all__ = ["clock", "forbidden", "guard", "helpers", "plain", "serve", "session"]
+__all__ = ["backward", "clock", "forbidden", "guard", "helpers", "plain", "serve", "session"]

@@ -15,6 +15,10 @@ or a class attribute in `timeit`, in the torch.utils.benchmark modules the stude
 Everything is put back on exit, exceptions included; a reference to a virtual clock bound inside the
 block (a module imported there) is turned back into the real clock too.
 
+Between each two readings the clock also notes the score tables that ran: every matrix product (mm, addmm, bmm,
+baddbmm) or fused attention kernel whose result is square, T x T over an inner size d, as (T, d, how many); the
+grader then knows which intervals held attention of which size, and a figure must be one of those it measured.
+
 The clock's speed is the grader's: it is a pure function of the check and its input, chosen so that no figure
 can be worked out ahead without reading a clock. The mode on the dispatch stack holds the work only (the speed
 lives with the stand-in clocks), and the functions that read the dispatch-mode stack are tripwires while the
@@ -58,6 +62,8 @@ _MODE_STACK_REAL = {(owner, name): getattr(owner, name) for owner, names in _MOD
 _OWN_CODE = (os.path.dirname(torch.__file__) + os.sep, os.path.dirname(__file__) + os.sep)  # torch's and the child's: no reach
 READINGS_KEPT = 4096  # the first readings a call took, sent back so that the grader can tell a mean from a total
 _FLASH_CPU = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu
+# Matrix products, by overload packet: the position of their first factor among the arguments (addmm's is after the bias).
+_PRODUCTS = {torch.ops.aten.mm: 0, torch.ops.aten.bmm: 0, torch.ops.aten.addmm: 1, torch.ops.aten.baddbmm: 1}
 _Tensor, _isinstance, _id = torch.Tensor, isinstance, id
 
 
@@ -65,6 +71,17 @@ def _cpu_attention_flops(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *arg
     """FLOPs of the fused CPU attention kernel, which torch's flop registry does not list."""
     batch = q.numel() // (q.shape[-2] * q.shape[-1])
     return 2 * batch * q.shape[-2] * k.shape[-2] * (q.shape[-1] + v.shape[-1])
+
+
+def _score_table(first: int, args: tuple) -> tuple[int, int, int] | None:
+    """(T, d, how many) when the product whose first factor is args[first] (-1: the fused kernel's q, k) gives square T x T
+    tables over an inner size d; None for any other product."""
+    if first < 0:
+        a, rows, cols = args[0], args[0].shape[-2], args[1].shape[-2]
+    else:
+        a, rows, cols = args[first], args[first].shape[-2], args[first + 1].shape[-1]
+    inner = a.shape[-1]
+    return (rows, inner, a.numel() // (rows * inner)) if rows == cols and rows * inner else None
 
 
 def _output_size(out: object) -> int:
@@ -93,19 +110,23 @@ class WorkClock(TorchDispatchMode):
         self.reached = False  # student code called a function that reads the dispatch-mode stack
         self.readings: list[float] = []  # the first READINGS_KEPT times the stand-in clocks gave
         self.seen: set[object] = set()  # overload packets already run once (warm-up paid)
-        self._costs: dict[int, tuple[object, Callable | None, bool]] = {}  # id(overload) -> (overload, FLOP counter or None, takes out_val)
+        self.tables: list[list[list[int]]] = []  # per interval between two readings (the first kept): [T, d, how many] per size
+        self._pending: dict[tuple[int, int], int] = {}  # (T, d) -> score tables since the last reading
+        # id(overload) -> (overload, FLOP counter or None, takes out_val, first factor of a product or None)
+        self._costs: dict[int, tuple[object, Callable | None, bool, int | None]] = {}
 
-    def _cost_of(self, func: object) -> tuple[object, Callable | None, bool]:
-        """(func, its FLOP counter or None for output size, whether that counter takes out_val); pays the warm-up once."""
+    def _cost_of(self, func: object) -> tuple[object, Callable | None, bool, int | None]:
+        """(func, its FLOP counter or None for output size, whether that counter takes out_val, where its first factor is
+        when it is a product: -1 for the fused attention kernel); pays the warm-up once."""
         packet = getattr(func, "_overloadpacket", func)
         if packet not in self.seen:
             self.seen.add(packet)
             self.work += WARMUP_WORK
         if packet in flop_registry:
-            return func, flop_registry[packet], True
+            return func, flop_registry[packet], True, _PRODUCTS.get(packet)
         if packet is _FLASH_CPU:
-            return func, _cpu_attention_flops, False
-        return func, None, False
+            return func, _cpu_attention_flops, False, -1
+        return func, None, False, None
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
@@ -113,17 +134,24 @@ class WorkClock(TorchDispatchMode):
         entry = self._costs.get(_id(func))
         if entry is None or entry[0] is not func:
             entry = self._costs[_id(func)] = self._cost_of(func)
-        _, flops, takes_out = entry
+        _, flops, takes_out, first = entry
         if flops is None:  # the common case, kept short: this runs for every operation
             self.work += out.numel() if _isinstance(out, _Tensor) else _output_size(out)
-        elif takes_out:
+            return out
+        if takes_out:
             self.work += flops(*args, **kwargs, out_val=out)
         else:
             self.work += flops(*args, **kwargs)
+        table = None if first is None else _score_table(first, args)
+        if table is not None:
+            self._pending[table[:2]] = self._pending.get(table[:2], 0) + table[2]
         return out
 
     def elapsed(self) -> float:
         """The work done so far, interference included; every BURST_EVERY-th read comes after a burst of interference."""
+        if 0 < self.reads < READINGS_KEPT:  # the interval since the previous reading ends here
+            self.tables.append([[rows, inner, count] for (rows, inner), count in self._pending.items()])
+        self._pending = {}
         if self.reads % BURST_EVERY == BURST_AT:
             self.interference += BURST_SIZE * (self.work - self.work_at_last_read)
         self.reads += 1

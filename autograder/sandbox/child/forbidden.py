@@ -6,8 +6,10 @@ Every route to that work meets one of the two modes, whatever name the student r
 
 - the function mode sees the public entry points (F.scaled_dot_product_attention,
   F.multi_head_attention_forward, torch._native_multi_head_attention, Tensor.backward,
-  torch.autograd.grad / backward, forward-mode duals, the student's own read of `.grad_fn`) and every
-  `torch.ops.aten.X` call, by overload packet;
+  torch.autograd.grad / backward, forward-mode duals, the student's own read of `.grad_fn`, or torch.autograd's
+  on the student's behalf, as get_gradient_edge's) and every `torch.ops.aten.X` call, by overload packet, and
+  any torch function called while a method of nn.MultiheadAttention or of a subclass runs (torch.ao's
+  pure-Python quantizable one included);
 - the dispatch mode sees the kernels that survive decomposition (the fused attention kernels,
   `aten._safe_softmax`, which only SDPA's math path uses, the native multi-head kernel) and every
   operation the autograd engine runs (`torch._C._current_graph_task_id() != -1`).
@@ -55,7 +57,8 @@ _ENTRY_POINTS = {
           getattr(torch, "_transformer_encoder_layer_fwd", None)),
     AUTOGRAD: (torch.Tensor.backward, torch.autograd.grad, torch.autograd.backward, getattr(torch, "_make_dual", None)),
 }
-# Reading a tensor's autograd node (to call its backward by hand) is autograd too, unless torch's own code reads it.
+# Reading a tensor's autograd node (to call its backward by hand) is autograd too, unless torch's own code reads it for
+# itself (nn.Module, optimizers, printing); torch.autograd's helpers (graph.get_gradient_edge) read it to hand it out.
 _GRAPH_ATTRIBUTES = tuple(torch._C.TensorBase.__dict__[name] for name in ("grad_fn", "_grad_fn") if name in torch._C.TensorBase.__dict__)
 
 
@@ -88,6 +91,7 @@ _push_function_mode, _push_dispatch_mode = torch.overrides._push_mode, torch.uti
 _set_thread_profile, _get_thread_profile, _set_profile = threading.setprofile, threading.getprofile, sys.setprofile
 _getframe, _TORCH_DIR = sys._getframe, os.path.dirname(torch.__file__) + os.sep
 _current_frames, _get_ident, _get_thread_trace = sys._current_frames, threading.get_ident, threading.gettrace
+_AUTOGRAD_DIR, _MultiheadAttention, _subclasses = os.path.dirname(torch.autograd.__file__) + os.sep, torch.nn.MultiheadAttention, type.__subclasses__
 _BOOTSTRAP = threading.Thread._bootstrap  # what threading starts a thread with: its profile hook equips such threads
 _WATCHING: list["ForbiddenWork"] = []  # the watch whose block runs now
 
@@ -134,8 +138,31 @@ def _function_label(func: object) -> str | None:
         return _packet_label(func._overloadpacket)
     if kind is _MethodWrapper and _getattr(func, "__self__", None) in _GRAPH_ATTRIBUTES:
         reader = _getframe(2).f_code.co_filename  # 0: here, 1: the mode's handler, 2: the code that read .grad_fn
-        return None if reader.startswith(_TORCH_DIR) else AUTOGRAD  # torch reads it itself (nn.Module.register_parameter)
+        return None if reader.startswith(_TORCH_DIR) and not reader.startswith(_AUTOGRAD_DIR) else AUTOGRAD
     return None
+
+
+def _mha_codes() -> frozenset:
+    """The code of every method of nn.MultiheadAttention and of each of its subclasses defined so far."""
+    classes, codes = [_MultiheadAttention], set()
+    while classes:
+        cls = classes.pop()
+        classes.extend(_subclasses(cls))
+        for value in vars(cls).values():
+            function = _getattr(value, "__func__", value)
+            code = _getattr(function, "__code__", None) if _type(function) is types.FunctionType else None
+            if code is not None:
+                codes.add(code)
+    return frozenset(codes)
+
+
+def _inside(codes: frozenset, frame: object) -> bool:
+    """True when one of the frames from frame outwards runs one of codes."""
+    while frame is not None:
+        if frame.f_code in codes:
+            return True
+        frame = frame.f_back
+    return False
 
 
 class _PerThread(threading.local):
@@ -151,10 +178,17 @@ class _FunctionWatch(TorchFunctionMode):
     def __init__(self, watch: "ForbiddenWork") -> None:
         super().__init__()
         self.watch = watch
+        self.mha_codes: frozenset = frozenset()
+
+    def __enter__(self) -> "_FunctionWatch":
+        self.mha_codes = _mha_codes() if MHA in self.watch._asked else frozenset()  # the student's subclasses exist by now
+        return super().__enter__()
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         watch, here = self.watch, self.watch._thread
         label = _function_label(func)
+        if label is None and self.mha_codes and not here.in_mha and _inside(self.mha_codes, _getframe(1)):
+            label = MHA  # work done by an nn.MultiheadAttention, whatever its class (torch.ao's quantizable one is pure Python)
         if label is not None:
             watch._note(label)
         here.depth += 1

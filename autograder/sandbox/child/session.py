@@ -11,7 +11,7 @@ from typing import Callable
 
 import torch
 
-from . import clock, forbidden, helpers, plain
+from . import backward, clock, forbidden, helpers, plain
 
 # Bound at import, in the zygote, before any student code runs: a patched builtin never reaches this module.
 from builtins import dict, getattr, id, isinstance, len, list, tuple, type  # noqa: E402, A004
@@ -117,7 +117,14 @@ class Session:
                         try:
                             value = function(*args, **kwargs)
                         finally:
-                            result |= {"reads": work_clock.reads, "readings": list(work_clock.readings), "reached": work_clock.reached}
+                            result |= {"reads": work_clock.reads, "readings": list(work_clock.readings), "tables": list(work_clock.tables),
+                                       "reached": work_clock.reached}
+                elif request.get("backward"):
+                    with backward.BackwardPasses() as passes, spy:
+                        try:
+                            value = function(*args, **kwargs)
+                        finally:
+                            result["backward_passes"] = passes.count
                 else:
                     with spy:
                         value = function(*args, **kwargs)
