@@ -1,4 +1,4 @@
-# fault: a malformed first frame makes the grader give up on this question without closing its child; a thread of that child then opens the next question's channel (the FIFOs in its folder, or the pipes of the process working there, through /proc: Landlock refuses that) and drains it
+# fault: a malformed first frame makes the grader give up on this question without closing its child; a thread of that child then opens the next question's channel (the FIFOs in its folder, or the pipes of the process working there, through /proc: both out of its reach) and drains it
 # expect: module=q01_causal_mask status=error|failed match=
 """Question 1: prefix averages as one matrix product, and the causal mask."""
 import fcntl
