@@ -92,29 +92,48 @@ def living(markers: tuple[str, ...]) -> list[str]:
     return found
 
 
-# Under the portable backend (AUTOGRADER_SANDBOX=portable on Linux) nothing kernel-enforced stands between the child and
-# the grader: a fresh copy of the posix module's pidfd_open (Linux only, no audit event) kills the grader itself, so
-# these cases are left out there. On macOS and Windows there is no pidfd; the Linux backend's seccomp stops them.
+def _libc() -> object | None:
+    """The C library where it has Linux's prctl and syscall, else None."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if not all(hasattr(libc, name) for name in ("prctl", "syscall")):
+        return None
+    libc.syscall.restype = ctypes.c_long
+    return libc
+
+
+def landlock_available() -> bool:
+    """True when this kernel offers Landlock: both backends' children then restrict their files with it (sandbox/walls.py)."""
+    import ctypes
+
+    libc = _libc()
+    return libc is not None and libc.syscall(444, None, ctypes.c_size_t(0), ctypes.c_uint32(1)) >= 1  # landlock_create_ruleset: ABI version
+
+
+def seccomp_available() -> bool:
+    """True when this kernel filters system calls on an architecture sandbox/walls.py knows: both backends' children then
+    send no signal to another process, not even through a fresh copy of the posix module."""
+    import platform
+
+    libc = _libc()
+    return libc is not None and platform.machine() in ("x86_64", "aarch64") and libc.prctl(21, 0, 0, 0, 0) >= 0  # PR_GET_SECCOMP
+
+
+# A fresh copy of the posix module gives back pidfd_open, which raises no audit event: only seccomp stops these, under
+# either backend. Where the kernel has no seccomp they would kill the grader running these tests, so they are left out
+# there (on macOS and Windows there is no pidfd at all).
 GRADER_KILLERS = {"cheat_kill_zygote_fresh_module", "engine_kill_grader_pidfd"}
-CASES = [case for case in corpus() if choose().backend == "linux" or case.name not in GRADER_KILLERS]
+CASES = [case for case in corpus() if seccomp_available() or case.name not in GRADER_KILLERS]
 KERNEL_ENFORCED = {"cheat_torch_file_io"}  # C++ file I/O raises no audit event: only Landlock stops it
 # Known holes, kept as strict expected failures: when one is closed its case XPASSes and must leave this table.
 KNOWN_HOLES = {
     "engine_spy_disarmed_from_signal_frame": "a Python signal handler is handed the interrupted frame with no audit event",
     "engine_spy_disarmed_through_mode_stack": "the watch is reachable from PyTorch's mode stacks, whose readers raise no audit event",
 }
-
-
-def landlock_available() -> bool:
-    """True when this kernel offers Landlock and the Linux backend runs (its worker then restricts each child's files with it)."""
-    import ctypes
-
-    if choose().backend != "linux":
-        return False
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.syscall.restype = ctypes.c_long
-    return libc.syscall(444, None, ctypes.c_size_t(0), ctypes.c_uint32(1)) >= 1  # landlock_create_ruleset: ABI version
+# Seconds per case the whole corpus may take, by backend: the portable one imports torch once per question, where the
+# Linux one forks. Measured on two shared cores under a load of 8, for the 95 cases: 202 s (Linux), 515 s (portable).
+CASE_SECONDS = {"linux": 2.0, "portable": 7.0}
 
 
 @pytest.fixture(scope="module")
@@ -185,7 +204,7 @@ def test_no_cheat_leaves_a_trace(graded: dict):
 
 def test_whole_corpus_fits_its_budget(graded: dict):
     timeouts = sum(case.statuses[0] == "timeout" for case in CASES)
-    assert graded["seconds"] < 2 * len(CASES) + timeouts * LIMIT, graded["seconds"]
+    assert graded["seconds"] < CASE_SECONDS[choose().backend] * len(CASES) + timeouts * LIMIT, graded["seconds"]
 
 
 def test_one_endless_loop_costs_its_time_limit_only(tmp_path: Path):

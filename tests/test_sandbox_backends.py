@@ -107,3 +107,28 @@ def test_a_child_finds_packages_where_the_grader_found_them(backend: str, tmp_pa
     finally:
         sandbox.close()
     assert value == 42 and str(site) in path and str(ROOT) not in path
+
+
+def test_both_backends_put_up_the_same_kernel_walls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A portable child keeps every wall the kernel offers the Linux backend's (sandbox/walls.py): the same seccomp state,
+    and C code (torch.save) that writes outside the child's folder where Landlock lets neither write it."""
+    package = tmp_path / "exercises"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "q01_causal_mask.py").write_text(
+        "import torch\n\n\ndef walls(path):\n    try:\n        torch.save(1, path)\n    except RuntimeError:\n        pass\n"
+        "    with open('/proc/self/status') as status:\n"
+        "        return [line.split()[1] for line in status if line.startswith(('NoNewPrivs:', 'Seccomp:'))]\n")
+    seen = {}
+    for backend in BACKENDS:
+        monkeypatch.setenv(FORCE_VARIABLE, backend)
+        sandbox = Sandbox()
+        try:
+            child = sandbox.open(package, "q01_causal_mask", 20)
+            assert child.first()["ok"]
+            target = tmp_path / f"written-by-{backend}.pt"
+            seen[backend] = child.ask({"op": "call", "target": "walls", "args": [str(target)], "kwargs": {}})["value"], target.exists()
+            child.close()
+        finally:
+            sandbox.close()
+    assert seen["portable"] == seen["linux"], seen

@@ -1,4 +1,5 @@
-"""A child's first lines, under every backend: find the packages where the grader found them, then load the child's side.
+"""A child's first lines, under every backend: find the packages where the grader found them, then load the child's side
+and the kernel's walls.
 
 Run by path (runpy.run_path) from a backend's worker script, which Python starts isolated (`-I`: no current folder,
 no PYTHON* variables, no user site): AUTOGRADER_SYS_PATH, set by the grader, lists the grader's own sys.path (the
@@ -29,3 +30,9 @@ def load_child() -> object:
     sys.modules["_child"] = module
     spec.loader.exec_module(module)
     return module
+
+
+def load_walls() -> object:
+    """The kernel's walls (autograder/sandbox/walls.py: Landlock, seccomp), imported by path as `_walls`, after load_child."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "walls.py")
+    return sys.modules["_child"].serve.load_module("_walls", path)

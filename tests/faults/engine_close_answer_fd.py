@@ -1,19 +1,22 @@
-# fault: prefix_average closes the answer FIFO, then sleeps: the grader sees end of file from a process that has not exited
+# fault: prefix_average closes its answer channel (found by fstat: a FIFO or a pipe, whatever the sandbox), then sleeps: the grader sees end of file from a process that has not exited
 # expect: module=q01_causal_mask status=crashed|error match=closed
 """Question 1: prefix averages as one matrix product, and the causal mask."""
+import fcntl
 import os
+import stat
 import time
 
 import torch
 from torch import Tensor
 
 
-def _fd(suffix: str) -> int:
-    """The descriptor of this child's FIFO whose path ends with suffix (requests or answers)."""
-    for name in os.listdir("/proc/self/fd"):
+def _fd(mode: int) -> int:
+    """This child's descriptor of its channel to the grader open for mode (os.O_RDONLY: the requests, os.O_WRONLY: the
+    answers), whatever the sandbox: a FIFO (the Linux backend) or a pipe (the portable one)."""
+    for fd in range(3, 256):
         try:
-            if os.readlink(f"/proc/self/fd/{name}").endswith(suffix):
-                return int(name)
+            if stat.S_ISFIFO(os.fstat(fd).st_mode) and fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == mode:
+                return fd
         except OSError:
             pass
     return -1
@@ -21,7 +24,7 @@ def _fd(suffix: str) -> int:
 
 def prefix_average(x: Tensor) -> Tensor:
     """Row i of the result is the mean of rows 0..i of x: (..., T, d) -> (..., T, d)."""
-    os.close(_fd("answers"))
+    os.close(_fd(os.O_WRONLY))
     time.sleep(30)
     T = x.shape[-2]
     weights = torch.ones(T, T, dtype=x.dtype, device=x.device).tril()  # (T, T)

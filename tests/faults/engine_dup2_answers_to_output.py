@@ -1,18 +1,21 @@
-# fault: prefix_average dup2s its output file onto the answer FIFO's descriptor, so every later answer goes to output.txt; answers right
+# fault: prefix_average dup2s its output file onto its answer channel's descriptor (found by fstat: a FIFO or a pipe), so every later answer goes to output.txt; answers right
 # expect: module=q01_causal_mask status=crashed|error|timeout match=closed
 """Question 1: prefix averages as one matrix product, and the causal mask."""
+import fcntl
 import os
+import stat
 
 import torch
 from torch import Tensor
 
 
-def _fd(suffix: str) -> int:
-    """The descriptor of this child's FIFO whose path ends with suffix (requests or answers)."""
-    for name in os.listdir("/proc/self/fd"):
+def _fd(mode: int) -> int:
+    """This child's descriptor of its channel to the grader open for mode (os.O_RDONLY: the requests, os.O_WRONLY: the
+    answers), whatever the sandbox: a FIFO (the Linux backend) or a pipe (the portable one)."""
+    for fd in range(3, 256):
         try:
-            if os.readlink(f"/proc/self/fd/{name}").endswith(suffix):
-                return int(name)
+            if stat.S_ISFIFO(os.fstat(fd).st_mode) and fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == mode:
+                return fd
         except OSError:
             pass
     return -1
@@ -20,7 +23,7 @@ def _fd(suffix: str) -> int:
 
 def prefix_average(x: Tensor) -> Tensor:
     """Row i of the result is the mean of rows 0..i of x: (..., T, d) -> (..., T, d)."""
-    os.dup2(1, _fd("answers"))
+    os.dup2(1, _fd(os.O_WRONLY))
     T = x.shape[-2]
     weights = torch.ones(T, T, dtype=x.dtype, device=x.device).tril()  # (T, T)
     return (weights / weights.sum(dim=-1, keepdim=True)) @ x

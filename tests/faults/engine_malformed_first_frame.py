@@ -1,20 +1,30 @@
-# fault: at import, writes one well-formed frame holding a list (not the dict the grader expects) into its answer FIFO, ahead of the sandbox's own first word; answers right
+# fault: at import, writes one well-formed frame holding a list (not the dict the grader expects) into its answer channel (found by fstat: a FIFO or a pipe), ahead of the sandbox's own first word; answers right
 # expect: module=q01_causal_mask status=flagged match=an answer the sandbox did not send
 """Question 1: prefix averages as one matrix product, and the causal mask."""
+import fcntl
 import io
 import os
+import stat
 
 import torch
 from torch import Tensor
 
+
+def _fd(mode: int) -> int:
+    """This child's descriptor of its channel to the grader open for mode (os.O_RDONLY: the requests, os.O_WRONLY: the
+    answers), whatever the sandbox: a FIFO (the Linux backend) or a pipe (the portable one)."""
+    for fd in range(3, 256):
+        try:
+            if stat.S_ISFIFO(os.fstat(fd).st_mode) and fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == mode:
+                return fd
+        except OSError:
+            pass
+    return -1
+
+
 _buffer = io.BytesIO()
 torch.save(["not", "a", "dict"], _buffer)
-for _fd in os.listdir("/proc/self/fd"):
-    try:
-        if os.readlink(f"/proc/self/fd/{_fd}").endswith("answers"):
-            os.write(int(_fd), len(_buffer.getvalue()).to_bytes(8, "little") + _buffer.getvalue())
-    except OSError:
-        pass
+os.write(_fd(os.O_WRONLY), len(_buffer.getvalue()).to_bytes(8, "little") + _buffer.getvalue())
 
 
 def prefix_average(x: Tensor) -> Tensor:

@@ -1,7 +1,9 @@
-# fault: the first call starts a thread that keeps writing garbage frames into the answer FIFO after the call returned; answers right
+# fault: the first call starts a thread that keeps writing garbage frames into its answer channel (found by fstat: a FIFO or a pipe) after the call returned; answers right
 # expect: module=q01_causal_mask status=flagged match=an answer the sandbox did not send
 """Question 1: prefix averages as one matrix product, and the causal mask."""
+import fcntl
 import os
+import stat
 import threading
 import time
 
@@ -9,12 +11,13 @@ import torch
 from torch import Tensor
 
 
-def _fd(suffix: str) -> int:
-    """The descriptor of this child's FIFO whose path ends with suffix (requests or answers)."""
-    for name in os.listdir("/proc/self/fd"):
+def _fd(mode: int) -> int:
+    """This child's descriptor of its channel to the grader open for mode (os.O_RDONLY: the requests, os.O_WRONLY: the
+    answers), whatever the sandbox: a FIFO (the Linux backend) or a pipe (the portable one)."""
+    for fd in range(3, 256):
         try:
-            if os.readlink(f"/proc/self/fd/{name}").endswith(suffix):
-                return int(name)
+            if stat.S_ISFIFO(os.fstat(fd).st_mode) and fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == mode:
+                return fd
         except OSError:
             pass
     return -1
@@ -24,7 +27,7 @@ _started = []
 
 
 def _spam() -> None:
-    fd = _fd("answers")
+    fd = _fd(os.O_WRONLY)
     while True:  # at once and often: the grader meets a garbage frame whatever the speed of the calls
         os.write(fd, (40).to_bytes(8, "little") + b"Z not a frame of the kit's wire format...")
         time.sleep(0.001)

@@ -1,19 +1,22 @@
-# fault: the first call starts a thread that reads and drops every later request from the request FIFO; answers right
+# fault: the first call starts a thread that reads and drops every later request from its request channel (found by fstat: a FIFO or a pipe); answers right
 # expect: module=q01_causal_mask status=timeout match=stopped after
 """Question 1: prefix averages as one matrix product, and the causal mask."""
+import fcntl
 import os
+import stat
 import threading
 
 import torch
 from torch import Tensor
 
 
-def _fd(suffix: str) -> int:
-    """The descriptor of this child's FIFO whose path ends with suffix (requests or answers)."""
-    for name in os.listdir("/proc/self/fd"):
+def _fd(mode: int) -> int:
+    """This child's descriptor of its channel to the grader open for mode (os.O_RDONLY: the requests, os.O_WRONLY: the
+    answers), whatever the sandbox: a FIFO (the Linux backend) or a pipe (the portable one)."""
+    for fd in range(3, 256):
         try:
-            if os.readlink(f"/proc/self/fd/{name}").endswith(suffix):
-                return int(name)
+            if stat.S_ISFIFO(os.fstat(fd).st_mode) and fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == mode:
+                return fd
         except OSError:
             pass
     return -1
@@ -23,7 +26,7 @@ _started = []
 
 
 def _steal() -> None:
-    fd = _fd("requests")
+    fd = _fd(os.O_RDONLY)
     while True:
         os.read(fd, 1 << 16)
 

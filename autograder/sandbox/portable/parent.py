@@ -20,7 +20,7 @@ from pathlib import Path
 from ...i18n import _
 from .job_object import JobObject, for_child
 from ..base import (ANSWER_BYTES, ERROR, MEMORY_BYTES, OUTPUT_BYTES, POLL_SECONDS, STARTUP_SECONDS, TIMEOUT, WALL_FACTOR, Child,
-                    ChildStopped, Ending, Sandbox, child_env, could_not_start, died, frame, load_answer, read_output, remove, sweep_stale, timed_out,
+                    ChildStopped, Ending, Sandbox, child_env, could_not_start, died, frame, load_answer, over_disk, read_output, remove, sweep_stale, timed_out,
                     where_it_ran)
 
 WORKER = Path(__file__).resolve().parent / "worker.py"
@@ -291,6 +291,9 @@ class PortableChild(Child):
                 self.watched_at = start
                 if self._over_memory() or self._over_output():
                     raise self._stop(*died(KILLED))
+                over = over_disk(self.workdir)
+                if over:
+                    raise self._stop(ERROR, over)
             if event is None:
                 continue
             kind, data = event
@@ -355,6 +358,9 @@ class PortableChild(Child):
                 pipe.close()
             except OSError:
                 pass
+        over = None if self.stopped else over_disk(self.workdir)
+        if over:
+            self.stopped = ChildStopped(ERROR, over)  # what it wrote in its last call, read by whoever closes it
         ending = Ending(len(orphans), read_output(self.workdir))
         remove(self.workdir)
         return ending

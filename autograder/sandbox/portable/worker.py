@@ -4,7 +4,8 @@ Run as a script (never imported by the grader): `python -I worker.py`, in its pr
 standard input and output are its channel to the grader, one frame (sandbox/codec.py) at a time. It imports torch
 and the child's side of the sandbox at once, says {"ready"}, and waits, warm, for its job: {"package", "module",
 "preload", "memory_bytes", "output_bytes", "time_limit"}, then its answer key (the first frame the shared loop reads). Then it imports what the job preloads, says {"started"} (the
-question's time counts from here), sets the limits the platform has (resource where it exists), sends the
+question's time counts from here), sets the limits the platform has (resource where it exists) and the kernel's walls
+where it has them (walls.py: Landlock and seccomp, on Linux, as the Linux backend's children have them), sends the
 student's prints to output.txt in its folder, and runs the shared loop (child/serve.py): guards, the student's
 module, the requests. The grader enforces the time limit by killing the whole process tree, and watches the memory
 too (some kernels take an address-space limit without enforcing it, some have none).
@@ -24,7 +25,8 @@ _boot["extend_path"]()  # torch where the grader found it (a user site, conda, P
 import torch  # noqa: E402
 
 _child = _boot["load_child"]()
-OWN_MODULES = [name for name in sys.modules if name in ("_child", "_codec") or name.startswith("_child.")]
+_walls = _boot["load_walls"]()
+OWN_MODULES = [name for name in sys.modules if name in ("_child", "_codec", "_walls") or name.startswith("_child.")]
 
 
 def _preload(modules: list[str]) -> None:
@@ -54,6 +56,14 @@ def _limit(job: dict) -> None:
             pass
     if hasattr(signal, "SIGXFSZ"):
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a flood of output gets an error instead of a kill
+
+
+def _wall(job: dict, workdir: str) -> None:
+    """The kernel's walls where it has them (Linux): Landlock (files: C code's too) and seccomp (no signal to another
+    process, no new process, fresh copies of os included), as the Linux backend puts them up; nothing elsewhere."""
+    landlock = _walls.Landlock()
+    landlock.restrict(landlock.plan(workdir, job["package"], job["hidden"]))
+    _walls.seccomp(_walls.seccomp_program())
 
 
 def _binary(fd: int) -> int:
@@ -110,6 +120,7 @@ def main() -> int:
     _preload(job["preload"])
     workdir = os.getcwd()
     _limit(job)
+    _wall(job, workdir)
     serve.write_frame(1, {"started": True, "cpu": time.process_time()})
     sys.dont_write_bytecode = True  # no __pycache__ written into the student's package
     requests, answers = _capture_output(job["output_bytes"])

@@ -1,0 +1,274 @@
+"""Linux's kernel walls around a child, for both backends: Landlock (files) and seccomp (system calls).
+
+Loaded by path (boot.py's load_walls, as `_walls`) by each backend's worker, never by the grader. Both are
+kernel-enforced, C code (torch.save, torch.from_file) and fresh copies of the os module included, where the audit hook
+sees only Python's own calls. Where the kernel or the C library lacks them (macOS, Windows, an old or stripped Linux),
+`Landlock().abi` is 0 and `seccomp` answers False: the child keeps the audit hook alone. The Linux backend's zygote
+plans Landlock's rules before each fork and its child applies them; a portable child plans and applies its own.
+"""
+import ctypes
+import os
+import platform
+import struct
+
+from _child.guard import HIDDEN_FOLDERS, KIT_ROOT
+
+# Bound here, before any student code runs: a patched builtin never reaches the walls.
+from builtins import any, len  # noqa: E402, A004
+
+PR_SET_NO_NEW_PRIVS = 38
+
+# Linux Landlock: syscall numbers (the same on every architecture) and the file-system access rights used here.
+LANDLOCK_CREATE_RULESET, LANDLOCK_ADD_RULE, LANDLOCK_RESTRICT_SELF, LANDLOCK_RULE_PATH_BENEATH = 444, 445, 446, 1
+FS_WRITE_FILE, FS_READ_FILE, FS_TRUNCATE, FS_REFER = 1 << 1, 1 << 2, 1 << 14, 1 << 13
+FS_CHANGES = sum(1 << bit for bit in range(4, 13))  # remove dir/file, make char/dir/reg/sock/fifo/block/sym
+FILE_RIGHTS = FS_WRITE_FILE | FS_READ_FILE | FS_TRUNCATE  # the rights a rule on a file (not a folder) may carry
+
+
+def _linux_libc() -> ctypes.CDLL | None:
+    """The C library where it has Linux's prctl and syscall; None elsewhere (macOS has a syscall with other numbers)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        if not (callable(libc.prctl) and callable(libc.syscall)):
+            return None
+    except (AttributeError, OSError, TypeError):  # no such symbol, or no C library to load by None (Windows)
+        return None
+    libc.syscall.restype = ctypes.c_long
+    return libc
+
+
+class _Beneath(ctypes.Structure):
+    """struct landlock_path_beneath_attr."""
+
+    _pack_ = 1
+    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
+class Landlock:
+    """Linux Landlock, kernel-enforced even for C code (torch.save, torch.from_file): a child writes only in its folder and
+    reads nothing hidden.
+
+    Hidden: the kit's oracle, solutions, suites and .git, plus the job's extra folders (the sandbox's folder, where the
+    other children's channels are, and the folders holding other students' packages), except the package and the child's
+    folder themselves. Landlock only grants, so every other entry of each folder above a hidden one gets its own read
+    rule. The zygote plans the rules before each fork and opens their paths, listing those folders again only when one
+    of them changed; the child only adds the opened rules (a few microseconds each, where opening them costs ten).
+    """
+
+    def __init__(self) -> None:
+        """Ask the kernel which Landlock version it has, 0 for none (no C handle is kept: a child's student code could
+        reach it)."""
+        libc = _linux_libc()
+        self.abi = 0 if libc is None else max(0, libc.syscall(LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(1)))
+        self.listings: dict[tuple, tuple[list[int], list[tuple[int, int]]]] = {}  # (folders, hidden) -> (their mtimes, opened rules)
+
+    def plan(self, workdir: str, package_dir: str, extra_hidden: list[str], private: tuple[str, ...] = (),
+             readable: tuple[str, ...] = ()) -> dict | None:
+        """The zygote's part: {"handled": rights, "rules": [(fd, rights)], "job_fds": [...]} for a child, None without
+        Landlock. The rules' folders are opened here (O_PATH): the child only adds them; the zygote closes job_fds after
+        the fork, the listing's own once it changes. private: files and folders hidden too, except the readable paths
+        inside them (a child that keeps the right to read what root reads is kept out of root's own files this way)."""
+        if self.abi < 1:
+            return None  # no Landlock in this kernel: the Guard alone watches Python's own file access
+        root = os.path.realpath(KIT_ROOT)
+        package, own = os.path.realpath(package_dir), os.path.realpath(workdir)
+        kit_hidden = {h for h in (os.path.realpath(os.path.join(root, name)) for name in HIDDEN_FOLDERS)
+                      if os.path.exists(h) and package != h and not package.startswith(h + os.sep)}
+        hidden = frozenset(kit_hidden | {os.path.realpath(h) for h in extra_hidden if os.path.isdir(h)}
+                           | {os.path.realpath(p) for p in private if os.path.lexists(p)})
+        readable = [os.path.realpath(path) for path in readable if os.path.exists(path)]
+        kept = [package, own, *readable]
+        chains = frozenset(a for h in hidden for a in ancestors(h))  # folders above a hidden one
+        tunnels = {a for k in kept for a in [k, *ancestors(k)] if _inside(a, hidden)} - set(kept)  # hidden, on the way to a kept one
+        writes = FS_WRITE_FILE | FS_CHANGES | (FS_REFER if self.abi >= 2 else 0) | (FS_TRUNCATE if self.abi >= 3 else 0)
+        job_rules = _opened([(package, FS_READ_FILE), (workdir, writes | FS_READ_FILE), (os.devnull, writes | FS_READ_FILE),
+                             *((path, FS_READ_FILE) for path in readable)])
+        rules = self._beside(tuple(sorted(chains - tunnels)), hidden, chains) + job_rules
+        return {"handled": writes | (FS_READ_FILE if hidden else 0), "rules": rules, "job_fds": [fd for fd, _ in job_rules]}
+
+    def _beside(self, folders: tuple[str, ...], hidden: frozenset[str], chains: frozenset[str]) -> list[tuple[int, int]]:
+        """A read rule (opened) for every entry of folders that is neither hidden nor above a hidden one (links left out);
+        listed again when a folder's modification time changed since the last listing."""
+        times = []
+        for folder in folders:
+            try:
+                times.append(os.stat(folder).st_mtime_ns)
+            except OSError:
+                times.append(-1)
+        key = (folders, hidden)
+        if key in self.listings and self.listings[key][0] == times:
+            return self.listings[key][1]
+        paths = []
+        for folder in folders:
+            try:
+                entries = list(os.scandir(folder))
+            except OSError:
+                continue
+            paths += [(entry.path, FS_READ_FILE) for entry in entries
+                      if not (_inside(entry.path, hidden) or entry.path in chains or entry.is_symlink())]
+        for _, opened in self.listings.values():
+            for fd, _ in opened:
+                os.close(fd)
+        self.listings = {key: (times, _opened(paths))}  # one class folder at a time: the last plan's listing is kept
+        return self.listings[key][1]
+
+    def restrict(self, plan: dict | None) -> bool:
+        """The child's part: apply plan to this process for good, closing the rules' descriptors; False where that is not
+        possible."""
+        if plan is None:
+            return False
+        libc = _linux_libc()
+        try:
+            handled = ctypes.c_uint64(plan["handled"])
+            ruleset = libc.syscall(LANDLOCK_CREATE_RULESET, ctypes.byref(handled), ctypes.c_size_t(8), ctypes.c_uint32(0))
+            if ruleset < 0:
+                return False
+            rule, add_rule, flags = _Beneath(0, -1), libc.syscall, ctypes.c_uint32(0)
+            pointer = ctypes.byref(rule)
+            try:
+                for fd, rights in plan["rules"]:
+                    rule.allowed_access, rule.parent_fd = rights, fd
+                    add_rule(LANDLOCK_ADD_RULE, ruleset, LANDLOCK_RULE_PATH_BENEATH, pointer, flags)
+                if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+                    return False
+                return libc.syscall(LANDLOCK_RESTRICT_SELF, ruleset, ctypes.c_uint32(0)) == 0
+            finally:
+                os.close(ruleset)
+        finally:
+            for fd, _ in plan["rules"]:
+                os.close(fd)
+
+
+def _opened(rules: list[tuple[str, int]]) -> list[tuple[int, int]]:
+    """(O_PATH descriptor, rights) of each (path, rights) that can be opened, a file's rights cut to those a file takes."""
+    opened = []
+    for path, rights in rules:
+        try:
+            fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+        except OSError:
+            continue  # gone since it was listed: no rule, so less access, never more
+        if rights & ~FILE_RIGHTS and not os.path.isdir(path):
+            rights &= FILE_RIGHTS
+        opened.append((fd, rights))
+    return opened
+
+
+def _inside(path: str, folders: frozenset[str]) -> bool:
+    """True when path is one of folders or below one."""
+    return any(path == folder or path.startswith(folder + os.sep) for folder in folders)
+
+
+def ancestors(path: str) -> list[str]:
+    """Every folder above path, up to /."""
+    found = []
+    while os.path.dirname(path) != path:
+        path = os.path.dirname(path)
+        found.append(path)
+    return found
+
+
+# seccomp, by architecture (AUDIT_ARCH value, x32 bit or None, {name: number}): the syscalls a child may never make (a
+# new process or program, a socket, io_uring (whose operations seccomp does not see), mounts and namespaces, another
+# process's memory or descriptors, the kernel's keyrings, BPF, perf), those checked by argument (signals: only the child
+# itself or its own group; clone: threads only; mknod: no device; fcntl and ioctl: the commands below) and clone3,
+# which gets ENOSYS so that the C library falls back to clone, whose flags a filter can read.
+SECCOMP_ARCHES = {
+    "x86_64": (0xC000003E, 0x40000000, {
+        "kill": 62, "tkill": 200, "tgkill": 234, "rt_sigqueueinfo": 129, "rt_tgsigqueueinfo": 297, "pidfd_open": 434,
+        "pidfd_send_signal": 424, "pidfd_getfd": 438, "ptrace": 101, "process_vm_readv": 310, "process_vm_writev": 311,
+        "fcntl": 72, "ioctl": 16, "clone": 56, "clone3": 435, "fork": 57, "vfork": 58, "execve": 59, "execveat": 322,
+        "socket": 41, "socketpair": 53, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
+        "mknod": 133, "mknodat": 259, "unshare": 272, "setns": 308, "mount": 165, "umount2": 166, "pivot_root": 155,
+        "chroot": 161, "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsmount": 432, "open_by_handle_at": 304,
+        "bpf": 321, "perf_event_open": 298, "userfaultfd": 323, "keyctl": 250, "add_key": 248, "request_key": 249}),
+    "aarch64": (0xC00000B7, None, {
+        "kill": 129, "tkill": 130, "tgkill": 131, "rt_sigqueueinfo": 138, "rt_tgsigqueueinfo": 240, "pidfd_open": 434,
+        "pidfd_send_signal": 424, "pidfd_getfd": 438, "ptrace": 117, "process_vm_readv": 270, "process_vm_writev": 271,
+        "fcntl": 25, "ioctl": 29, "clone": 220, "clone3": 435, "execve": 221, "execveat": 281,
+        "socket": 198, "socketpair": 199, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
+        "mknodat": 33, "unshare": 97, "setns": 268, "mount": 40, "umount2": 39, "pivot_root": 41,
+        "chroot": 51, "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsmount": 432, "open_by_handle_at": 265,
+        "bpf": 280, "perf_event_open": 241, "userfaultfd": 282, "keyctl": 219, "add_key": 217, "request_key": 218}),
+}
+SIGNAL_SYSCALLS = ("kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")
+# fcntl and ioctl commands refused: those that make the kernel signal a chosen process later (SIGIO to an owner: F_SETOWN,
+# F_SETSIG, F_SETOWN_EX; FIOSETOWN, SIOCSPGRP, TIOCSPGRP), that push input into a terminal (TIOCSTI, TIOCLINUX) and that
+# set an inode's flags (FS_IOC_SETFLAGS and its 32-bit form, FS_IOC_FSSETXATTR: chattr +i).
+OWNER_COMMANDS = {"fcntl": (8, 10, 15), "ioctl": (0x8901, 0x8902, 0x5410, 0x5412, 0x541C, 0x40086602, 0x40046602, 0x401C5820)}
+# By argument: (syscall, offset of the argument's low 32 bits in struct seccomp_data, mask, values refused after masking).
+DEVICE_TYPES = (0o020000, 0o060000)  # S_IFCHR, S_IFBLK: mknod of a FIFO or a plain file stays allowed
+CHECKED_MODES = (("mknod", 24, 0o170000, DEVICE_TYPES), ("mknodat", 32, 0o170000, DEVICE_TYPES))
+CLONE_THREAD, ENOSYS, EACCES = 0x00010000, 38, 13
+# No socket is ever made, but these fail with EACCES instead of killing the child: the C library itself tries a Unix socket
+# (the name-service cache) when torch looks up the user's name, and falls back to the files when that fails.
+REFUSED_CALLS = ("socket", "socketpair")
+PR_SET_SECCOMP, SECCOMP_MODE_FILTER, SECCOMP_RET_ALLOW, SECCOMP_RET_KILL = 22, 2, 0x7FFF0000, 0x80000000  # kill: SIGSYS, reported
+SECCOMP_RET_ERRNO = 0x00050000
+
+
+def seccomp_program() -> list[tuple[int, int, int, int | str]] | None:
+    """The zygote's part of the seccomp filter: its BPF instructions (code, jt, jf, k), k "me" or "-me" where the child's
+    pid goes; None where this architecture is not known here. A syscall of another architecture (x86_64's int 0x80, x32)
+    kills the child: its numbers are not the ones checked here."""
+    if platform.machine() not in SECCOMP_ARCHES:
+        return None
+    arch, x32, numbers = SECCOMP_ARCHES[platform.machine()]
+    checked = {*SIGNAL_SYSCALLS, *OWNER_COMMANDS, *REFUSED_CALLS, "clone", "clone3", *(name for name, *_ in CHECKED_MODES)}
+    program: list[tuple] = [("ld", 4), ("jeq", arch, None, "deny"), ("ld", 0)]
+    if x32 is not None:
+        program.append(("jge", x32, "deny", None))
+    program += [("jeq", number, "deny", None) for name, number in numbers.items() if name not in checked]
+    program += [("jeq", numbers[name], "target", None) for name in SIGNAL_SYSCALLS]
+    program += [("jeq", numbers[name], "command", None) for name in OWNER_COMMANDS]
+    program += [("jeq", numbers["clone3"], "nosys", None), ("jeq", numbers["clone"], "clone", None)]
+    program += [("jeq", numbers[name], "refused", None) for name in REFUSED_CALLS if name in numbers]
+    program += [("jeq", numbers[name], f"mode-{name}", None) for name, *_ in CHECKED_MODES if name in numbers]
+    program += [("label", "allow"), ("ret", SECCOMP_RET_ALLOW), ("label", "command"), ("ld", 24)]
+    program += [("jeq", command, "deny", None) for commands in OWNER_COMMANDS.values() for command in commands]
+    program += [("ret", SECCOMP_RET_ALLOW), ("label", "nosys"), ("ret", SECCOMP_RET_ERRNO | ENOSYS)]
+    program += [("label", "refused"), ("ret", SECCOMP_RET_ERRNO | EACCES)]
+    program += [("label", "clone"), ("ld", 16), ("jset", CLONE_THREAD, "thread", "deny"), ("label", "thread"), ("ret", SECCOMP_RET_ALLOW)]
+    for name, offset, mask, refused in CHECKED_MODES:
+        if name in numbers:
+            program += [("label", f"mode-{name}"), ("ld", offset), ("and", mask)]
+            program += [("jeq", value, "deny", None) for value in refused] + [("ret", SECCOMP_RET_ALLOW)]
+    program += [("label", "target"), ("ld", 16)]
+    program += [("jeq", value, "mine", None) for value in ("me", 0, "-me")]  # itself, its group, its group by -pgid
+    program += [("label", "deny"), ("ret", SECCOMP_RET_KILL), ("label", "mine"), ("ret", SECCOMP_RET_ALLOW)]  # BPF jumps forward only
+    labels, index = {}, 0
+    for instruction in program:
+        if instruction[0] == "label":
+            labels[instruction[1]] = index
+        else:
+            index += 1
+    codes = {"ld": 0x20, "jeq": 0x15, "jge": 0x35, "jset": 0x45, "and": 0x54, "ret": 0x06}
+    filters, position = [], 0
+    for instruction in program:
+        if instruction[0] == "label":
+            continue
+        position += 1
+        kind, k, *targets = instruction
+        jumps = [0 if target is None else labels[target] - position for target in targets] or [0, 0]
+        if not all(0 <= jump < 256 for jump in jumps):
+            raise ValueError("a seccomp jump is out of range: the filter is too long")
+        filters.append((codes[kind], jumps[0], jumps[1], k))
+    return filters
+
+
+def seccomp(program: list[tuple[int, int, int, int | str]] | None) -> bool:
+    """The child's part: a seccomp filter, kernel-enforced even for C code and fresh copies of os: no signal to any process
+    but the child's own (or its group's), no pidfd, ptrace or process_vm_writev, no signal owner set on a file (SIGIO).
+    False where program is None (an unknown architecture) or the C library has no prctl (not Linux)."""
+    if program is None:
+        return False
+    me = os.getpid()
+    pids = {"me": me, "-me": -me & 0xFFFFFFFF}
+    filters = ctypes.create_string_buffer(b"".join(_BPF.pack(code, jt, jf, pids[k] if type(k) is str else k) for code, jt, jf, k in program))
+    fprog = ctypes.create_string_buffer(_FPROG.pack(len(program), ctypes.addressof(filters)))  # struct sock_fprog
+    libc = _linux_libc()
+    if libc is None or libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        return False
+    return libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, fprog, 0, 0) == 0
+
+
+_BPF, _FPROG = struct.Struct("=HBBI"), struct.Struct("@HP")  # struct sock_filter; struct sock_fprog (length, pointer)
