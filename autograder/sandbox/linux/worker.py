@@ -444,6 +444,8 @@ def _reap_orphans(ended: int, children: set[int]) -> int:
     except OSError:
         pass
     while True:  # an orphan that forks again re-parents its own children here: repeat until none is left
+        if not children and not _has_children():
+            return count  # nothing left below the zygote: no need to read the whole of /proc (the usual case, a few ms)
         orphans = []
         for entry in os.listdir("/proc"):
             if not entry.isdigit() or int(entry) in children:
@@ -464,6 +466,16 @@ def _reap_orphans(ended: int, children: set[int]) -> int:
                 os.waitpid(pid, 0)
             except (ProcessLookupError, ChildProcessError):
                 pass
+
+
+def _has_children() -> bool:
+    """True when any process, running or ended but not yet reaped, has the zygote as its parent (an orphan of an ended
+    child is re-parented here, the subreaper, when its own parent exits)."""
+    try:
+        os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return False
+    return True
 
 
 def _preload(modules: list[str]) -> None:
