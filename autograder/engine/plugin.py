@@ -536,7 +536,7 @@ class EachSubmission:
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
         """A check's own inputs (its direct parametrize arguments) handed to it as they are, before pytest's setup: pytest
         would make each of them a fixture, set up and torn down for every input (two `request` fixtures and their
-        signatures each, about 4 ms a submission per parameter name); the fixtures it still runs (student) are unchanged."""
+        signatures each: about 50 ms of CPU a submission); the fixtures it still runs (student) are unchanged."""
         given = self.given.get(item.nodeid)
         if given is None:
             params = getattr(getattr(item, "callspec", None), "params", {})
