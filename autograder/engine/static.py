@@ -1,5 +1,6 @@
 """Read the student's source (never run it) for uses of the PyTorch functions a question forbids."""
 import ast
+from collections.abc import Iterable
 
 from ..i18n import _
 
@@ -21,8 +22,16 @@ REACHES = {"_getframe", "currentframe", "_current_frames", "f_back", "f_locals",
            "_pop_mode_temporarily", "_disable_current_modes", "_is_torch_function_mode_enabled"}
 
 
+def _mentions(source: str, names: Iterable[str]) -> bool:
+    """False only when source cannot use any of names: an ASCII text in which none of them occurs (a name the parser reads
+    occurs as it is in an ASCII text; a text that is not ASCII is always parsed, as identifiers are NFKC-normalized)."""
+    return not source.isascii() or any(name in source for name in names)
+
+
 def reaches(source: str) -> str | None:
     """`line N uses X` for the first name in source (the whole module) that reaches into the grader, or None."""
+    if not _mentions(source, REACHES):
+        return None  # the usual case, without parsing the module
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -61,6 +70,8 @@ def _used_names(node: ast.AST, imported_as: dict[str, str]) -> list[tuple[str, i
 
 def forbidden_uses(source: str, functions: tuple[str, ...], labels: tuple[str, ...]) -> dict[str, tuple[str, str]]:
     """function -> (label, `line N uses X`) for each of functions whose body mentions a forbidden label's names."""
+    if not _mentions(source, [name for label in labels for name in NAMES[label]]):
+        return {}
     try:
         tree = ast.parse(source)
     except SyntaxError:

@@ -198,6 +198,8 @@ def _reap_orphans(ended: int, children: set[int]) -> int:
     except OSError:
         pass
     while True:  # an orphan that forks again re-parents its own children here: repeat until none is left
+        if not children and not _has_children():
+            return count  # nothing left below the zygote: no need to read the whole of /proc (the usual case, a few ms)
         orphans = []
         for entry in os.listdir("/proc"):
             if not entry.isdigit() or int(entry) in children:
@@ -220,6 +222,16 @@ def _reap_orphans(ended: int, children: set[int]) -> int:
                 pass
 
 
+def _has_children() -> bool:
+    """True when any process, running or ended but not yet reaped, has the zygote as its parent (an orphan of an ended
+    child is re-parented here, the subreaper, when its own parent exits)."""
+    try:
+        os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return False
+    return True
+
+
 def _preload(modules: list[str]) -> None:
     """Import modules here, once, so that every later child finds them imported (torch imports some lazily, at a cost)."""
     for name in modules:
@@ -228,6 +240,31 @@ def _preload(modules: list[str]) -> None:
         except Exception as error:  # noqa: BLE001 - a module this torch build lacks: each child imports what it can itself
             print(f"preloading {name} failed: {type(error).__name__}: {error}", file=sys.stderr, flush=True)
     gc.freeze()
+
+
+MADV_COLLAPSE, HUGE_PAGE = 25, 1 << 21
+
+
+def _collapse_memory() -> None:
+    """Back the zygote's heap and anonymous memory (torch's and Python's objects, 150 to 220 MB) with huge pages where the
+    kernel can (MADV_COLLAPSE, Linux 6.1): a fork then copies one page-table entry per 2 MiB instead of 512, and a child's
+    exit frees as few, about 15 ms less CPU per question; a child that writes to such a page still copies only 4 KiB of
+    it. Where the kernel cannot (older, or huge pages off), nothing changes."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    try:
+        with open("/proc/self/maps") as maps:
+            lines = maps.read().splitlines()
+    except OSError:
+        return
+    for line in lines:
+        fields = line.split()
+        if len(fields) < 5 or fields[1] != "rw-p" or (len(fields) > 5 and fields[5] != "[heap]"):
+            continue  # only the heap and private anonymous memory: never a file's, a stack, shared memory or a guard page
+        low, high = (int(bound, 16) for bound in fields[0].split("-"))
+        low, high = (low + HUGE_PAGE - 1) & -HUGE_PAGE, high & -HUGE_PAGE
+        if high > low:
+            libc.madvise(low, high - low, MADV_COLLAPSE)  # refused (EINVAL) by a kernel without it: that range stays as it was
 
 
 _LANDLOCK, _SECCOMP_PROGRAM = _walls.Landlock(), _walls.seccomp_program()
@@ -243,6 +280,7 @@ def serve() -> None:
     _say({"ready": True})
     children: dict[int, tuple[object, int]] = {}  # pidfd -> (job id, pid)
     stdin, pending, open_input = sys.stdin.fileno(), b"", True
+    forked, collapsed = 0, False  # children forked; whether the memory was collapsed since the last preload
     while open_input or children:
         readable, _, _ = select.select(([stdin] if open_input else []) + list(children), [], [])
         for fd in readable:
@@ -261,7 +299,11 @@ def serve() -> None:
                     job = json.loads(line)
                     if "preload" in job:
                         _preload(job["preload"])
+                        collapsed = False
                         continue
+                    if forked and not collapsed:  # from the second child on: a single `check 3` never waits for it
+                        _collapse_memory()
+                        collapsed = True
                     job["close_fds"] = list(children)
                     job["own_modules"] = own_modules
                     job["hidden"] = [os.path.dirname(job["workdir"]), *job.get("hidden", [])]  # the sandbox's folder: the other children's channels
@@ -269,6 +311,7 @@ def serve() -> None:
                     private = (PRIVATE, (*_python_folders(), *PRIVATE_READABLE)) if job["read_privilege"] else ((), ())
                     job["landlock"] = _LANDLOCK.plan(job["workdir"], job["package"], job["hidden"], *private)
                     pid = _fork(job)
+                    forked += 1
                     for fd in job["landlock"]["job_fds"] if job["landlock"] else ():
                         os.close(fd)
                     children[os.pidfd_open(pid)] = (job["id"], pid)
