@@ -157,3 +157,20 @@ def test_the_shrunk_input_is_the_same_in_every_language(tmp_path: Path) -> None:
     finally:
         set_language("en")
     assert inputs[0] == inputs[1] == "q float32 (1, 2), k float32 (1, 2)", inputs
+
+
+SLOW = ("if q.dtype == torch.float32 and tuple(q.shape) == (2, 1):  # never among the graded inputs, first among the shrunk\n"
+        "        import time\n        start = time.process_time()\n        while time.process_time() - start < 1.2:\n"
+        "            pass\n    ")
+
+
+def test_a_shrink_cut_short_by_time_keeps_the_original_input_on_every_run(tmp_path: Path):
+    """A failure whose shrinking outruns half the time limit names the input it failed on, never the point where the
+    machine's load stopped the shrink: the same message on every run (here two, in one sandbox)."""
+    slow = _package(tmp_path, "slow", {"q03_attention.py": (SOFTMAX, SLOW + "weights = torch.softmax(scores, dim=-2)")})
+    short = dataclasses.replace(COURSE, questions=tuple(dataclasses.replace(q, time_limit=2.5) if q.number == 3 else q
+                                                       for q in COURSE.questions))
+    first, second = grade_many(short, [(slow, [3]), (slow, [3])])
+    assert _messages(first, 3) == _messages(second, 3) and _messages(first, 3), (_messages(first, 3), _messages(second, 3))
+    assert not any("(2, 1)" in message for message in _messages(first, 3).values()), _messages(first, 3)
+    assert next(q for q in first.questions if q.number == 3).status == "failed"
