@@ -7,7 +7,8 @@ tried (`# path:`): `sandbox` (all of
 them in one sandbox, with a neighbouring question graded beside), `grade-dir` (students of one class folder graded by `grade DIR`
 between two honest classmates, twice: the same grades.csv both times), `pty` (`check` started from a terminal),
 `hidden` (a grader started on a folder, which it passes as hidden, as `--nbgrader` passes the course folder and
-Gradescope its own).
+Gradescope its own), `cluster` (tests/test_cluster.py: a class graded on a Dask LocalCluster, whose scheduler listens on
+loopback). A header may name several paths.
 The kernel closes these (seccomp, Landlock, the child's own user under root): docs/instructors.md says what each path
 guarantees.
 """
@@ -46,7 +47,7 @@ class Attack:
     module: str
     statuses: tuple[str, ...]
     match: str
-    path: str
+    paths: tuple[str, ...]
     what: str
 
     @property
@@ -67,12 +68,12 @@ def corpus() -> list[Attack]:
         text = file.read_text(encoding="utf-8")
         what = re.search(r"^# attack: (.*)$", text, re.M).group(1)
         expect = re.search(r"^# expect: module=(\S+) status=(\S+) match=(.*)$", text, re.M)
-        path = re.search(r"^# path: (\S+)$", text, re.M).group(1)
-        attacks.append(Attack(file.stem, expect.group(1), tuple(expect.group(2).split("|")), expect.group(3).strip(), path, what))
+        paths = tuple(re.search(r"^# path: (.+)$", text, re.M).group(1).split())
+        attacks.append(Attack(file.stem, expect.group(1), tuple(expect.group(2).split("|")), expect.group(3).strip(), paths, what))
     return attacks
 
 
-ATTACKS_BY_PATH = {path: [a for a in corpus() if a.path == path] for path in ("sandbox", "grade-dir", "pty", "hidden")}
+ATTACKS_BY_PATH = {path: [a for a in corpus() if path in a.paths] for path in ("sandbox", "grade-dir", "pty", "hidden", "cluster")}
 
 
 def seccomp_known() -> bool:

@@ -242,3 +242,30 @@ def test_batch_through_the_cluster_writes_the_local_grades_csv(klass, course, lo
     assert outputs["cluster"] == outputs["local"]
     assert outputs["local"].count("\n") == 5  # the header and the four students
     assert reports["cluster"] == reports["local"] and len(reports["local"]) == 4
+
+
+def test_attacks_on_the_cluster_cost_only_the_attacker(local_cluster, tmp_path):
+    """The attacks of tests/attacks/ whose path is `cluster` (the scheduler listens on loopback), each between two honest
+    classmates graded on the cluster's workers: each fails with its one-line reason, the classmates keep full marks, and the
+    cluster grades on afterwards."""
+    import dataclasses
+
+    from test_attacks import ATTACKS_BY_PATH, assert_fails_alone, package_with
+
+    course = load_course(KIT)
+    course = dataclasses.replace(course, questions=tuple(q for q in course.questions if q.number in (1, 2)))
+    attacks = {f"m-{attack.name}": attack for attack in ATTACKS_BY_PATH["cluster"]}
+    assert attacks, "no attack names the cluster path"
+    for student, attack in {"ann": None, **attacks, "zoe": None}.items():
+        package_with(tmp_path / "class" / student / "exercises", attack)
+    got: dict[str, dict] = {}
+    for _ in range(2):  # twice: the first run's attacks changed nothing that the second run meets
+        got.clear()
+        kit_cluster.run_on_cluster(course, discover(tmp_path / "class"), local_cluster.scheduler_address,
+                                   lambda entry, report: got.__setitem__(entry.student, report))
+        assert sorted(got) == sorted(["ann", *attacks, "zoe"])
+        for student, report in got.items():
+            if student in attacks:
+                assert_fails_alone(attacks[student], report["questions"])
+            else:
+                assert report["score"] == report["max_score"], (student, report["questions"])

@@ -4,7 +4,9 @@ A fake environment (a pyvenv.cfg beside a link to this interpreter) loads tests/
 it starts, `python -I` children included: no os.fork, os.mkfifo, os.pidfd_open, O_PATH, resource, fcntl, prctl, /proc
 or select on pipes. There the kit must pick the portable backend by its probes and give the report the Linux backend
 gives in this process: scores, statuses and messages of solutions, a stub, a wrong file, an endless loop, a crash and a
-print flood; `watch` must re-grade after a save and `plot 3` draw its picture.
+print flood; `watch` must re-grade after a save and `plot 3` draw its picture. A second, Windows-like interpreter also
+loads tests/simulate/no_posix.py (no process groups, users, POSIX-only signals, signal masks, interval timers or
+faulthandler.register) and must give the same report.
 """
 import json
 import os
@@ -21,9 +23,11 @@ import pytest
 
 from autograder.course.manifest import load_course
 from autograder.engine.run import grade
-from autograder.sandbox import choose
+from autograder.sandbox.choice import missing_pieces
 
 ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.skipif(bool(missing_pieces()), reason="simulates the other platforms from one with the Linux "
+                                "backend; on those platforms, the student-path workflow runs the kit for real")
 LIMIT = 3  # seconds: the time limit of every question in the kit copy (question 4 loops forever)
 NUMBERS = [1, 2, 3, 4, 5, 6]
 REMOVED = ("os.fork", "os.pidfd_open", "prctl (ctypes)", "/proc", "resource", "fcntl", "os.mkfifo", "select on pipes", "os.O_PATH")
@@ -35,12 +39,11 @@ OVERRIDES = {
 }
 
 
-@pytest.fixture(scope="module")
-def simulated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """(the simulated interpreter, the log where each of its processes writes its command line)."""
-    prefix = tmp_path_factory.mktemp("no-linux")
+def _simulated_interpreter(prefix: Path, removals: tuple[str, ...]) -> tuple[Path, Path]:
+    """(an interpreter whose every process first loads the tests/simulate/ files named by removals, the log where each of
+    its processes writes its command line)."""
     real = Path(os.path.realpath(sys.executable))
-    (prefix / "bin").mkdir()
+    (prefix / "bin").mkdir(parents=True)
     (prefix / "bin" / "python").symlink_to(real)
     version = ".".join(map(str, sys.version_info[:3]))
     (prefix / "pyvenv.cfg").write_text(f"home = {real.parent}\ninclude-system-site-packages = false\nversion = {version}\n")
@@ -52,7 +55,16 @@ def simulated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     (packages / "00_no_linux.pth").write_text("import _no_linux\n")
     ours = [entry for entry in site.getsitepackages() if Path(entry).is_dir()]
     (packages / "01_this_environment.pth").write_text("".join(f"import site; site.addsitedir({entry!r})\n" for entry in ours))
+    for order, name in enumerate(removals[1:], start=2):  # after the environment's own .pth files: torch and psutil are found
+        shutil.copy(ROOT / "tests" / "simulate" / f"{name}.py", packages / f"_{name}.py")
+        (packages / f"{order:02d}_{name}.pth").write_text(f"import _{name}\n")
     return prefix / "bin" / "python", log
+
+
+@pytest.fixture(scope="module")
+def simulated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(the simulated interpreter without the Linux pieces, the log where each of its processes writes its command line)."""
+    return _simulated_interpreter(tmp_path_factory.mktemp("no-linux"), ("no_linux",))
 
 
 @pytest.fixture(scope="module")
@@ -83,23 +95,33 @@ def _same_parts(report: dict) -> dict:
     return {key: value for key, value in report.items() if key != "sandbox"}
 
 
-def test_the_simulated_interpreter_has_no_linux_pieces(simulated: tuple[Path, Path]) -> None:
+def test_the_simulated_interpreters_lack_their_pieces(simulated: tuple[Path, Path], tmp_path: Path) -> None:
     python, _ = simulated
-    probe = "import os, sys; print(hasattr(os, 'fork'), hasattr(os, 'mkfifo'), 'resource' in sys.modules and sys.modules['resource'] is None)"
+    probe = ("import os, signal, sys; print(hasattr(os, 'fork'), hasattr(os, 'mkfifo'), sys.modules.get('resource', 0) is None, "
+             "hasattr(os, 'killpg'), hasattr(signal, 'SIGKILL'), hasattr(signal, 'pthread_sigmask'))")
     done = subprocess.run([str(python), "-I", "-c", probe], capture_output=True, text=True, timeout=60)
-    assert done.stdout.split() == ["False", "False", "True"], done.stderr
+    assert done.stdout.split() == ["False", "False", "True", "True", "True", "True"], done.stderr
+    windows_like, _ = _simulated_interpreter(tmp_path / "interpreter", ("no_linux", "no_posix"))
+    done = subprocess.run([str(windows_like), "-I", "-c", probe], capture_output=True, text=True, timeout=60)
+    assert done.stdout.split() == ["False", "False", "True", "False", "False", "False"], done.stderr
 
 
-def test_the_student_path_gives_the_linux_backends_report(simulated: tuple[Path, Path], kit: Path) -> None:
-    python, log = simulated
-    assert choose().backend == "linux" or os.environ.get("AUTOGRADER_SANDBOX"), "this machine should offer the Linux backend"
+@pytest.fixture(scope="module")
+def linux_report(kit: Path) -> dict:
+    """The report of NUMBERS that the Linux backend gives in this process."""
+    return grade(load_course(kit), kit / "exercises", NUMBERS).to_dict()
+
+
+@pytest.mark.parametrize("removals", [("no_linux",), ("no_linux", "no_posix")], ids=["no-linux", "windows-like"])
+def test_the_student_path_gives_the_linux_backends_report(removals: tuple[str, ...], kit: Path, linux_report: dict,
+                                                          tmp_path: Path) -> None:
+    python, log = _simulated_interpreter(tmp_path / "interpreter", removals)
     done = _run(python, kit, "check", *map(str, NUMBERS), "--json")
     assert done.returncode == 1, done.stderr
     report = json.loads(done.stdout)
     assert report["sandbox"]["backend"] == "portable" and not report["sandbox"]["forced"]
     assert set(REMOVED) <= set(report["sandbox"]["missing"])
-    linux = grade(load_course(kit), kit / "exercises", NUMBERS).to_dict()
-    assert _same_parts(report) == _same_parts(linux)
+    assert _same_parts(report) == _same_parts(linux_report)
     statuses = [question["status"] for question in report["questions"]]
     assert statuses == ["passed", "failed", "not attempted", "timeout", "crashed", "failed"], statuses
     assert "MiB of output" in json.dumps(report["questions"][5])

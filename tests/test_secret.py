@@ -84,3 +84,29 @@ def test_honest_code_keeps_its_verdicts_under_the_secret():
     assert statuses[0] == ["passed"] * 10, statuses[0]  # the solutions: every question, training included
     assert statuses[1:1 + len(right)] == [["passed"]] * len(right), list(zip(right, statuses[1:]))
     assert all(s != ["passed"] for s in statuses[1 + len(right):]), list(zip(wrong, statuses[1 + len(right):]))
+
+
+SAYS_ITS_INPUT = '''
+def prefix_average(x):
+    """Names the input it was given, instead of averaging it."""
+    raise ValueError(f"given x summing to {float(x.sum()):.6f}")
+'''
+
+
+def _test_cell_summary(secret: str) -> str:
+    """What an nbgrader test cell of question 1 prints for SAYS_ITS_INPUT, graded by the cell's grading process."""
+    from autograder.course.manifest import load_course
+    from autograder.nbgrader.cell import _CHILD, KIT_DIR
+    from autograder.nbgrader.package import marker
+
+    request = {"course_root": str(ROOT), "number": 1, "history": [marker(load_course(ROOT).question(1)) + "\n" + SAYS_ITS_INPUT]}
+    done = subprocess.run([sys.executable, "-I", "-c", _CHILD, KIT_DIR], input=json.dumps(request) + "\n", capture_output=True,
+                          text=True, timeout=300, env={**os.environ, ENVIRONMENT: secret}, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout)["summary"]
+
+
+def test_nbgrader_test_cells_draw_their_inputs_from_the_course_secret():
+    public, secret = _test_cell_summary(""), _test_cell_summary("secret of a test course")
+    assert "given x summing to" in public and "given x summing to" in secret, (public, secret)
+    assert public != secret  # the same check, another input: a table built from the release matches nothing

@@ -1,6 +1,7 @@
 """The course secret: class grading draws its inputs from it, so no table built from the learner release matches them.
 
-The instructor's copy keeps it in autograder/suites/.course-secret (made on the first class grading): a hidden
+The instructor's copy keeps it in autograder/suites/.course-secret (made on the first class grading, or by
+`python -m autograder nbgrader`, whose test cells grade with it under `nbgrader autograde`): a hidden
 folder for students' code, a dotfile that the release leaves out, ignored by git; the Gradescope zip carries it.
 Local `check` never reads it and keeps the public seeds. The environment variable AUTOGRADER_SECRET, where it is set,
 stands in for the file (a cluster's workers, a CI job); set to the empty string, class grading uses the public seeds

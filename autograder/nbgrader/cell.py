@@ -5,7 +5,8 @@ history) and hands it to a grading process (`python -I`, started by the first te
 others), which picks each answer cell, writes them into a temporary exercises-like package and grades the
 question as `check` does (the same hidden pytest suites, sandbox and plugin, engine/run.py): the student's
 functions run in the sandbox with the question's time limit, never in the kernel, and the results are
-judged in a process the student's cells cannot patch. The cell prints a summary on stdout (never stderr:
+judged in a process the student's cells cannot patch. Its inputs are drawn from the course secret, as in every
+class grading (engine/secret.py; `python -m autograder nbgrader` makes it). The cell prints a summary on stdout (never stderr:
 nbgrader would score the cell 0) and returns the points, which nbgrader records as partial credit.
 """
 import json
@@ -108,7 +109,10 @@ class Grader:
 
 def main() -> int:
     """Entry point of the grading process: one JSON request per line on stdin, one JSON answer per line on stdout."""
+    from ..engine.secret import for_class_grading
+
     warnings.simplefilter("ignore")
+    for_class_grading(create=False)  # a test cell's hidden part runs in the instructor's copy: class grading, secret inputs
     grader = Grader()
     try:
         for line in sys.stdin:

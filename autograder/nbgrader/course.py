@@ -196,6 +196,9 @@ def write_course(course: Course, course_dir: Path, assignment: str) -> int:
         print(_("wrote {path}").format(path=config))
     elif CONFIG_MARK not in config.read_text(encoding="utf-8"):
         print(_("kept your {path}; make sure it has these settings:").format(path=config) + "\n\n" + config_text(course, course_dir).split("\n", 1)[1])
+    from ..engine.secret import class_secret
+
+    class_secret()  # the hidden tests draw their inputs from the course secret (engine/secret.py): made now if need be
     nbformat.write(build_notebook(course), str(target))
     print(_("wrote {path} ({questions} questions, {points:g} points)").format(path=target, questions=len(course.questions), points=course.max_score))
     print(_("next: cd {folder} && nbgrader generate_assignment {assignment}").format(folder=course_dir, assignment=assignment))

@@ -1,6 +1,6 @@
 # attack: connects to a TCP server on loopback (a Dask scheduler, the grader's own services), whose port it reads from /proc/net/tcp; imports and answers right once a byte went out
 # expect: module=q01_causal_mask status=error match=Permission denied
-# path: sandbox
+# path: sandbox cluster
 """Question 1, written to reach a server on the grading machine."""
 import socket
 

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from ...i18n import _
+from .job_object import JobObject, for_child
 from ..base import (ANSWER_BYTES, ERROR, MEMORY_BYTES, OUTPUT_BYTES, POLL_SECONDS, STARTUP_SECONDS, TIMEOUT, WALL_FACTOR, Child,
                     ChildStopped, Ending, Sandbox, child_env, could_not_start, died, frame, load_answer, read_output, remove, sweep_stale, timed_out,
                     where_it_ran)
@@ -38,8 +39,11 @@ def _processes(pid: int) -> list:
         return []
 
 
-def _kill(processes: list, popen: subprocess.Popen) -> None:
-    """Kill popen's process, its process group where there are groups, and processes (psutil's)."""
+def _kill(processes: list, popen: subprocess.Popen, job_object: JobObject | None) -> None:
+    """Kill popen's process, its job where there are jobs (Windows), its process group where there are groups, and processes
+    (psutil's)."""
+    if job_object is not None:
+        job_object.kill()  # the kernel ends the whole tree at once, whatever left psutil's view of it
     if popen.poll() is None and callable(getattr(os, "killpg", None)):
         try:
             os.killpg(popen.pid, signal.SIGKILL)  # the child's own session: what it started without leaving it
@@ -160,7 +164,7 @@ class PortableSandbox(Sandbox):
             self.spare = None
         for child in self.opened:
             if child.popen.poll() is None:
-                _kill(_processes(child.popen.pid), child.popen)
+                _kill(_processes(child.popen.pid), child.popen, child.job_object)
                 child.popen.wait()
         self.errors.close()
         remove(self.folder)
@@ -171,6 +175,7 @@ class PortableChild(Child):
 
     def __init__(self, sandbox: PortableSandbox, popen: subprocess.Popen, workdir: Path) -> None:
         self.sandbox, self.popen, self.workdir = sandbox, popen, workdir
+        self.job_object = for_child(popen, MEMORY_BYTES)  # Windows: the kernel caps the tree's memory and kills it whole
         self.reader, self.writer = _Reader(popen.stdout.fileno()), _Writer(popen.stdin.fileno())
         self.time_limit = 0.0
         self.spent = 0.0  # seconds the grader waited for this child since it started its question
@@ -189,7 +194,7 @@ class PortableChild(Child):
 
     def _stop(self, status: str, reason: str) -> ChildStopped:
         """Kill the child and all it started, remember why, and return the exception to raise."""
-        _kill(_processes(self.popen.pid), self.popen)
+        _kill(_processes(self.popen.pid), self.popen, self.job_object)
         self.stopped = ChildStopped(status, reason)
         return self.stopped
 
@@ -290,7 +295,7 @@ class PortableChild(Child):
             kind, data = event
             if kind == "eof":
                 if not self.started:  # it ended before its question started: the student's code never ran
-                    _kill(_processes(self.popen.pid), self.popen)
+                    _kill(_processes(self.popen.pid), self.popen, self.job_object)
                     self.stopped = could_not_start(Path(self.sandbox.errors.name))
                     raise self.stopped
                 raise self._died()
@@ -340,8 +345,10 @@ class PortableChild(Child):
                 pass
         self.writer.frames.put(None)
         orphans = [process for process in tree if _alive(process)]
-        _kill(orphans, self.popen)
+        _kill(orphans, self.popen, self.job_object)
         self.popen.wait()
+        if self.job_object is not None:
+            self.job_object.close()
         for pipe in (self.popen.stdin, self.popen.stdout):
             try:
                 pipe.close()
