@@ -127,6 +127,15 @@ def living(markers: tuple[str, ...]) -> list[int]:
     return found
 
 
+def sysv_objects() -> set[tuple[str, str]]:
+    """(kind, id) of every System V shared-memory segment, semaphore set and message queue of the machine."""
+    found = set()
+    for kind in ("shm", "sem", "msg"):
+        lines = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()[1:]
+        found.update((kind, line.split()[1]) for line in lines if line.strip())
+    return found
+
+
 def assert_fails_alone(attack: Attack, questions: list[dict]) -> None:
     """The attacked question lost its points with a one-line reason that says why; its neighbour kept full marks."""
     by_number = {q["number"]: q for q in questions}
@@ -143,6 +152,7 @@ def sandboxed(tmp_path_factory: pytest.TempPathFactory) -> dict:
     """Every sandbox attack graded in one sandbox, a TCP server listening on loopback meanwhile; what reached it."""
     folder = tmp_path_factory.mktemp("attacks")
     EXEC_MARKER.unlink(missing_ok=True)
+    ipc = sysv_objects()
     with socket.socket() as server:
         server.bind(("127.0.0.1", 0))
         server.listen()
@@ -153,7 +163,8 @@ def sandboxed(tmp_path_factory: pytest.TempPathFactory) -> dict:
             reached = [server.accept()[1]]
         except BlockingIOError:
             reached = []
-    return {"reports": {a.name: r.to_dict() for a, r in zip(attacks, reports)}, "reached": reached, "folder": folder}
+    return {"reports": {a.name: r.to_dict() for a, r in zip(attacks, reports)}, "reached": reached, "folder": folder,
+            "ipc": sysv_objects() - ipc}
 
 
 @pytest.mark.parametrize("attack", ATTACKS_BY_PATH["sandbox"], ids=lambda a: a.name)
@@ -167,6 +178,7 @@ def test_sandbox_attacks_leave_nothing_behind(sandboxed: dict):
     assert not sandboxed["reached"], "a child connected to the loopback server"
     assert not EXEC_MARKER.exists(), "a child ran a program"
     assert not living(MARKERS)
+    assert not sandboxed["ipc"], "System V IPC objects outlived their question"
 
 
 @pytest.fixture(scope="module")

@@ -169,7 +169,8 @@ def ancestors(path: str) -> list[str]:
 
 # seccomp, by architecture (AUDIT_ARCH value, x32 bit or None, {name: number}): the syscalls a child may never make (a
 # new process or program, a socket, io_uring (whose operations seccomp does not see), mounts and namespaces, another
-# process's memory or descriptors, the kernel's keyrings, BPF, perf), those checked by argument (signals: only the child
+# process's memory or descriptors, the kernel's keyrings, BPF, perf, System V IPC (shared memory, semaphores, message queues)
+# and POSIX message queues, kernel objects that outlive the process that made them), those checked by argument (signals: only the child
 # itself or its own group; clone: threads only; mknod: no device; fcntl and ioctl: the commands below) and clone3,
 # which gets ENOSYS so that the C library falls back to clone, whose flags a filter can read.
 SECCOMP_ARCHES = {
@@ -180,7 +181,10 @@ SECCOMP_ARCHES = {
         "socket": 41, "socketpair": 53, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
         "mknod": 133, "mknodat": 259, "unshare": 272, "setns": 308, "mount": 165, "umount2": 166, "pivot_root": 155,
         "chroot": 161, "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsmount": 432, "open_by_handle_at": 304,
-        "bpf": 321, "perf_event_open": 298, "userfaultfd": 323, "keyctl": 250, "add_key": 248, "request_key": 249}),
+        "bpf": 321, "perf_event_open": 298, "userfaultfd": 323, "keyctl": 250, "add_key": 248, "request_key": 249,
+        "shmget": 29, "shmat": 30, "shmctl": 31, "shmdt": 67, "semget": 64, "semop": 65, "semctl": 66, "semtimedop": 220,
+        "msgget": 68, "msgsnd": 69, "msgrcv": 70, "msgctl": 71, "mq_open": 240, "mq_unlink": 241, "mq_timedsend": 242,
+        "mq_timedreceive": 243, "mq_notify": 244, "mq_getsetattr": 245}),
     "aarch64": (0xC00000B7, None, {
         "kill": 129, "tkill": 130, "tgkill": 131, "rt_sigqueueinfo": 138, "rt_tgsigqueueinfo": 240, "pidfd_open": 434,
         "pidfd_send_signal": 424, "pidfd_getfd": 438, "ptrace": 117, "process_vm_readv": 270, "process_vm_writev": 271,
@@ -188,7 +192,10 @@ SECCOMP_ARCHES = {
         "socket": 198, "socketpair": 199, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
         "mknodat": 33, "unshare": 97, "setns": 268, "mount": 40, "umount2": 39, "pivot_root": 41,
         "chroot": 51, "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsmount": 432, "open_by_handle_at": 265,
-        "bpf": 280, "perf_event_open": 241, "userfaultfd": 282, "keyctl": 219, "add_key": 217, "request_key": 218}),
+        "bpf": 280, "perf_event_open": 241, "userfaultfd": 282, "keyctl": 219, "add_key": 217, "request_key": 218,
+        "shmget": 194, "shmat": 196, "shmctl": 195, "shmdt": 197, "semget": 190, "semop": 193, "semctl": 191, "semtimedop": 192,
+        "msgget": 186, "msgsnd": 189, "msgrcv": 188, "msgctl": 187, "mq_open": 180, "mq_unlink": 181, "mq_timedsend": 182,
+        "mq_timedreceive": 183, "mq_notify": 184, "mq_getsetattr": 185}),
 }
 SIGNAL_SYSCALLS = ("kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")
 # fcntl and ioctl commands refused: those that make the kernel signal a chosen process later (SIGIO to an owner: F_SETOWN,
