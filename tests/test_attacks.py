@@ -24,6 +24,7 @@ import socket
 import subprocess
 import sys
 import termios
+import threading
 from pathlib import Path
 
 import pytest
@@ -31,6 +32,7 @@ import yaml
 
 from autograder.course.manifest import Course, load_course
 from autograder.engine.run import grade_many
+from autograder.sandbox.base import where_it_ran
 
 ROOT = Path(__file__).resolve().parent.parent
 ATTACKS = ROOT / "tests" / "attacks"
@@ -179,6 +181,20 @@ def test_sandbox_attacks_leave_nothing_behind(sandboxed: dict):
     assert not EXEC_MARKER.exists(), "a child ran a program"
     assert not living(MARKERS)
     assert not sandboxed["ipc"], "System V IPC objects outlived their question"
+
+
+def test_the_grader_never_waits_on_a_file_a_child_replaced(tmp_path: Path):
+    """A FIFO (no writer ever comes) or a link in place of stack.txt: where_it_ran reads nothing and returns at once."""
+    package = package_with(tmp_path / "exercises", None)
+    for name, make in (("fifo", os.mkfifo), ("link", lambda path: os.symlink(package / "q01_causal_mask.py", path))):
+        workdir = tmp_path / name
+        workdir.mkdir()
+        make(workdir / "stack.txt")
+        found = []
+        reader = threading.Thread(target=lambda: found.append(where_it_ran(None, workdir, package)), daemon=True)
+        reader.start()
+        reader.join(10)
+        assert found == [""], f"where_it_ran {'blocked' if reader.is_alive() else 'read'} a {name}"
 
 
 @pytest.fixture(scope="module")
