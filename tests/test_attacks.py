@@ -23,6 +23,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import termios
 import threading
 from pathlib import Path
@@ -32,6 +33,7 @@ import yaml
 
 from autograder.course.manifest import Course, load_course
 from autograder.engine.run import grade_many
+from autograder.engine.stand_in import stand_in_package
 from autograder.sandbox.base import where_it_ran
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -195,6 +197,39 @@ def test_the_grader_never_waits_on_a_file_a_child_replaced(tmp_path: Path):
         reader.start()
         reader.join(10)
         assert found == [""], f"where_it_ran {'blocked' if reader.is_alive() else 'read'} a {name}"
+
+
+READ_ONE_FILE = '''
+SECRET = open({path!r}).read()  # what the module must not read: importing it fails with PermissionError when the walls hold
+'''
+
+
+def test_private_files_outside_hidden_folders_stay_private(tmp_path: Path):
+    """A root-only file outside every hidden folder (a grader's scratch copy in /tmp, mode 700: readable to a child that
+    keeps root's right to read, as where Python lives under /root) and a classmate's stand-in copy made by another grader
+    of the class (grade DIR --jobs 2) in its sandbox's folder: neither is readable, by Landlock's allowlist."""
+    scratch = Path(tempfile.mkdtemp(prefix="root-only-"))  # 0700, outside the class folder (which grade_many hides)
+    secret = scratch / "root-only.txt"
+    secret.write_text("ROOT-ONLY-7731")
+    secret.chmod(0o600)
+    other_sandbox = Path(tempfile.mkdtemp(prefix="other-sandbox-"))  # 0700, in the temporary folder, as a sandbox's folder is
+    try:
+        course = small_course((1, 2))
+        classmate = package_with(tmp_path / "classmate" / "exercises", None)
+        copy = stand_in_package(classmate, course.questions[0], "not done yet", other_sandbox)
+        submissions = []
+        for name, target in (("root-only", secret), ("stand-in", copy / "q02_scaled_scores.py")):
+            package = package_with(tmp_path / name / "exercises", None)
+            with (package / "q01_causal_mask.py").open("a") as module:
+                module.write(READ_ONE_FILE.format(path=str(target)))
+            submissions.append((package, [1, 2]))
+        reports = grade_many(course, submissions)
+    finally:
+        shutil.rmtree(other_sandbox)
+        shutil.rmtree(scratch)
+    for name, report in zip(("root-only", "stand-in"), reports):
+        attack = Attack(name, "q01_causal_mask", ("error",), "Permission denied", (), f"reads the {name} file")
+        assert_fails_alone(attack, report.to_dict()["questions"])
 
 
 @pytest.fixture(scope="module")

@@ -90,6 +90,7 @@ class Sandbox:
 
     backend = ""  # each backend's name
     choice = None  # the sandbox.choice.Choice that picked this backend, set when Sandbox() chose it
+    folder: Path  # the sandbox's own folder (0700): its children's folders are in it, and no child may read the others'
 
     def __new__(cls, *args: object, **kwargs: object) -> "Sandbox":
         if cls is Sandbox:

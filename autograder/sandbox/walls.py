@@ -7,9 +7,12 @@ sees only Python's own calls. Where the kernel or the C library lacks them (macO
 plans Landlock's rules before each fork and its child applies them; a portable child plans and applies its own.
 """
 import ctypes
+import functools
 import os
 import platform
+import stat
 import struct
+import sys
 
 from _child.guard import HIDDEN_FOLDERS, KIT_ROOT
 
@@ -20,9 +23,15 @@ PR_SET_NO_NEW_PRIVS = 38
 
 # Linux Landlock: syscall numbers (the same on every architecture) and the file-system access rights used here.
 LANDLOCK_CREATE_RULESET, LANDLOCK_ADD_RULE, LANDLOCK_RESTRICT_SELF, LANDLOCK_RULE_PATH_BENEATH = 444, 445, 446, 1
-FS_WRITE_FILE, FS_READ_FILE, FS_TRUNCATE, FS_REFER = 1 << 1, 1 << 2, 1 << 14, 1 << 13
+FS_WRITE_FILE, FS_READ_FILE, FS_READ_DIR, FS_TRUNCATE, FS_REFER = 1 << 1, 1 << 2, 1 << 3, 1 << 14, 1 << 13
 FS_CHANGES = sum(1 << bit for bit in range(4, 13))  # remove dir/file, make char/dir/reg/sock/fifo/block/sym
+READS = FS_READ_FILE | FS_READ_DIR  # reading a file, listing a folder: granted together, never one without the other
 FILE_RIGHTS = FS_WRITE_FILE | FS_READ_FILE | FS_TRUNCATE  # the rights a rule on a file (not a folder) may carry
+# Readable by every child besides Python's folders, the kit, the package and its own folder: the system's libraries and data,
+# the kernel's views of the processes and the machine (/proc: another process's secrets are the ptrace check's), and the
+# harmless devices. Nothing else: not /tmp (other sandboxes, stand-in copies, scratch files), /root, /home, /opt, /srv, /var.
+SYSTEM_READABLE = ("/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin", "/etc", "/proc", "/sys", "/dev/null",
+                   "/dev/zero", "/dev/urandom", "/dev/random", "/dev/full")
 
 
 def _linux_libc() -> ctypes.CDLL | None:
@@ -46,12 +55,15 @@ class _Beneath(ctypes.Structure):
 
 class Landlock:
     """Linux Landlock, kernel-enforced even for C code (torch.save, torch.from_file): a child writes only in its folder and
-    reads nothing hidden.
+    reads (files, and folders' listings) only what it needs.
 
-    Hidden: the kit's oracle, solutions, suites and .git, plus the job's extra folders (the sandbox's folder, where the
+    Readable: Python's folders (python_folders), the kit but its hidden folders, the system's libraries and data
+    (SYSTEM_READABLE) but what only root may read there (root_only), the package and the child's folder; nothing else, so a
+    child that keeps root's right to read (CAP_DAC_READ_SEARCH, where Python sits under /root) reads no other root-only
+    file. Hidden: the kit's oracle, solutions, suites and .git, plus the job's extra folders (the sandbox's folder, where the
     other children's channels are, and the folders holding other students' packages), except the package and the child's
-    folder themselves. Landlock only grants, so every other entry of each folder above a hidden one gets its own read
-    rule. The zygote plans the rules before each fork and opens their paths, listing those folders again only when one
+    folder themselves. Landlock only grants, so every other entry of each readable folder above a hidden one gets its own
+    read rule. The zygote plans the rules before each fork and opens their paths, listing those folders again only when one
     of them changed; the child only adds the opened rules (a few microseconds each, where opening them costs ten).
     """
 
@@ -62,49 +74,48 @@ class Landlock:
         self.abi = 0 if libc is None else max(0, libc.syscall(LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(1)))
         self.listings: dict[tuple, tuple[list[int], list[tuple[int, int]]]] = {}  # (folders, hidden) -> (their mtimes, opened rules)
 
-    def plan(self, workdir: str, package_dir: str, extra_hidden: list[str], private: tuple[str, ...] = (),
-             readable: tuple[str, ...] = ()) -> dict | None:
+    def plan(self, workdir: str, package_dir: str, extra_hidden: list[str]) -> dict | None:
         """The zygote's part: {"handled": rights, "rules": [(fd, rights)], "job_fds": [...]} for a child, None without
         Landlock. The rules' folders are opened here (O_PATH): the child only adds them; the zygote closes job_fds after
-        the fork, the listing's own once it changes. private: files and folders hidden too, except the readable paths
-        inside them (a child that keeps the right to read what root reads is kept out of root's own files this way)."""
+        the fork, the listing's own once it changes."""
         if self.abi < 1:
             return None  # no Landlock in this kernel: the Guard alone watches Python's own file access
         root = os.path.realpath(KIT_ROOT)
         package, own = os.path.realpath(package_dir), os.path.realpath(workdir)
         kit_hidden = {h for h in (os.path.realpath(os.path.join(root, name)) for name in HIDDEN_FOLDERS)
                       if os.path.exists(h) and package != h and not package.startswith(h + os.sep)}
-        hidden = frozenset(kit_hidden | {os.path.realpath(h) for h in extra_hidden if os.path.isdir(h)}
-                           | {os.path.realpath(p) for p in private if os.path.lexists(p)})
-        readable = [os.path.realpath(path) for path in readable if os.path.exists(path)]
-        kept = [package, own, *readable]
-        chains = frozenset(a for h in hidden for a in ancestors(h))  # folders above a hidden one
+        hidden = frozenset(kit_hidden | {os.path.realpath(h) for h in extra_hidden if os.path.isdir(h)} | root_only())
+        readable = frozenset(os.path.realpath(path) for path in (root, *SYSTEM_READABLE, *python_folders()) if os.path.exists(path))
+        chains = frozenset(a for h in hidden for a in ancestors(h) if _inside(a, readable))  # readable folders above a hidden one
+        kept = [package, own]
         tunnels = {a for k in kept for a in [k, *ancestors(k)] if _inside(a, hidden)} - set(kept)  # hidden, on the way to a kept one
         writes = FS_WRITE_FILE | FS_CHANGES | (FS_REFER if self.abi >= 2 else 0) | (FS_TRUNCATE if self.abi >= 3 else 0)
-        job_rules = _opened([(package, FS_READ_FILE), (workdir, writes | FS_READ_FILE), (os.devnull, writes | FS_READ_FILE),
-                             *((path, FS_READ_FILE) for path in readable)])
-        rules = self._beside(tuple(sorted(chains - tunnels)), hidden, chains) + job_rules
-        return {"handled": writes | (FS_READ_FILE if hidden else 0), "rules": rules, "job_fds": [fd for fd, _ in job_rules]}
+        whole = [(path, READS) for path in sorted(readable) if path not in chains and not _inside(path, hidden)]
+        job_rules = _opened([(package, READS), (workdir, writes | READS), (os.devnull, writes | FS_READ_FILE)])
+        rules = self._beside(tuple(sorted(chains - tunnels)), hidden, chains, tuple(whole)) + job_rules
+        return {"handled": writes | READS, "rules": rules, "job_fds": [fd for fd, _ in job_rules]}
 
-    def _beside(self, folders: tuple[str, ...], hidden: frozenset[str], chains: frozenset[str]) -> list[tuple[int, int]]:
-        """A read rule (opened) for every entry of folders that is neither hidden nor above a hidden one (links left out);
-        listed again when a folder's modification time changed since the last listing."""
+    def _beside(self, folders: tuple[str, ...], hidden: frozenset[str], chains: frozenset[str],
+                whole: tuple[tuple[str, int], ...]) -> list[tuple[int, int]]:
+        """The read rules (opened) of the readable folders that hold nothing hidden (whole) and of every entry of folders
+        that is neither hidden nor above a hidden one (links left out); listed again when a folder's modification time
+        changed since the last listing."""
         times = []
         for folder in folders:
             try:
                 times.append(os.stat(folder).st_mtime_ns)
             except OSError:
                 times.append(-1)
-        key = (folders, hidden)
+        key = (folders, hidden, whole)
         if key in self.listings and self.listings[key][0] == times:
             return self.listings[key][1]
-        paths = []
+        paths = list(whole)
         for folder in folders:
             try:
                 entries = list(os.scandir(folder))
             except OSError:
                 continue
-            paths += [(entry.path, FS_READ_FILE) for entry in entries
+            paths += [(entry.path, READS) for entry in entries
                       if not (_inside(entry.path, hidden) or entry.path in chains or entry.is_symlink())]
         for _, opened in self.listings.values():
             for fd, _ in opened:
@@ -137,6 +148,34 @@ class Landlock:
         finally:
             for fd, _ in plan["rules"]:
                 os.close(fd)
+
+
+@functools.cache
+def python_folders() -> tuple[str, ...]:
+    """The folders Python and torch import from (the standard library, the site-packages, torch's own), listed once."""
+    import torch
+
+    return tuple(sorted({os.path.realpath(p) for p in [sys.prefix, sys.base_prefix, os.path.dirname(torch.__file__), *sys.path]
+                         if p and os.path.isdir(p)}))
+
+
+@functools.cache
+def root_only() -> frozenset[str]:
+    """What only root may read below /etc (/etc/shadow, /etc/ssl/private, /etc/sudoers ...: no read right for others),
+    found once: hidden from a child that keeps root's right to read, whatever the distribution puts there."""
+    found = set()
+    for folder, folders, files in os.walk(os.path.realpath("/etc")):
+        for name in [*files, *folders]:
+            path = os.path.join(folder, name)
+            try:
+                info = os.lstat(path)
+            except OSError:
+                continue
+            wanted = 0o005 if stat.S_ISDIR(info.st_mode) else 0o004
+            if not stat.S_ISLNK(info.st_mode) and info.st_mode & wanted != wanted:
+                found.add(path)
+        folders[:] = [name for name in folders if os.path.join(folder, name) not in found]
+    return frozenset(found)
 
 
 def _opened(rules: list[tuple[str, int]]) -> list[tuple[int, int]]:
