@@ -226,6 +226,7 @@ def serve() -> None:
     own_modules = [name for name in sys.modules if name in ("_child", "_codec", "_walls") or name.startswith("_child.")]
     torch.manual_seed(0)  # queues CUDA's seeding once; each child reseeds only the CPU generator
     _become_subreaper()
+    _walls.root_only(), _walls.python_folders()  # what every Landlock plan reads, found once before the first job
     gc.freeze()  # the objects the zygote made stay out of every collection: a child's collector never touches (copies) their pages
     _say({"ready": True})
     children: dict[int, tuple[object, int]] = {}  # pidfd -> (job id, pid)
