@@ -130,9 +130,9 @@ KERNEL_ENFORCED = {"cheat_torch_file_io"}  # C++ file I/O raises no audit event:
 KNOWN_HOLES = {
     "engine_spy_evaded_by_thread": "forbidden work in a Python thread started at import is not watched (the modes are per thread)",
 }
-# Seconds per case the whole corpus may take, by backend (measured on two shared cores, with room): the portable one
-# imports torch once per question, where the Linux one forks.
-CASE_SECONDS = {"linux": 2.0, "portable": 6.0}
+# Seconds per case the whole corpus may take, by backend: the portable one imports torch once per question, where the
+# Linux one forks. Measured on two shared cores under a load of 8, for the 95 cases: 202 s (Linux), 515 s (portable).
+CASE_SECONDS = {"linux": 2.0, "portable": 7.0}
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,9 @@
-# fault: at import, writes forged answers (import fine, every call a zero tensor) straight into the grader's answer FIFO, then exits; the grader either sees the exit first (crashed) or reads the forged zeros as wrong answers (failed): both cost the question
+# fault: at import, writes forged answers (import fine, every call a zero tensor) straight into the grader's answer channel (a FIFO or a pipe, found by fstat), then exits; the grader either sees the exit first (crashed) or reads the forged zeros as wrong answers (failed): both cost the question
 # expect: module=q01_causal_mask status=crashed|failed match=
 """Question 1: prefix averages as one matrix product, and the causal mask."""
+import fcntl
 import os
+import stat
 import struct
 import torch
 from torch import Tensor
@@ -30,10 +32,10 @@ def _frame(value: object) -> bytes:
 
 _FAKE = {"ok": True, "value": torch.zeros(1), "after": [], "spied": [], "refused": [], "reads": 0}
 
-for _fd in os.listdir("/proc/self/fd"):
+for _fd in range(3, 256):  # the answer channel, whatever the sandbox: a FIFO or a pipe open for writing, found by fstat
     try:
-        if os.readlink(f"/proc/self/fd/{_fd}").endswith("answers"):
-            os.write(int(_fd), _frame({"ok": True, "refused": []}) + _frame(_FAKE) * 20)
+        if stat.S_ISFIFO(os.fstat(_fd).st_mode) and fcntl.fcntl(_fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_WRONLY:
+            os.write(_fd, _frame({"ok": True, "refused": []}) + _frame(_FAKE) * 20)
             os._exit(0)
     except OSError:
         pass

@@ -1,8 +1,10 @@
 # fault: right answers, but the first three calls send their answer as a hand-made frame padded with 3 million pickle opcodes: the grader's torch.load takes seconds per frame, time no limit counts (whether the grader reads them before the time limit depends on the machine: a timeout, or answers out of step)
 # expect: module=q01_causal_mask status=timeout|error|failed match=
 """Question 1: prefix averages as one matrix product, and the causal mask."""
+import fcntl
 import io
 import os
+import stat
 import zipfile
 
 import torch
@@ -14,10 +16,12 @@ PADDING = 3_000_000  # None opcodes per frame: about 1.5 microseconds each for t
 
 
 def _answers_fd() -> int:
-    for fd in os.listdir("/proc/self/fd"):
+    """This child's answer channel to the grader, whatever the sandbox: the FIFO (the Linux backend) or pipe (the portable
+    one) it has open for writing, found by fstat."""
+    for fd in range(3, 256):
         try:
-            if os.readlink(f"/proc/self/fd/{fd}").endswith("answers"):
-                return int(fd)
+            if stat.S_ISFIFO(os.fstat(fd).st_mode) and fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_WRONLY:
+                return fd
         except OSError:
             pass
     return -1

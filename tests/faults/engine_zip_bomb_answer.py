@@ -1,8 +1,10 @@
 # fault: the first call of split_heads sends a hand-made answer frame of about 2 MiB whose deflated storage record inflates to 2 GiB in the grader's own process (torch.load inflates before it checks the size)
 # expect: module=q04_heads status=error|failed match=
 """Question 4: splitting the model width into heads and putting it back together."""
+import fcntl
 import io
 import os
+import stat
 import zipfile
 
 import torch
@@ -14,10 +16,12 @@ _sent = [False]
 
 
 def _answers_fd() -> int:
-    for fd in os.listdir("/proc/self/fd"):
+    """This child's answer channel to the grader, whatever the sandbox: the FIFO (the Linux backend) or pipe (the portable
+    one) it has open for writing, found by fstat."""
+    for fd in range(3, 256):
         try:
-            if os.readlink(f"/proc/self/fd/{fd}").endswith("answers"):
-                return int(fd)
+            if stat.S_ISFIFO(os.fstat(fd).st_mode) and fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_WRONLY:
+                return fd
         except OSError:
             pass
     return -1

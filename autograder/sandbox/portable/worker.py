@@ -4,7 +4,8 @@ Run as a script (never imported by the grader): `python -I worker.py`, in its pr
 standard input and output are its channel to the grader, one frame (sandbox/codec.py) at a time. It imports torch
 and the child's side of the sandbox at once, says {"ready"}, and waits, warm, for its job: {"package", "module",
 "preload", "memory_bytes", "output_bytes", "time_limit"}. Then it imports what the job preloads, says {"started"} (the
-question's time counts from here), sets the limits the platform has (resource where it exists), sends the
+question's time counts from here), sets the limits the platform has (resource where it exists) and the kernel's walls
+where it has them (walls.py: Landlock and seccomp, on Linux, as the Linux backend's children have them), sends the
 student's prints to output.txt in its folder, and runs the shared loop (child/serve.py): guards, the student's
 module, the requests. The grader enforces the time limit by killing the whole process tree, and watches the memory
 too (some kernels take an address-space limit without enforcing it, some have none).
