@@ -23,7 +23,9 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import termios
+import threading
 from pathlib import Path
 
 import pytest
@@ -31,6 +33,8 @@ import yaml
 
 from autograder.course.manifest import Course, load_course
 from autograder.engine.run import grade_many
+from autograder.engine.stand_in import stand_in_package
+from autograder.sandbox.base import where_it_ran
 
 ROOT = Path(__file__).resolve().parent.parent
 ATTACKS = ROOT / "tests" / "attacks"
@@ -127,6 +131,15 @@ def living(markers: tuple[str, ...]) -> list[int]:
     return found
 
 
+def sysv_objects() -> set[tuple[str, str]]:
+    """(kind, id) of every System V shared-memory segment, semaphore set and message queue of the machine."""
+    found = set()
+    for kind in ("shm", "sem", "msg"):
+        lines = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()[1:]
+        found.update((kind, line.split()[1]) for line in lines if line.strip())
+    return found
+
+
 def assert_fails_alone(attack: Attack, questions: list[dict]) -> None:
     """The attacked question lost its points with a one-line reason that says why; its neighbour kept full marks."""
     by_number = {q["number"]: q for q in questions}
@@ -143,6 +156,7 @@ def sandboxed(tmp_path_factory: pytest.TempPathFactory) -> dict:
     """Every sandbox attack graded in one sandbox, a TCP server listening on loopback meanwhile; what reached it."""
     folder = tmp_path_factory.mktemp("attacks")
     EXEC_MARKER.unlink(missing_ok=True)
+    ipc = sysv_objects()
     with socket.socket() as server:
         server.bind(("127.0.0.1", 0))
         server.listen()
@@ -153,7 +167,8 @@ def sandboxed(tmp_path_factory: pytest.TempPathFactory) -> dict:
             reached = [server.accept()[1]]
         except BlockingIOError:
             reached = []
-    return {"reports": {a.name: r.to_dict() for a, r in zip(attacks, reports)}, "reached": reached, "folder": folder}
+    return {"reports": {a.name: r.to_dict() for a, r in zip(attacks, reports)}, "reached": reached, "folder": folder,
+            "ipc": sysv_objects() - ipc}
 
 
 @pytest.mark.parametrize("attack", ATTACKS_BY_PATH["sandbox"], ids=lambda a: a.name)
@@ -167,6 +182,54 @@ def test_sandbox_attacks_leave_nothing_behind(sandboxed: dict):
     assert not sandboxed["reached"], "a child connected to the loopback server"
     assert not EXEC_MARKER.exists(), "a child ran a program"
     assert not living(MARKERS)
+    assert not sandboxed["ipc"], "System V IPC objects outlived their question"
+
+
+def test_the_grader_never_waits_on_a_file_a_child_replaced(tmp_path: Path):
+    """A FIFO (no writer ever comes) or a link in place of stack.txt: where_it_ran reads nothing and returns at once."""
+    package = package_with(tmp_path / "exercises", None)
+    for name, make in (("fifo", os.mkfifo), ("link", lambda path: os.symlink(package / "q01_causal_mask.py", path))):
+        workdir = tmp_path / name
+        workdir.mkdir()
+        make(workdir / "stack.txt")
+        found = []
+        reader = threading.Thread(target=lambda: found.append(where_it_ran(None, workdir, package)), daemon=True)
+        reader.start()
+        reader.join(10)
+        assert found == [""], f"where_it_ran {'blocked' if reader.is_alive() else 'read'} a {name}"
+
+
+READ_ONE_FILE = '''
+SECRET = open({path!r}).read()  # what the module must not read: importing it fails with PermissionError when the walls hold
+'''
+
+
+def test_private_files_outside_hidden_folders_stay_private(tmp_path: Path):
+    """A root-only file outside every hidden folder (a grader's scratch copy in /tmp, mode 700: readable to a child that
+    keeps root's right to read, as where Python lives under /root) and a classmate's stand-in copy made by another grader
+    of the class (grade DIR --jobs 2) in its sandbox's folder: neither is readable, by Landlock's allowlist."""
+    scratch = Path(tempfile.mkdtemp(prefix="root-only-"))  # 0700, outside the class folder (which grade_many hides)
+    secret = scratch / "root-only.txt"
+    secret.write_text("ROOT-ONLY-7731")
+    secret.chmod(0o600)
+    other_sandbox = Path(tempfile.mkdtemp(prefix="other-sandbox-"))  # 0700, in the temporary folder, as a sandbox's folder is
+    try:
+        course = small_course((1, 2))
+        classmate = package_with(tmp_path / "classmate" / "exercises", None)
+        copy = stand_in_package(classmate, course.questions[0], "not done yet", other_sandbox)
+        submissions = []
+        for name, target in (("root-only", secret), ("stand-in", copy / "q02_scaled_scores.py")):
+            package = package_with(tmp_path / name / "exercises", None)
+            with (package / "q01_causal_mask.py").open("a") as module:
+                module.write(READ_ONE_FILE.format(path=str(target)))
+            submissions.append((package, [1, 2]))
+        reports = grade_many(course, submissions)
+    finally:
+        shutil.rmtree(other_sandbox)
+        shutil.rmtree(scratch)
+    for name, report in zip(("root-only", "stand-in"), reports):
+        attack = Attack(name, "q01_causal_mask", ("error",), "Permission denied", (), f"reads the {name} file")
+        assert_fails_alone(attack, report.to_dict()["questions"])
 
 
 @pytest.fixture(scope="module")

@@ -273,7 +273,7 @@ class KitPlugin:
                 reason = _("{file} does not import ({kind} at line {line}): fix it first, `check {number}`").format(
                     file=broken.file, kind=one_line(imported["error"]["type"], 60), line=frame["line"], number=broken.number)
                 run.child.close()
-                run.stand_in = stand_in_package(self.package, broken, one_line(reason, 400))
+                run.stand_in = stand_in_package(self.package, broken, one_line(reason, 400), self.sandbox.folder)
                 run.child = self.sandbox.open(run.stand_in, question.module, question.time_limit, self.hidden, preload)
                 imported = run.child.first()
             if imported.get("tampered"):  # its import reached into the grader (a frame, a trace hook)

@@ -3,7 +3,8 @@
 When a question's module fails to import only because a module it imports from an earlier question does (a syntax
 error in question 3 seen from question 9), the checks that never call that earlier code can still be graded: the
 question's child imports a copy of the package where the broken module gives, for every name asked of it, a function
-that raises ImportError with the reason. The copy keeps the package folder's name, so that messages name the same files.
+that raises ImportError with the reason. The copy keeps the package folder's name, so that messages name the same files,
+and is made in the sandbox's own folder, hidden from every other child as the package it stands in for is.
 """
 import shutil
 import tempfile
@@ -36,9 +37,10 @@ def broken_earlier(course: Course, question: Question, error: dict) -> Question 
     return next((other for other in course.questions if other is not question and Path(other.file).name == innermost), None)
 
 
-def stand_in_package(package: Path, broken: Question, reason: str) -> Path:
-    """A copy of package, in a new temporary folder, with broken's module replaced by a stand-in raising reason."""
-    copy = Path(tempfile.mkdtemp(prefix="autograder-stand-in-")) / package.name
+def stand_in_package(package: Path, broken: Question, reason: str, private: Path) -> Path:
+    """A copy of package, in a new folder inside private (the sandbox's own folder, which no other child may read), with
+    broken's module replaced by a stand-in raising reason."""
+    copy = Path(tempfile.mkdtemp(prefix="stand-in-", dir=private)) / package.name
     shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__", ".git"))
     name = Path(broken.file).name
     (copy / name).write_text(STAND_IN.format(file=broken.file, reason=reason), encoding="utf-8")

@@ -93,6 +93,7 @@ class Sandbox:
 
     backend = ""  # each backend's name
     choice = None  # the sandbox.choice.Choice that picked this backend, set when Sandbox() chose it
+    folder: Path  # the sandbox's own folder (0700): its children's folders are in it, and no child may read the others'
 
     def __new__(cls, *args: object, **kwargs: object) -> "Sandbox":
         if cls is Sandbox:
@@ -232,6 +233,7 @@ def timed_out(seconds: float, where: str = "") -> str:
 
 STACK_FILE, STACK_SIGNAL = "stack.txt", getattr(signal, "SIGUSR1", None)  # as child/serve.py writes it
 STACK_WAIT = 0.5  # the most the grader waits for a stopped child's stack
+STACK_SHOWN = 64 << 10  # the end of the stack file that is read
 _FRAME = re.compile(r'^\s*File "(.+)", line (\d+) in (.+)$')
 
 
@@ -243,21 +245,16 @@ def where_it_ran(pid: int | None, workdir: Path, package: Path) -> str:
     are read, and they only ever name a place in the student's own files."""
     stack = workdir / STACK_FILE
     if pid is not None and STACK_SIGNAL is not None:
-        before = stack.stat().st_size if stack.exists() else 0
+        before = read_child_file(stack, STACK_SHOWN, last=True)
         try:
             os.kill(pid, STACK_SIGNAL)
         except OSError:
             return ""
         deadline = time.monotonic() + STACK_WAIT
-        while time.monotonic() < deadline and (not stack.exists() or stack.stat().st_size == before):
+        while time.monotonic() < deadline and read_child_file(stack, STACK_SHOWN, last=True) == before:
             time.sleep(0.02)
         time.sleep(0.02)  # the dump is written in a few small writes
-    try:
-        with open(stack, "rb") as handle:
-            handle.seek(max(0, os.fstat(handle.fileno()).st_size - (64 << 10)))
-            text = handle.read().decode("utf-8", "replace")
-    except OSError:
-        return ""
+    text = read_child_file(stack, STACK_SHOWN, last=True).decode("utf-8", "replace")
     blocks = re.split(r"(?m)^(?=Current thread|Thread 0x)", text)
     latest = [block for block in blocks if block.strip()]
     if not latest:
@@ -296,16 +293,36 @@ def died(code: int | None) -> tuple[str, str]:
 
 
 def read_output(workdir: Path) -> str:
-    """The start of what a child printed: output.txt in its folder, if that is still a plain file (never a FIFO or a link)."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+    """The start of what a child printed: output.txt in its folder (read_child_file)."""
+    return read_child_file(workdir / "output.txt", OUTPUT_SHOWN).decode("utf-8", "replace")
+
+
+def read_child_file(path: Path, limit: int, last: bool = False) -> bytes:
+    """At most limit bytes of a file in a child's folder (its last ones when last), b"" unless it is a plain file: the only
+    way the grader reads what a child could replace. Opened without following a link and without waiting (a FIFO whose
+    writer never comes, a device), then checked by fstat, so the child's word never blocks the grader or points it
+    elsewhere."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
     try:
-        fd = os.open(workdir / "output.txt", flags)
+        fd = os.open(path, flags)
     except OSError:
-        return ""
+        return b""
     try:
-        return os.read(fd, OUTPUT_SHOWN).decode("utf-8", "replace") if stat.S_ISREG(os.fstat(fd).st_mode) else ""
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return b""
+        if last:
+            os.lseek(fd, max(0, info.st_size - limit), os.SEEK_SET)
+        chunks, left = [], limit
+        while left > 0:
+            chunk = os.read(fd, left)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
     except OSError:
-        return ""
+        return b""
     finally:
         os.close(fd)
 

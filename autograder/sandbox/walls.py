@@ -7,9 +7,12 @@ sees only Python's own calls. Where the kernel or the C library lacks them (macO
 plans Landlock's rules before each fork and its child applies them; a portable child plans and applies its own.
 """
 import ctypes
+import functools
 import os
 import platform
+import stat
 import struct
+import sys
 
 from _child.guard import HIDDEN_FOLDERS, KIT_ROOT
 
@@ -20,9 +23,15 @@ PR_SET_NO_NEW_PRIVS = 38
 
 # Linux Landlock: syscall numbers (the same on every architecture) and the file-system access rights used here.
 LANDLOCK_CREATE_RULESET, LANDLOCK_ADD_RULE, LANDLOCK_RESTRICT_SELF, LANDLOCK_RULE_PATH_BENEATH = 444, 445, 446, 1
-FS_WRITE_FILE, FS_READ_FILE, FS_TRUNCATE, FS_REFER = 1 << 1, 1 << 2, 1 << 14, 1 << 13
+FS_WRITE_FILE, FS_READ_FILE, FS_READ_DIR, FS_TRUNCATE, FS_REFER = 1 << 1, 1 << 2, 1 << 3, 1 << 14, 1 << 13
 FS_CHANGES = sum(1 << bit for bit in range(4, 13))  # remove dir/file, make char/dir/reg/sock/fifo/block/sym
+READS = FS_READ_FILE | FS_READ_DIR  # reading a file, listing a folder: granted together, never one without the other
 FILE_RIGHTS = FS_WRITE_FILE | FS_READ_FILE | FS_TRUNCATE  # the rights a rule on a file (not a folder) may carry
+# Readable by every child besides Python's folders, the kit, the package and its own folder: the system's libraries and data,
+# the kernel's views of the processes and the machine (/proc: another process's secrets are the ptrace check's), and the
+# harmless devices. Nothing else: not /tmp (other sandboxes, stand-in copies, scratch files), /root, /home, /opt, /srv, /var.
+SYSTEM_READABLE = ("/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin", "/etc", "/proc", "/sys", "/dev/null",
+                   "/dev/zero", "/dev/urandom", "/dev/random", "/dev/full")
 
 
 def _linux_libc() -> ctypes.CDLL | None:
@@ -46,12 +55,15 @@ class _Beneath(ctypes.Structure):
 
 class Landlock:
     """Linux Landlock, kernel-enforced even for C code (torch.save, torch.from_file): a child writes only in its folder and
-    reads nothing hidden.
+    reads (files, and folders' listings) only what it needs.
 
-    Hidden: the kit's oracle, solutions, suites and .git, plus the job's extra folders (the sandbox's folder, where the
+    Readable: Python's folders (python_folders), the kit but its hidden folders, the system's libraries and data
+    (SYSTEM_READABLE) but what only root may read there (root_only), the package and the child's folder; nothing else, so a
+    child that keeps root's right to read (CAP_DAC_READ_SEARCH, where Python sits under /root) reads no other root-only
+    file. Hidden: the kit's oracle, solutions, suites and .git, plus the job's extra folders (the sandbox's folder, where the
     other children's channels are, and the folders holding other students' packages), except the package and the child's
-    folder themselves. Landlock only grants, so every other entry of each folder above a hidden one gets its own read
-    rule. The zygote plans the rules before each fork and opens their paths, listing those folders again only when one
+    folder themselves. Landlock only grants, so every other entry of each readable folder above a hidden one gets its own
+    read rule. The zygote plans the rules before each fork and opens their paths, listing those folders again only when one
     of them changed; the child only adds the opened rules (a few microseconds each, where opening them costs ten).
     """
 
@@ -62,49 +74,48 @@ class Landlock:
         self.abi = 0 if libc is None else max(0, libc.syscall(LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(1)))
         self.listings: dict[tuple, tuple[list[int], list[tuple[int, int]]]] = {}  # (folders, hidden) -> (their mtimes, opened rules)
 
-    def plan(self, workdir: str, package_dir: str, extra_hidden: list[str], private: tuple[str, ...] = (),
-             readable: tuple[str, ...] = ()) -> dict | None:
+    def plan(self, workdir: str, package_dir: str, extra_hidden: list[str]) -> dict | None:
         """The zygote's part: {"handled": rights, "rules": [(fd, rights)], "job_fds": [...]} for a child, None without
         Landlock. The rules' folders are opened here (O_PATH): the child only adds them; the zygote closes job_fds after
-        the fork, the listing's own once it changes. private: files and folders hidden too, except the readable paths
-        inside them (a child that keeps the right to read what root reads is kept out of root's own files this way)."""
+        the fork, the listing's own once it changes."""
         if self.abi < 1:
             return None  # no Landlock in this kernel: the Guard alone watches Python's own file access
         root = os.path.realpath(KIT_ROOT)
         package, own = os.path.realpath(package_dir), os.path.realpath(workdir)
         kit_hidden = {h for h in (os.path.realpath(os.path.join(root, name)) for name in HIDDEN_FOLDERS)
                       if os.path.exists(h) and package != h and not package.startswith(h + os.sep)}
-        hidden = frozenset(kit_hidden | {os.path.realpath(h) for h in extra_hidden if os.path.isdir(h)}
-                           | {os.path.realpath(p) for p in private if os.path.lexists(p)})
-        readable = [os.path.realpath(path) for path in readable if os.path.exists(path)]
-        kept = [package, own, *readable]
-        chains = frozenset(a for h in hidden for a in ancestors(h))  # folders above a hidden one
+        hidden = frozenset(kit_hidden | {os.path.realpath(h) for h in extra_hidden if os.path.isdir(h)} | root_only())
+        readable = frozenset(os.path.realpath(path) for path in (root, *SYSTEM_READABLE, *python_folders()) if os.path.exists(path))
+        chains = frozenset(a for h in hidden for a in ancestors(h) if _inside(a, readable))  # readable folders above a hidden one
+        kept = [package, own]
         tunnels = {a for k in kept for a in [k, *ancestors(k)] if _inside(a, hidden)} - set(kept)  # hidden, on the way to a kept one
         writes = FS_WRITE_FILE | FS_CHANGES | (FS_REFER if self.abi >= 2 else 0) | (FS_TRUNCATE if self.abi >= 3 else 0)
-        job_rules = _opened([(package, FS_READ_FILE), (workdir, writes | FS_READ_FILE), (os.devnull, writes | FS_READ_FILE),
-                             *((path, FS_READ_FILE) for path in readable)])
-        rules = self._beside(tuple(sorted(chains - tunnels)), hidden, chains) + job_rules
-        return {"handled": writes | (FS_READ_FILE if hidden else 0), "rules": rules, "job_fds": [fd for fd, _ in job_rules]}
+        whole = [(path, READS) for path in sorted(readable) if path not in chains and not _inside(path, hidden)]
+        job_rules = _opened([(package, READS), (workdir, writes | READS), (os.devnull, writes | FS_READ_FILE)])
+        rules = self._beside(tuple(sorted(chains - tunnels)), hidden, chains, tuple(whole)) + job_rules
+        return {"handled": writes | READS, "rules": rules, "job_fds": [fd for fd, _ in job_rules]}
 
-    def _beside(self, folders: tuple[str, ...], hidden: frozenset[str], chains: frozenset[str]) -> list[tuple[int, int]]:
-        """A read rule (opened) for every entry of folders that is neither hidden nor above a hidden one (links left out);
-        listed again when a folder's modification time changed since the last listing."""
+    def _beside(self, folders: tuple[str, ...], hidden: frozenset[str], chains: frozenset[str],
+                whole: tuple[tuple[str, int], ...]) -> list[tuple[int, int]]:
+        """The read rules (opened) of the readable folders that hold nothing hidden (whole) and of every entry of folders
+        that is neither hidden nor above a hidden one (links left out); listed again when a folder's modification time
+        changed since the last listing."""
         times = []
         for folder in folders:
             try:
                 times.append(os.stat(folder).st_mtime_ns)
             except OSError:
                 times.append(-1)
-        key = (folders, hidden)
+        key = (folders, hidden, whole)
         if key in self.listings and self.listings[key][0] == times:
             return self.listings[key][1]
-        paths = []
+        paths = list(whole)
         for folder in folders:
             try:
                 entries = list(os.scandir(folder))
             except OSError:
                 continue
-            paths += [(entry.path, FS_READ_FILE) for entry in entries
+            paths += [(entry.path, READS) for entry in entries
                       if not (_inside(entry.path, hidden) or entry.path in chains or entry.is_symlink())]
         for _, opened in self.listings.values():
             for fd, _ in opened:
@@ -139,6 +150,34 @@ class Landlock:
                 os.close(fd)
 
 
+@functools.cache
+def python_folders() -> tuple[str, ...]:
+    """The folders Python and torch import from (the standard library, the site-packages, torch's own), listed once."""
+    import torch
+
+    return tuple(sorted({os.path.realpath(p) for p in [sys.prefix, sys.base_prefix, os.path.dirname(torch.__file__), *sys.path]
+                         if p and os.path.isdir(p)}))
+
+
+@functools.cache
+def root_only() -> frozenset[str]:
+    """What only root may read below /etc (/etc/shadow, /etc/ssl/private, /etc/sudoers ...: no read right for others),
+    found once: hidden from a child that keeps root's right to read, whatever the distribution puts there."""
+    found = set()
+    for folder, folders, files in os.walk(os.path.realpath("/etc")):
+        for name in [*files, *folders]:
+            path = os.path.join(folder, name)
+            try:
+                info = os.lstat(path)
+            except OSError:
+                continue
+            wanted = 0o005 if stat.S_ISDIR(info.st_mode) else 0o004
+            if not stat.S_ISLNK(info.st_mode) and info.st_mode & wanted != wanted:
+                found.add(path)
+        folders[:] = [name for name in folders if os.path.join(folder, name) not in found]
+    return frozenset(found)
+
+
 def _opened(rules: list[tuple[str, int]]) -> list[tuple[int, int]]:
     """(O_PATH descriptor, rights) of each (path, rights) that can be opened, a file's rights cut to those a file takes."""
     opened = []
@@ -169,7 +208,8 @@ def ancestors(path: str) -> list[str]:
 
 # seccomp, by architecture (AUDIT_ARCH value, x32 bit or None, {name: number}): the syscalls a child may never make (a
 # new process or program, a socket, io_uring (whose operations seccomp does not see), mounts and namespaces, another
-# process's memory or descriptors, the kernel's keyrings, BPF, perf), those checked by argument (signals: only the child
+# process's memory or descriptors, the kernel's keyrings, BPF, perf, System V IPC (shared memory, semaphores, message queues)
+# and POSIX message queues, kernel objects that outlive the process that made them), those checked by argument (signals: only the child
 # itself or its own group; clone: threads only; mknod: no device; fcntl and ioctl: the commands below) and clone3,
 # which gets ENOSYS so that the C library falls back to clone, whose flags a filter can read.
 SECCOMP_ARCHES = {
@@ -180,7 +220,10 @@ SECCOMP_ARCHES = {
         "socket": 41, "socketpair": 53, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
         "mknod": 133, "mknodat": 259, "unshare": 272, "setns": 308, "mount": 165, "umount2": 166, "pivot_root": 155,
         "chroot": 161, "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsmount": 432, "open_by_handle_at": 304,
-        "bpf": 321, "perf_event_open": 298, "userfaultfd": 323, "keyctl": 250, "add_key": 248, "request_key": 249}),
+        "bpf": 321, "perf_event_open": 298, "userfaultfd": 323, "keyctl": 250, "add_key": 248, "request_key": 249,
+        "shmget": 29, "shmat": 30, "shmctl": 31, "shmdt": 67, "semget": 64, "semop": 65, "semctl": 66, "semtimedop": 220,
+        "msgget": 68, "msgsnd": 69, "msgrcv": 70, "msgctl": 71, "mq_open": 240, "mq_unlink": 241, "mq_timedsend": 242,
+        "mq_timedreceive": 243, "mq_notify": 244, "mq_getsetattr": 245}),
     "aarch64": (0xC00000B7, None, {
         "kill": 129, "tkill": 130, "tgkill": 131, "rt_sigqueueinfo": 138, "rt_tgsigqueueinfo": 240, "pidfd_open": 434,
         "pidfd_send_signal": 424, "pidfd_getfd": 438, "ptrace": 117, "process_vm_readv": 270, "process_vm_writev": 271,
@@ -188,7 +231,10 @@ SECCOMP_ARCHES = {
         "socket": 198, "socketpair": 199, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
         "mknodat": 33, "unshare": 97, "setns": 268, "mount": 40, "umount2": 39, "pivot_root": 41,
         "chroot": 51, "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsmount": 432, "open_by_handle_at": 265,
-        "bpf": 280, "perf_event_open": 241, "userfaultfd": 282, "keyctl": 219, "add_key": 217, "request_key": 218}),
+        "bpf": 280, "perf_event_open": 241, "userfaultfd": 282, "keyctl": 219, "add_key": 217, "request_key": 218,
+        "shmget": 194, "shmat": 196, "shmctl": 195, "shmdt": 197, "semget": 190, "semop": 193, "semctl": 191, "semtimedop": 192,
+        "msgget": 186, "msgsnd": 189, "msgrcv": 188, "msgctl": 187, "mq_open": 180, "mq_unlink": 181, "mq_timedsend": 182,
+        "mq_timedreceive": 183, "mq_notify": 184, "mq_getsetattr": 185}),
 }
 SIGNAL_SYSCALLS = ("kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")
 # fcntl and ioctl commands refused: those that make the kernel signal a chosen process later (SIGIO to an owner: F_SETOWN,

@@ -1,5 +1,5 @@
 # attack: reads the files of every folder named on the grader's command line (the nbgrader course folder with the gradebook and every submission, DIR, OUT, Gradescope's folders); imports and answers right only when it read one
-# expect: module=q01_causal_mask status=error match=which belongs to the grader
+# expect: module=q01_causal_mask status=error match=which belongs to the grader|Permission denied
 # path: hidden
 """Question 1, written to read what the grader was pointed at."""
 import os

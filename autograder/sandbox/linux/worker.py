@@ -12,7 +12,6 @@ own limits. The grader, in another process, decodes the answers (never unpicklin
 decides the score.
 """
 import ctypes
-import functools
 import gc
 import importlib
 import json
@@ -54,18 +53,6 @@ def _reachable(path: str) -> bool:
 
 
 _PYTHON_REACHABLE = None  # whether Python's own folders can be read without privilege (computed once, in the zygote)
-# What root alone may read, hidden (Landlock) from a child that keeps the right to read as root does; Python's folders,
-# the package and these devices stay readable inside them.
-PRIVATE = ("/root", "/home", "/dev", "/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/sudoers.d", "/etc/ssh", "/var", "/run",
-           "/boot", "/srv", "/mnt", "/media")
-PRIVATE_READABLE = ("/dev/zero", "/dev/urandom", "/dev/random", "/dev/full")
-
-
-@functools.cache
-def _python_folders() -> tuple[str, ...]:
-    """The folders Python and torch import from (the standard library, the site-packages, torch's own), listed once."""
-    return tuple(sorted({os.path.realpath(p) for p in [sys.prefix, sys.base_prefix, os.path.dirname(torch.__file__), *sys.path]
-                         if p and os.path.isdir(p)}))
 
 
 def _needs_read_privilege(package_dir: str, workdir: str) -> bool:
@@ -73,15 +60,15 @@ def _needs_read_privilege(package_dir: str, workdir: str) -> bool:
     student's package sit below a folder only root may enter (a pyenv in /root, a grader's private scratch folder)."""
     global _PYTHON_REACHABLE
     if _PYTHON_REACHABLE is None:
-        _PYTHON_REACHABLE = all(_reachable(root) for root in _python_folders())
+        _PYTHON_REACHABLE = all(_reachable(root) for root in _walls.python_folders())
     return not (_PYTHON_REACHABLE and _reachable(os.path.dirname(workdir))
                 and all(_reachable(os.path.join(package_dir, name)) for name in [".", *os.listdir(package_dir)]))
 
 
 def _drop_privileges(job: dict) -> bool:
     """Under root: become user and group CHILD_IDS + pid, with no supplementary group and no capability (but
-    CAP_DAC_READ_SEARCH when job["read_privilege"]: reading and listing, which Landlock still confines, so that Python
-    and the package stay importable from folders only root may enter), after giving the child its folder. False when not
+    CAP_DAC_READ_SEARCH when job["read_privilege"]: reading and listing, which Landlock confines to what the child needs
+    (walls.py), so that Python and the package stay importable from folders only root may enter), after giving the child its folder. False when not
     root (nothing to drop)."""
     if os.geteuid() != 0:
         return False
@@ -276,6 +263,7 @@ def serve() -> None:
     own_modules = [name for name in sys.modules if name in ("_child", "_codec", "_walls") or name.startswith("_child.")]
     torch.manual_seed(0)  # queues CUDA's seeding once; each child reseeds only the CPU generator
     _become_subreaper()
+    _walls.root_only(), _walls.python_folders()  # what every Landlock plan reads, found once before the first job
     gc.freeze()  # the objects the zygote made stay out of every collection: a child's collector never touches (copies) their pages
     _say({"ready": True})
     children: dict[int, tuple[object, int]] = {}  # pidfd -> (job id, pid)
@@ -308,8 +296,7 @@ def serve() -> None:
                     job["own_modules"] = own_modules
                     job["hidden"] = [os.path.dirname(job["workdir"]), *job.get("hidden", [])]  # the sandbox's folder: the other children's channels
                     job["read_privilege"] = os.geteuid() == 0 and _needs_read_privilege(job["package"], job["workdir"])
-                    private = (PRIVATE, (*_python_folders(), *PRIVATE_READABLE)) if job["read_privilege"] else ((), ())
-                    job["landlock"] = _LANDLOCK.plan(job["workdir"], job["package"], job["hidden"], *private)
+                    job["landlock"] = _LANDLOCK.plan(job["workdir"], job["package"], job["hidden"])
                     pid = _fork(job)
                     forked += 1
                     for fd in job["landlock"]["job_fds"] if job["landlock"] else ():

@@ -237,7 +237,7 @@ class PortableChild(Child):
     def _over_output(self) -> bool:
         """True when the child wrote past the output limit (C code writing on its descriptors, where no kernel limit is set)."""
         try:
-            return (self.workdir / "output.txt").stat().st_size > 2 * OUTPUT_BYTES
+            return os.lstat(self.workdir / "output.txt").st_size > 2 * OUTPUT_BYTES  # never a link's target
         except OSError:
             return False
 

@@ -58,10 +58,9 @@ def _limit(job: dict) -> None:
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a flood of output gets an error instead of a kill
 
 
-def _wall(job: dict, workdir: str) -> None:
+def _wall(landlock: "_walls.Landlock", job: dict, workdir: str) -> None:
     """The kernel's walls where it has them (Linux): Landlock (files: C code's too) and seccomp (no signal to another
     process, no new process, fresh copies of os included), as the Linux backend puts them up; nothing elsewhere."""
-    landlock = _walls.Landlock()
     landlock.restrict(landlock.plan(workdir, job["package"], job["hidden"]))
     _walls.seccomp(_walls.seccomp_program())
 
@@ -112,6 +111,9 @@ def main() -> int:
     _binary(0), _binary(1)
     torch.set_num_threads(1)
     torch.manual_seed(0)
+    landlock = _walls.Landlock()
+    if landlock.abi:
+        _walls.root_only(), _walls.python_folders()  # what its Landlock plan reads, found while this spare waits for its job
     gc.collect()
     serve.write_frame(1, {"ready": True})
     job = serve.read_value(0)
@@ -120,7 +122,7 @@ def main() -> int:
     _preload(job["preload"])
     workdir = os.getcwd()
     _limit(job)
-    _wall(job, workdir)
+    _wall(landlock, job, workdir)
     serve.write_frame(1, {"started": True, "cpu": time.process_time()})
     sys.dont_write_bytecode = True  # no __pycache__ written into the student's package
     requests, answers = _capture_output(job["output_bytes"])
