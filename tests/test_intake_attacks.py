@@ -23,9 +23,9 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
 
 from autograder.classroom.intake import Entry, discover, read_entry
+from test_attacks import kit  # noqa: F401 - the fixture: a kit folder of questions 1 and 2
 
 ROOT = Path(__file__).resolve().parent.parent
 ENV = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""), "PYTHONWARNINGS": "ignore"}
@@ -69,16 +69,6 @@ def script(path: Path, marker: Path) -> str:
     path.write_text(f"#!/bin/sh\nid > '{marker}'\nexit 1\n")
     path.chmod(0o755)
     return str(path)
-
-
-@pytest.fixture(scope="module")
-def kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A kit folder whose course is questions 1 and 2 of the real one."""
-    root = tmp_path_factory.mktemp("kit")
-    manifest = yaml.safe_load((ROOT / "course.yaml").read_text())
-    manifest["questions"] = [q for q in manifest["questions"] if q["number"] in (1, 2)]
-    (root / "course.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False, allow_unicode=True))
-    return root
 
 
 @pytest.fixture(scope="module")
