@@ -312,12 +312,12 @@ def test_a_thread_running_beside_the_block_without_the_watch_counts_as_every_ask
     ended.acquire()
     try:
         with forbidden.ForbiddenWork([SDPA, MHA]) as watch:
-            raw = _thread.start_new_thread(lambda: (running.set(), stop.wait(), ended.release()), ())  # no threading hook: no modes
+            _thread.start_new_thread(lambda: (running.set(), stop.wait(), ended.release()), ())  # no threading hook: no modes
             running.wait()
     finally:
         stop.set()
         ended.acquire()
-    while raw in sys._current_frames():  # gone from the interpreter's list a moment after its function returned
+    while _thread._count():  # the raw thread is counted until a moment after its function returned
         time.sleep(0.001)
     assert watch.seen == [SDPA, MHA] and watch.unwatched
     with forbidden.ForbiddenWork([SDPA]) as watch:
@@ -338,7 +338,7 @@ def test_a_raw_thread_that_ends_inside_the_block_still_makes_it_unwatched() -> N
         with forbidden.ForbiddenWork([MHA]) as watch:
             getattr(_thread, start)(lambda: (q03.attention(Q, K, V), done.release()), ())
             done.acquire()  # the thread's work is over before the block ends
-            while len(sys._current_frames()) > 1:
+            while _thread._count():
                 time.sleep(0.001)
         assert watch.seen == [MHA] and watch.unwatched, start
     with forbidden.ForbiddenWork([MHA]) as watch:

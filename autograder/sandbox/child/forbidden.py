@@ -17,9 +17,12 @@ Every route to that work meets one of the two modes, whatever name the student r
 Hand-written attention (matmul, einsum, softmax, masked_fill, baddbmm, nn.Linear ...) meets neither.
 The SDPA call that nn.MultiheadAttention makes inside itself counts as multi-head attention, not as
 SDPA. Threads started inside the block are watched too (threading's profile hook gives them the modes); a Python
-thread that runs beside the block without them (started before it, at import or in an earlier call, or started
-around threading's hook) makes the block `unwatched`: every asked label counts as seen, since what that thread ran
-cannot be told apart. Turning the watch off from inside the block (disabling torch functions around work, popping
+thread that runs beside the block without them makes the block `unwatched`: every asked label counts as seen, since
+what that thread ran cannot be told apart. Such a thread was either alive when the block began (started at import
+or in an earlier call: the interpreter's count of running threads, `_thread._count`, which takes no lock, is not 0)
+or started inside it around threading's hook (_thread's start is heard: its audit event from Python 3.12, a wrapper
+before). The interpreter's list of frames (`sys._current_frames`) is not read: it holds a lock that a thread ending at
+that moment can deadlock against. Turning the watch off from inside the block (disabling torch functions around work, popping
 the modes, replacing threading's hook) counts as forbidden work for every label asked too, and as `tampered`.
 
 Every reference compared against is bound when this module is imported, in the zygote, before any
@@ -90,7 +93,7 @@ _dispatch_stack = torch.utils._python_dispatch._get_current_dispatch_mode_stack
 _push_function_mode, _push_dispatch_mode = torch.overrides._push_mode, torch.utils._python_dispatch._push_mode
 _set_thread_profile, _get_thread_profile, _set_profile = threading.setprofile, threading.getprofile, sys.setprofile
 _getframe, _TORCH_DIR = sys._getframe, os.path.dirname(torch.__file__) + os.sep
-_current_frames, _get_ident, _get_thread_trace = sys._current_frames, threading.get_ident, threading.gettrace
+_running_threads, _get_thread_trace = _thread._count, threading.gettrace  # _count: Python threads alive besides the main one
 _AUTOGRAD_DIR, _MultiheadAttention, _subclasses = os.path.dirname(torch.autograd.__file__) + os.sep, torch.nn.MultiheadAttention, type.__subclasses__
 _BOOTSTRAP = threading.Thread._bootstrap  # what threading starts a thread with: its profile hook equips such threads
 _WATCHING: list["ForbiddenWork"] = []  # the watch whose block runs now
@@ -244,7 +247,6 @@ class ForbiddenWork:
         self._dispatch_mode = _DispatchWatch(self)
         self._thread_profile = None
         self._hook = self._watch_new_thread  # one bound method, so that threading's hook can be compared by identity
-        self._equipped: set[int] = set()  # the threads started inside the block that got the modes
         self.unwatched = False  # a Python thread without the modes ran beside the block
 
     def _note(self, label: str) -> None:
@@ -264,14 +266,6 @@ class ForbiddenWork:
         if self._active:
             _push_function_mode(self._function_mode)
             _push_dispatch_mode(self._dispatch_mode)
-            self._equipped.add(_get_ident())
-
-    def _look_at_threads(self) -> None:
-        """Mark the block unwatched when another Python thread is alive without the modes (the interpreter's own list of
-        threads, which threading's bookkeeping cannot hide)."""
-        me = _get_ident()
-        if any(ident != me and ident not in self._equipped for ident in _current_frames()):
-            self._unwatched()
 
     def _unwatched(self) -> None:
         """A thread without the modes runs beside the block: every asked label counts as seen."""
@@ -281,7 +275,6 @@ class ForbiddenWork:
     def __enter__(self) -> "ForbiddenWork":
         self._seen.clear()
         self.tampered, self.unwatched = "", False
-        self._equipped.clear()
         if not self._asked:
             return self  # nothing forbidden: no modes, so no cost (the timing check runs this way)
         self._thread_profile = _get_thread_profile()
@@ -294,13 +287,13 @@ class ForbiddenWork:
         self._active = True
         _WATCHING.append(self)
         _set_thread_profile(self._hook)
-        self._look_at_threads()
+        if _running_threads():  # started before the block (at import, in an earlier call): they run without the modes
+            self._unwatched()
         return self
 
     def __exit__(self, *exc: object) -> None:
         if not self._active:
             return
-        self._look_at_threads()
         if _get_thread_profile() is not self._hook or _get_thread_trace() is not None:
             self._seen.update(self._asked)  # threads started since would run without the modes, or hand frames to a tracer
             self.tampered = "replaces threading's hook for new threads"
