@@ -17,7 +17,7 @@ def previous_share(weights: np.ndarray) -> np.ndarray:
 
 def trained_heads(student: Student, label: str) -> Heatmaps:
     """train_copy_task with the suite's settings, then each head's weights (T, T) on a seeded sample of T tokens."""
-    model, _losses = _trained_model(student, TRAIN_KWARGS)
+    model = _trained_model(student, TRAIN_KWARGS)[0]
     model.eval()
     sample = tokens(1, T, SAMPLE_SEED)  # (1, T)
     with student.no_grad():
