@@ -19,6 +19,7 @@ import argparse
 import csv
 import dataclasses
 import datetime
+import errno
 import functools
 import gc
 import io
@@ -31,7 +32,7 @@ import sys
 import tempfile
 import time
 import traceback
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from multiprocessing.connection import wait
@@ -44,11 +45,11 @@ from ..engine.stopping import STOPPING_SIGNALS, Stopped, exit_status, stop_on_si
 from ..sandbox import sweep_stale
 from . import summary
 from .exports import FILES as EXPORTS, canvas_csv, moodle_csv, safe_cell
-from .intake import Contents, Entry, discover, fingerprint_of, ignored, read_entry
+from .intake import Contents, Entry, discover, fingerprint_of, read_entry, student_key
 from .summary import Summary, entry_status
 from .work import failed_report, grader_version, unreadable_report
 
-USAGE_ERROR, SOME_UNREADABLE, INTERRUPTED = 2, 1, 130
+USAGE_ERROR, SOME_UNREADABLE, RUN_FAILED, INTERRUPTED = 2, 1, 3, 130
 GRADES, LOG, LOCK = "grades.csv", "grading.log", ".grading.lock"
 ATTEMPTS = 2  # an entry whose worker process dies this many times is reported (grader_error) instead of retried
 PR_SET_PDEATHSIG = 1
@@ -58,6 +59,24 @@ STOP_SECONDS = 0.5  # how long a stopped worker has to kill its sandbox's questi
 
 class UsageError(Exception):
     """A bad command line or class folder: one line, exit status 2."""
+
+
+class OutputError(Exception):
+    """A file of OUT could not be written (a full disk, a quota, no permission): the run itself failed, exit status 3."""
+
+    def __init__(self, path: Path, error: OSError) -> None:
+        super().__init__(f"{path}: {error}")
+        self.path, self.error = path, error
+
+    def advice(self, out: Path) -> str:
+        """What went wrong, where, and what to do (out: the run's OUT), in one paragraph."""
+        cause = {errno.ENOSPC: _("the disk is full"), errno.EDQUOT: _("your disk quota is used up"),
+                 errno.EROFS: _("the disk is read-only"), errno.EACCES: _("you may not write there"),
+                 errno.EPERM: _("you may not write there")}.get(self.error.errno, self.error.strerror or type(self.error).__name__)
+        return _("{path} could not be written: {cause} ({error}). Nothing partial was written: every report, and grades.csv, in {out} "
+                 "is whole and as it was. Make room on the disk that holds {out} (`df -h {out}` shows it) or give another --out, then "
+                 "run the same command again: it grades only what is missing.").format(
+            path=self.path, cause=cause, error=self.error.strerror or self.error, out=out)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -76,14 +95,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def write_atomically(path: Path, data: bytes, sync: bool = True) -> None:
-    """Replace path with data in one step: a reader (or a crash) sees the old file or the new one, never a part."""
+    """Replace path with data in one step: a reader (or a crash) sees the old file or the new one, never a part;
+    OutputError when it cannot be written (a full disk), with the temporary file removed."""
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(temporary, "wb") as handle:
-        handle.write(data)
-        if sync:
-            handle.flush()
-            os.fsync(handle.fileno())
-    os.replace(temporary, path)
+    try:
+        with open(temporary, "wb") as handle:
+            handle.write(data)
+            if sync:
+                handle.flush()
+                os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except OSError as error:
+        temporary.unlink(missing_ok=True)
+        raise OutputError(path, error) from error
 
 
 def report_path(out: Path, student: str) -> Path:
@@ -135,9 +159,32 @@ def grades_csv(course: Course, reports: dict[str, dict]) -> bytes:
 def write_class_files(course: Course, out: Path, reports: dict[str, dict]) -> Summary:
     """Beside grades.csv: the class summary (summary.md, .html, .png) and the gradebooks Canvas and Moodle import."""
     write = functools.partial(write_atomically, sync=False)
-    write(out / EXPORTS[0], canvas_csv(reports, course.title, course.max_score))
-    write(out / EXPORTS[1], moodle_csv(reports, course.title))
+    write(out / EXPORTS[0], canvas_csv(reports, course.lms_name, course.max_score))
+    write(out / EXPORTS[1], moodle_csv(reports, course.lms_name))
     return summary.write(out, reports, course.title, course.numbers, write)
+
+
+def _open_log(out: Path) -> int:
+    """OUT/grading.log opened for appending (a file descriptor); OutputError when it cannot be."""
+    try:
+        return os.open(out / LOG, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o644)
+    except OSError as error:
+        raise OutputError(out / LOG, error) from error
+
+
+def log_line(out: Path, log: int, fields: dict) -> None:
+    """Append one JSON line to the log whole, or nothing of it (a full disk): OutputError then, the log as it was."""
+    line = (json.dumps({"at": time.strftime("%Y-%m-%dT%H:%M:%S%z"), **fields}) + "\n").encode()
+    end = os.lseek(log, 0, os.SEEK_END)
+    try:
+        if os.write(log, line) != len(line):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    except OSError as error:
+        try:
+            os.ftruncate(log, end)  # no half line
+        except OSError:
+            pass
+        raise OutputError(out / LOG, error) from error
 
 
 class Results:
@@ -147,15 +194,14 @@ class Results:
         self.course, self.out = course, out
         self.reports = dict(kept)
         self.graded: list[str] = []
-        self.log = open(out / LOG, "a", encoding="utf-8")  # noqa: SIM115 - open for the whole run, closed by close()
+        self.log = _open_log(out)
         write_atomically(out / GRADES, grades_csv(course, self.reports), sync=False)
         for student, report in kept.items():  # written again: the course's feedback setting may have changed since
             write_feedback(course, out, student, report)
 
     def event(self, **fields: object) -> None:
-        """One line of OUT/grading.log."""
-        self.log.write(json.dumps({"at": time.strftime("%Y-%m-%dT%H:%M:%S%z"), **fields}) + "\n")
-        self.log.flush()
+        """One line of OUT/grading.log (OutputError when it cannot be written)."""
+        log_line(self.out, self.log, fields)
 
     def add(self, entry: Entry, report: dict) -> None:
         """Record one student's report: its file, grades.csv, and a line in the log."""
@@ -172,7 +218,7 @@ class Results:
 
     def close(self) -> None:
         """Close the log."""
-        self.log.close()
+        os.close(self.log)
 
 
 # -- local workers ---------------------------------------------------------------------------------------------
@@ -436,17 +482,21 @@ def chosen(entries: list[Entry], students: list[str] | None, folder: Path) -> li
     """The entries --student names (all when it is not given); a name with no entry is a usage error."""
     if not students:
         return entries
-    unknown = sorted(set(students) - {entry.student for entry in entries})
+    wanted = {student_key(name): name for name in students}
+    unknown = sorted(set(wanted) - {student_key(entry.student) for entry in entries})
     if unknown:
-        raise UsageError(_("--student {names}: no such entry in {folder}").format(names=", ".join(unknown), folder=folder))
-    return [entry for entry in entries if entry.student in students]
+        raise UsageError(_("--student {names}: no such entry in {folder}").format(names=", ".join(wanted[key] for key in unknown), folder=folder))
+    return [entry for entry in entries if student_key(entry.student) in wanted]
 
 
 def _lock(out: Path) -> object:
     """An exclusive lock on OUT for this run: two runs writing the same reports would undo each other."""
     import fcntl
 
-    handle = open(out / LOCK, "a")  # noqa: SIM115 - held for the whole run, closed by main()
+    try:
+        handle = open(out / LOCK, "a")  # noqa: SIM115 - held for the whole run, closed by main()
+    except OSError as error:
+        raise OutputError(out / LOCK, error) from error
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
@@ -458,7 +508,8 @@ def _lock(out: Path) -> object:
 def main(args: argparse.Namespace, course: Course | None = None) -> int:
     """`grade DIR --out OUT [--jobs N] [--force] [--scheduler ADDRESS] [--quiet]`; returns the exit status.
 
-    0: every entry graded; 1: some entries could not be read (listed, scored 0); 2: nothing gradable, or a usage error.
+    0: every entry graded; 1: some entries could not be read (listed, scored 0); 2: nothing gradable, or a usage error;
+    3: the run itself failed (OUT could not be written: a full disk), nothing partial written.
     """
     try:
         course = course or load_course(find_root(Path.cwd()))
@@ -466,24 +517,48 @@ def main(args: argparse.Namespace, course: Course | None = None) -> int:
         entries = [entry for entry in discover(folder, getattr(args, "linked", False)) if entry.path != out and out not in entry.path.parents]
         if not entries:
             raise UsageError(_("nothing to grade in {folder}: it holds no folder, repository or notebook (.ipynb)").format(folder=folder))
-        clashes = sorted({e.student for e in entries if sum(other.student == e.student for other in entries) > 1})
+        keys = Counter(student_key(e.student) for e in entries)
+        clashes = sorted(e.path.name for e in entries if keys[student_key(e.student)] > 1)
         if clashes:
-            raise UsageError(_("two entries for the same student in {folder}: {students} (a folder and a notebook of the same name?): keep one").format(
-                folder=folder, students=", ".join(clashes[:5])))
+            raise UsageError(_("two entries for the same student in {folder}: {students} (a folder and a notebook or zip of the same name, or "
+                               "names that differ only in case or accents' encoding?): keep one").format(folder=folder, students=", ".join(clashes[:6])))
         if getattr(args, "deadline", None):
             deadline = parse_deadline(args.deadline)
             entries = [dataclasses.replace(e, deadline=deadline) if e.kind == "repository" else e for e in entries]
         chosen(entries, getattr(args, "student", None), folder)
-        out.mkdir(parents=True, exist_ok=True)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise OutputError(out, error) from error
         lock = _lock(out)
     except UsageError as error:
         print(_("autograder: {error}").format(error=error), file=sys.stderr)
         return USAGE_ERROR
+    except OutputError as error:
+        return _run_failed(out, error)
     try:
         with stop_on_signals():  # kill, timeout, Slurm, a closed terminal: stopped as by Ctrl-C
             return _grade(course, args, folder, out, jobs, entries)
+    except OutputError as error:
+        return _run_failed(out, error)
     finally:
         lock.close()
+
+
+def _run_failed(out: Path, error: OutputError) -> int:
+    """Say that the run itself failed (OUT could not be written), where and what to do; log it in OUT when there is room."""
+    try:
+        log = _open_log(out)
+        try:
+            log_line(out, log, {"event": "failed", "path": str(error.path), "errno": error.error.errno, "error": str(error.error),
+                                "pid": os.getpid()})
+        finally:
+            os.close(log)
+        logged = _("the run's failure is the last line of {log}").format(log=out / LOG)
+    except OutputError:
+        logged = _("{log} could not record it either").format(log=out / LOG)
+    print(_("autograder: the run failed: {advice} ({logged})").format(advice=error.advice(out), logged=logged), file=sys.stderr)
+    return RUN_FAILED
 
 
 def _grade(course: Course, args: argparse.Namespace, folder: Path, out: Path, jobs: int, entries: list[Entry]) -> int:
@@ -512,10 +587,6 @@ def _grade(course: Course, args: argparse.Namespace, folder: Path, out: Path, jo
         else:
             todo.append(entry)
     del read
-    skipped = ignored(folder)
-    if skipped and not quiet:
-        listed = ", ".join(skipped[:8]) + (" ..." if len(skipped) > 8 else "")
-        print(_("autograder: left out (not a folder, repository or notebook): {listed}").format(listed=listed), file=sys.stderr)
     results = Results(course, out, kept)
     results.event(event="run", entries=len(entries), to_grade=len(todo), kept=len(kept), jobs=jobs, scheduler=getattr(args, "scheduler", None),
                   grader_version=version, pid=os.getpid())

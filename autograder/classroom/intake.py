@@ -5,7 +5,9 @@
 * a **repository** (a folder with a `.git` folder): the files of its checked-out commit (HEAD), read with git, so
   uncommitted edits and untracked files are not graded; the commit is recorded;
 * a **notebook** (`NAME.ipynb`): the answer cells of the nbgrader assignment's notebook;
-* a **folder**: the exercise modules as they are on disk.
+* a **zip** (`NAME.zip`): read as the folder it unpacks to (its members are read, never written to disk);
+* a **folder**: the exercise modules as they are on disk;
+* any other **file** (`NAME.tar.gz`, `NAME.pdf`): an entry that cannot be graded, so that it has its row and its reason.
 
 Inside a folder or a repository the modules are looked for in this order: an `exercises/` folder, modules named
 `qNN_<slug>.py` at the top, a single notebook at the top, and else the one folder it holds, if it holds only one
@@ -30,13 +32,16 @@ import shutil
 import stat
 import subprocess
 import tempfile
+import unicodedata
+import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
 from ..i18n import _
 
-KINDS = ("folder", "repository", "notebook")
+KINDS = ("folder", "repository", "notebook", "zip", "file")
 MODULE = re.compile(r"q\d\d_\w+\.py")  # an exercise module's file name
 SKIPPED = {"__pycache__", "__MACOSX", ".ipynb_checkpoints", ".git", ".venv", "venv", "node_modules"}
 SEARCH_DEPTH = 4  # folders of an entry searched downwards for the modules
@@ -45,6 +50,7 @@ FILE_BYTES = 1 << 20  # a larger .py file is not a module a student wrote: not g
 NOTEBOOK_BYTES = 64 << 20  # a larger notebook is not read
 GIT_TIMEOUT = 60  # seconds for one git command on a student's repository
 GIT_BYTES = 1 << 30  # a repository whose objects are larger is not read
+ZIP_LINK = 0o120000  # a zip member's mode bits (the high 16 bits of its external attributes) for a symbolic link
 OBJECT = re.compile(r"[0-9a-f]{38}|[0-9a-f]{62}")  # a loose object's file name in its objects/XX/ folder
 PACK = re.compile(r"pack-[0-9a-f]{40,64}\.(pack|idx)")  # the files of a pack git needs (no .promisor, .keep, bitmap)
 
@@ -53,9 +59,9 @@ PACK = re.compile(r"pack-[0-9a-f]{40,64}\.(pack|idx)")  # the files of a pack gi
 class Entry:
     """One student's entry in the class folder."""
 
-    student: str  # the entry's name in DIR (folder name, repository name, notebook file stem)
+    student: str  # the entry's name in DIR (folder or repository name, file stem), Unicode NFC
     path: Path  # absolute path of the entry
-    kind: str  # "folder" | "repository" | "notebook"
+    kind: str  # one of KINDS
     deadline: str | None = None  # a repository's deadline (ISO 8601 with its offset): its last commit before it is graded
 
 
@@ -73,7 +79,8 @@ class Contents:
 
 
 def discover(folder: Path, linked: bool = False) -> list[Entry]:
-    """One Entry per student in folder (hidden items and files that are not notebooks left out), sorted by student.
+    """One Entry per visible item of folder (names starting with `.` or `_` left out), sorted by student; a file that
+    is not a notebook or a zip is an entry of kind "file", which read_entry says cannot be graded.
 
     An item that is a symbolic link is an entry that is not graded (its reason says so), unless linked: folder is a
     view the grader made of links to the entries (`grade --nbgrader`), each followed once, to where it points."""
@@ -83,15 +90,19 @@ def discover(folder: Path, linked: bool = False) -> list[Entry]:
             continue
         target = path.parent / os.readlink(path) if linked and path.is_symlink() else path
         mode = _mode(target)
-        if stat.S_ISLNK(mode):  # never followed: an entry whose reading says so
-            kind = "notebook" if path.suffix == ".ipynb" else "folder" if target.is_dir() else None
-        elif stat.S_ISDIR(mode):
+        if stat.S_ISDIR(mode):
             kind = "repository" if _mode(target / ".git") else "folder"  # a .git that is not a folder: read_entry says why
-        else:
-            kind = "notebook" if path.suffix == ".ipynb" and stat.S_ISREG(mode) else None
-        if kind is not None:
-            entries.append(Entry(path.stem if kind == "notebook" else path.name, target, kind))
+        else:  # a link is never followed: read_entry says so
+            kind = {".ipynb": "notebook", ".zip": "zip"}.get(path.suffix.lower(), "folder" if stat.S_ISLNK(mode) and target.is_dir() else "file")
+        name = path.name if kind in ("folder", "repository") else path.stem
+        entries.append(Entry(unicodedata.normalize("NFC", name), target, kind))
     return sorted(entries, key=lambda entry: entry.student)
+
+
+def student_key(name: str) -> str:
+    """What two entry names of the same student share: the name Unicode-normalised (NFC) and case-folded, so that `Alice`
+    and `alice`, or a "Zoë" typed on a Mac and on Windows, are one student."""
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", name).casefold())
 
 
 def _mode(path: Path) -> int:
@@ -100,12 +111,6 @@ def _mode(path: Path) -> int:
         return path.lstat().st_mode
     except OSError:
         return 0
-
-
-def ignored(folder: Path) -> list[str]:
-    """Names of the visible files in folder that are not entries (neither a folder nor a notebook)."""
-    return sorted(p.name for p in Path(folder).iterdir()
-                  if not p.name.startswith(".") and not p.is_dir() and not (p.suffix == ".ipynb" and p.is_file()))
 
 
 def fingerprint(entry: Entry) -> dict:
@@ -139,6 +144,11 @@ def read_entry(entry: Entry) -> Contents:
             return _read_notebook_file(entry.path, entry.path.name)
         if entry.kind == "repository":
             return _read_repository(entry.path, entry.deadline)
+        if entry.kind == "zip":
+            return _read_zip(entry.path)
+        if entry.kind == "file":
+            return Contents(problem=_("{name} is not a folder, a git repository, a notebook (.ipynb) or a zip: not graded (hand in one of "
+                                      "those, or move the file out of the class folder)").format(name=entry.path.name))
         return _read_folder(entry.path)
     except NotPlain as error:
         return Contents(problem=str(error))
@@ -275,6 +285,52 @@ def _read_folder(root: Path) -> Contents:
         if data is not None:  # a larger .py file is not a module a student wrote
             modules[PurePosixPath(name).name] = data
     return _modules_or_problem(modules, package, left_out)
+
+
+def _read_zip(path: Path) -> Contents:
+    """A zip entry: the modules found by locate among its members, as in the folder it unpacks to. Its members are read
+    into memory, never written out (no name of theirs becomes a path); a member that is a link is left out."""
+    with _open_plain(path, path.name) as file:
+        try:
+            archive = zipfile.ZipFile(file)
+        except (zipfile.BadZipFile, ValueError, EOFError) as error:
+            return Contents(problem=_("{name} cannot be read as a zip ({error})").format(name=path.name, error=error))
+        with archive:
+            members: dict[str, zipfile.ZipInfo] = {}
+            left_out: dict[str, str] = {}
+            for member in archive.infolist()[:WALK_LIMIT]:
+                name = member.filename.replace("\\", "/").lstrip("/")
+                parts = PurePosixPath(name).parts
+                if member.is_dir() or not name.endswith((".py", ".ipynb")) or ".." in parts or set(parts[:-1]) & SKIPPED:
+                    continue
+                if (member.external_attr >> 16) & 0o170000 == ZIP_LINK:
+                    left_out[name] = _("{name} is a symbolic link: not graded").format(name=name)
+                else:
+                    members[name] = member
+            package, notebook, problem = locate(sorted(members))
+            if problem:
+                return Contents(left_out=left_out, problem=_with_left_out(_("{problem} in {name}").format(problem=problem, name=path.name), left_out))
+            try:
+                if notebook is not None:
+                    data = _member(archive, members[notebook], NOTEBOOK_BYTES)
+                    if data is None:
+                        return Contents(where=notebook, problem=_("{where} is {size} MiB: too large for a notebook of this assignment").format(
+                            where=notebook, size=members[notebook].file_size >> 20))
+                    return Contents(notebook=data, where=notebook)
+                modules = {PurePosixPath(name).name: data for name in _package_files(sorted(members), package)
+                           if (data := _member(archive, members[name], FILE_BYTES)) is not None}
+            except (zipfile.BadZipFile, RuntimeError, NotImplementedError, ValueError, EOFError, zlib.error) as error:  # damaged, encrypted
+                return Contents(problem=_("{name} cannot be read as a zip ({error})").format(name=path.name, error=error))
+    return _modules_or_problem(modules, package, left_out)
+
+
+def _member(archive: zipfile.ZipFile, member: zipfile.ZipInfo, limit: int) -> bytes | None:
+    """A member's bytes, or None when it unpacks to more than limit bytes (whatever its header says)."""
+    if member.file_size > limit:
+        return None
+    with archive.open(member) as file:
+        data = file.read(limit + 1)
+    return data if len(data) <= limit else None
 
 
 def _with_left_out(problem: str, left_out: dict[str, str]) -> str:

@@ -66,6 +66,7 @@ class Course:
     questions: tuple[Question, ...]
     root: Path
     feedback: Feedback = Feedback()
+    lms_name: str = ""  # the gradebook column (canvas.csv, moodle.csv): never translated, so an import updates one assignment
 
     def question(self, number: int) -> Question:
         """The question with this number (KeyError when there is none)."""
@@ -233,13 +234,23 @@ def load_course(root: Path, translate: Callable[[str], str] = course_text) -> Co
         if unknown:
             raise item.fail(_("requires {unknown}, which must be earlier questions").format(unknown=unknown))
         seen.add(question.number)
+    title = str(_require(top, "title", _Node(document, "course")).scalar(str))
     return Course(
-        title=translate(str(_require(top, "title", _Node(document, "course")).scalar(str))),
+        title=translate(title),
         description=translate(str(top["description"].scalar(str)).strip()) if "description" in top else "",
         questions=questions,
         root=root,
         feedback=_feedback(top["feedback"]) if "feedback" in top else Feedback(),
+        lms_name=_lms_name(top["lms_name"]) if "lms_name" in top else title,
     )
+
+
+def _lms_name(node: "_Node") -> str:
+    """course.yaml's `lms_name:`, the gradebook column's name: a text that is not empty."""
+    name = str(node.scalar(str)).strip()
+    if not name:
+        raise node.fail(_("must name the gradebook column (the assignment's name in Canvas or Moodle), not be empty"))
+    return name
 
 
 def find_root(start: Path) -> Path:

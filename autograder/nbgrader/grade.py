@@ -25,7 +25,7 @@ from ..course.results import question_from_dict
 from ..i18n import _
 from .package import answer_id, graded_id, summary_text
 
-USAGE_ERROR, SOME_UNREADABLE = 2, 1
+USAGE_ERROR, SOME_UNREADABLE, RUN_FAILED = 2, 1, 3  # as classroom/batch.py gives them
 
 
 @dataclass
@@ -196,8 +196,8 @@ def grade_class(course: Course, args: argparse.Namespace) -> int:
         return USAGE_ERROR
     out = Path(args.out).resolve() if args.out else course_dir / "reports" / assignment
     status, reports, graded_now = grade_reports(course, args, folders, out, course_dir)
-    if status == USAGE_ERROR and not graded_now:
-        return USAGE_ERROR
+    if status == RUN_FAILED or (status == USAGE_ERROR and not graded_now):  # OUT could not be written: said, nothing to record
+        return status
     submissions = [Submission(student, str(report.get("problem", ""))) for student, report in sorted(reports.items())]
     KitScores = _kit_scores_class()
     KitScores.results = {student: {graded_id(q["number"]): (q["score"], summary_text(question_from_dict(q), course)) for q in report["questions"]}

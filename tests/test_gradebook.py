@@ -1,0 +1,262 @@
+"""A gradebook an instructor can trust: every entry of the class folder gets its row, the LMS columns keep one name in
+every language, a full disk is said as such, and look-alike names are one student.
+
+One small class (questions 1 and 2) is graded once for the module: a folder, a zip wrapping its work in a folder of its
+own, a byte-identical copy of that zip's files as a folder, a damaged zip and a file that is no submission. The other
+tests need no grading (report dicts, or classes whose entries are all unreadable): milliseconds each.
+"""
+import argparse
+import csv
+import errno
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import unicodedata
+import zipfile
+from pathlib import Path
+
+import pytest
+import yaml
+
+from autograder.classroom import batch
+from autograder.classroom.intake import discover, read_entry
+from autograder.course.manifest import ManifestError, load_course
+
+ROOT = Path(__file__).resolve().parent.parent
+ENV = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""), "PYTHONWARNINGS": "ignore"}
+SOLUTIONS = {p.name: p.read_text() for p in sorted((ROOT / "solutions").glob("q0[12]_*.py"))}
+WRONG_Q2 = (ROOT / "tests" / "corpus" / "wrong" / "q02_scale_by_d.py").read_text()
+
+
+def csv_rows(path: Path) -> list[list[str]]:
+    """A CSV file as rows."""
+    return list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"), newline="")))
+
+
+def kit_folder(root: Path, **extra: object) -> Path:
+    """A kit folder whose course is questions 1 and 2 of the real one, with extra top-level keys."""
+    manifest = yaml.safe_load((ROOT / "course.yaml").read_text())
+    manifest["questions"] = [q for q in manifest["questions"] if q["number"] in (1, 2)]
+    manifest.update(extra)
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "course.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False, allow_unicode=True))
+    return root
+
+
+def zipped(path: Path, files: dict[str, str]) -> Path:
+    """A zip at path holding files (name inside -> text)."""
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, text in files.items():
+            archive.writestr(name, text)
+    return path
+
+
+def modules(folder: Path, files: dict[str, str]) -> None:
+    """An exercises/ folder in folder with these modules."""
+    (folder / "exercises").mkdir(parents=True)
+    for name, text in files.items():
+        (folder / "exercises" / name).write_text(text)
+
+
+@pytest.fixture(scope="module")
+def kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return kit_folder(tmp_path_factory.mktemp("kit"))
+
+
+@pytest.fixture(scope="module")
+def graded(kit: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess]:
+    """(OUT, the finished `grade` process) for a class of a folder, zips and a stray file."""
+    folder = tmp_path_factory.mktemp("class")
+    bob = SOLUTIONS | {"q02_scaled_scores.py": WRONG_Q2}
+    modules(folder / "ann", SOLUTIONS)
+    zipped(folder / "bob.zip", {f"bob-attention-main/exercises/{name}": text for name, text in bob.items()}
+           | {"__MACOSX/bob-attention-main/exercises/._q01_causal_mask.py": "\x00\x05"})  # what macOS's Compress adds
+    modules(folder / "eve", bob)
+    (folder / "cy.zip").write_bytes(b"PK\x03\x04 cut short by the upload")
+    (folder / "dee.tar.gz").write_bytes(b"\x1f\x8b not a submission the kit reads")
+    out = tmp_path_factory.mktemp("graded") / "out"
+    done = subprocess.run([sys.executable, "-m", "autograder", "grade", str(folder), "--out", str(out), "--jobs", "2", "--quiet"],
+                          cwd=kit, env=ENV, capture_output=True, text=True, timeout=600, check=False)
+    return out, done
+
+
+def test_every_entry_of_the_class_folder_gets_a_row(graded):
+    """A zip is graded as the folder it unpacks to; a damaged zip and a stray file are rows with status unreadable."""
+    out, done = graded
+    assert done.returncode == batch.SOME_UNREADABLE, done.stdout + done.stderr
+    everyone = ["ann", "bob", "cy", "dee.tar", "eve"]
+    grades = {row[0]: row for row in csv_rows(out / "grades.csv")[1:]}
+    assert sorted(grades) == everyone
+    assert sorted(row[3] for row in csv_rows(out / "canvas.csv")[2:]) == everyone
+    assert sorted(row[0] for row in csv_rows(out / "moodle.csv")[1:]) == everyone
+    logged = [json.loads(line) for line in (out / "grading.log").read_text().splitlines()]
+    assert sorted(line["student"] for line in logged if line["event"] == "graded") == everyone
+    bob, eve = (json.loads((out / f"{name}.json").read_text()) for name in ("bob", "eve"))
+    assert bob["source"]["kind"] == "zip" and bob["source"]["graded"] == "bob-attention-main/exercises/"
+    assert bob["questions"] == eve["questions"] and bob["sha256"] == eve["sha256"]  # the same files, the same grade
+    assert grades["bob"][1] == grades["ann"][1] == "8" and 0 < float(grades["bob"][2]) < float(grades["ann"][2])
+    assert grades["cy"][-3:] == ["unreadable", "", ""] and grades["dee.tar"][-3:] == ["unreadable", "", ""]
+    assert "cy.zip cannot be read as a zip" in json.loads((out / "cy.json").read_text())["problem"]
+    assert "dee.tar.gz is not a folder, a git repository, a notebook (.ipynb) or a zip" in json.loads((out / "dee.tar.json").read_text())["problem"]
+    assert "dee.tar: scored 0" in done.stdout and "2 could not be graded" in done.stdout
+
+
+def test_a_zip_is_read_as_the_folder_it_unpacks_to(tmp_path):
+    """Members are read, never written: a link member is left out, a `../` name is never a path, a notebook is found."""
+    zipped(tmp_path / "nb.zip", {"work/attention.ipynb": "{}", "work/notes.txt": "x"})
+    with zipfile.ZipFile(tmp_path / "link.zip", "w") as archive:
+        link = zipfile.ZipInfo("exercises/q01_causal_mask.py")
+        link.external_attr = 0o120777 << 16
+        archive.writestr(link, "/etc/passwd")
+        archive.writestr("exercises/q02_scaled_scores.py", "x = 2\n")
+        archive.writestr("../../q01_causal_mask.py", "x = 3\n")
+    found = {entry.student: read_entry(entry) for entry in discover(tmp_path)}
+    assert found["nb"].notebook == b"{}" and found["nb"].where == "work/attention.ipynb"
+    assert found["link"].modules == {"q02_scaled_scores.py": b"x = 2\n"}
+    assert found["link"].left_out == {"q01_causal_mask.py": "exercises/q01_causal_mask.py is a symbolic link: not graded"}
+    assert not (tmp_path.parent / "q01_causal_mask.py").exists()
+
+
+# -- the LMS columns ---------------------------------------------------------------------------------------------
+
+
+def _lms_files(kit: Path, language: str, out: Path) -> dict[str, list[list[str]]]:
+    from autograder.i18n import set_language
+
+    reports = {"ann": {"score": 20, "max_score": 20, "questions": []}}
+    out.mkdir()
+    set_language(language)
+    try:
+        course = load_course(kit)
+        batch.write_class_files(course, out, reports)
+        title = course.title
+    finally:
+        set_language("en")
+    return {"title": title, **{name: csv_rows(out / name) for name in ("canvas.csv", "moodle.csv")}}
+
+
+def test_a_french_run_names_the_gradebook_columns_as_the_english_one(kit, tmp_path):
+    """The column an import matches is the course's lms_name (the English title by default), whatever the language."""
+    english, french = (_lms_files(kit, language, tmp_path / language) for language in ("en", "fr"))
+    assert french["title"] != english["title"]  # the French title is translated: the summary speaks French ...
+    assert french["canvas.csv"] == english["canvas.csv"] and french["moodle.csv"] == english["moodle.csv"]  # ... the gradebook does not
+    assert english["canvas.csv"][0][5] == english["moodle.csv"][0][1] == english["title"] == load_course(ROOT).title
+
+
+def test_lms_name_in_course_yaml_names_the_column(tmp_path):
+    named = kit_folder(tmp_path / "named", lms_name="Homework 3: attention")
+    assert load_course(named).lms_name == "Homework 3: attention"
+    files = _lms_files(named, "fr", tmp_path / "out")
+    assert files["canvas.csv"][0][5] == files["moodle.csv"][0][1] == "Homework 3: attention"
+    with pytest.raises(ManifestError, match="lms_name"):
+        load_course(kit_folder(tmp_path / "empty", lms_name=" "))
+
+
+# -- identities --------------------------------------------------------------------------------------------------
+
+
+def _main(kit: Path, folder: Path, out: Path, **extra: object) -> int:
+    """`grade folder --out out` in this process, with the kit's course."""
+    return batch.main(argparse.Namespace(dir=folder, out=out, jobs=1, force=False, scheduler=None, quiet=True, **extra), load_course(kit))
+
+
+@pytest.mark.parametrize("names", [
+    (unicodedata.normalize("NFC", "Zoë Ångström"), unicodedata.normalize("NFD", "Zoë Ångström")),
+    ("alice", "Alice"),
+    ("bob", "BOB.zip"),
+])
+def test_look_alike_names_are_one_student_and_refused(kit, tmp_path, capsys, names):
+    """Two entries whose names differ only in case or in Unicode's encoding of an accent are refused, as a folder and a
+    notebook of the same name are: the command names them and grades nothing."""
+    for name in names:
+        (tmp_path / "class" / name).mkdir(parents=True) if not name.endswith(".zip") else (tmp_path / "class" / name).write_bytes(b"")
+    if len(set(os.listdir(tmp_path / "class"))) < 2:
+        pytest.skip("this file system folds the two names into one")
+    assert _main(kit, tmp_path / "class", tmp_path / "out") == batch.USAGE_ERROR
+    error = capsys.readouterr().err
+    assert "two entries for the same student" in error and all(name in error for name in names)
+    assert not (tmp_path / "out" / "grades.csv").exists()
+
+
+def test_names_are_written_in_nfc_and_student_matches_any_spelling(kit, tmp_path):
+    decomposed = unicodedata.normalize("NFD", "Zoë")
+    (tmp_path / "class" / decomposed).mkdir(parents=True)
+    (tmp_path / "class" / "ann").mkdir()
+    assert [entry.student for entry in discover(tmp_path / "class")] == ["Zoë", "ann"]  # NFC, whatever the file system holds
+    assert _main(kit, tmp_path / "class", tmp_path / "out", student=["zoë"]) == batch.SOME_UNREADABLE  # chosen, and unreadable
+    assert (tmp_path / "out" / "Zoë.json").exists() and not (tmp_path / "out" / f"{decomposed}.json").exists()
+
+
+# -- a full disk -------------------------------------------------------------------------------------------------
+
+
+def _unreadable_class(folder: Path, count: int) -> Path:
+    """A class whose entries are all stray files: each gets a report, and no worker is started."""
+    folder.mkdir(parents=True)
+    for index in range(count):
+        (folder / f"student-{index:02d}-with-a-long-name.txt").write_text("not a submission")
+    return folder
+
+
+def _nothing_partial(out: Path) -> None:
+    """OUT holds no temporary file, every report and the log parse whole, grades.csv lists only reports that exist."""
+    assert not [path.name for path in out.iterdir() if path.name.endswith(".tmp")]
+    written = {path.stem: json.loads(path.read_text()) for path in out.glob("*.json")}
+    assert all(report["problem"] for report in written.values())
+    if (out / "grades.csv").exists():
+        assert {row[0] for row in csv_rows(out / "grades.csv")[1:]} <= set(written)
+    lines = [json.loads(line) for line in (out / "grading.log").read_text().splitlines()] if (out / "grading.log").exists() else []
+    assert all("event" in line for line in lines)
+
+
+def test_a_full_disk_is_said_and_leaves_nothing_partial(kit, tmp_path, monkeypatch, capsys):
+    """The disk fills up after a few files of OUT (simulated: a rename raises ENOSPC): exit status 3, the message names the
+    disk, the file and what to do, the temporary file is removed, and grading.log's last line is the failure."""
+    folder = _unreadable_class(tmp_path / "class", 12)
+    replace, renames = os.replace, []
+
+    def filling(source: object, target: object) -> None:
+        renames.append(target)
+        if len(renames) > 6:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(source))
+        replace(source, target)
+
+    monkeypatch.setattr(os, "replace", filling)
+    status = _main(kit, folder, tmp_path / "out")
+    monkeypatch.undo()
+    error = capsys.readouterr().err
+    assert status == batch.RUN_FAILED == 3
+    assert "the disk is full" in error and str(renames[-1]) in error and "df -h" in error and "run the same command again" in error
+    assert "internal error" not in error and "report it" not in error
+    _nothing_partial(tmp_path / "out")
+    last = json.loads((tmp_path / "out" / "grading.log").read_text().splitlines()[-1])
+    assert last["event"] == "failed" and last["errno"] == errno.ENOSPC and last["path"] == str(renames[-1])
+
+
+def _can_mount_tmpfs(where: Path) -> bool:
+    where.mkdir(parents=True, exist_ok=True)
+    try:
+        done = subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", f"mount -t tmpfs -o size=16k tmpfs '{where}'"],
+                              capture_output=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
+
+
+def test_a_full_disk_on_a_small_tmpfs(kit, tmp_path):
+    """The same on a real full disk: OUT on a 48 KiB tmpfs mounted for the test (Linux, where user namespaces allow it)."""
+    if not sys.platform.startswith("linux") or not shutil.which("unshare") or not _can_mount_tmpfs(tmp_path / "probe"):
+        pytest.skip("no tmpfs can be mounted here (needs Linux user namespaces)")
+    folder = _unreadable_class(tmp_path / "class", 40)
+    disk, out = tmp_path / "disk", tmp_path / "disk" / "out"
+    disk.mkdir()
+    script = (f"mount -t tmpfs -o size=48k tmpfs '{disk}' && {sys.executable} -m autograder grade '{folder}' --out '{out}' --quiet; "
+              f"status=$?; cp -r '{out}' '{tmp_path}/copy' 2>/dev/null; exit $status")
+    done = subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script], cwd=kit, env=ENV,
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == batch.RUN_FAILED, done.stdout + done.stderr
+    assert "the disk is full" in done.stderr and str(out) in done.stderr and "internal error" not in done.stderr
+    _nothing_partial(tmp_path / "copy")
