@@ -296,7 +296,7 @@ def test_entries_fingerprints_and_unreadable_repositories(tmp_path):
     (tmp_path / "ann" / "exercises").mkdir(parents=True)
     (tmp_path / "ann" / "exercises" / "q01_causal_mask.py").write_text("x = 1\n")
     (tmp_path / "bob.ipynb").write_text("{}")
-    (tmp_path / "notes.txt").write_text("not an entry")
+    (tmp_path / "notes.txt").write_text("a stray file: an entry that cannot be graded")
     (tmp_path / ".hidden").mkdir()
     repo = tmp_path / "cy"
     (repo / "exercises").mkdir(parents=True)
@@ -306,7 +306,8 @@ def test_entries_fingerprints_and_unreadable_repositories(tmp_path):
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "one")
     entries = discover(tmp_path)
-    assert [(e.student, e.kind) for e in entries] == [("ann", "folder"), ("bob", "notebook"), ("cy", "repository")]
+    assert [(e.student, e.kind) for e in entries] == [("ann", "folder"), ("bob", "notebook"), ("cy", "repository"), ("notes", "file")]
+    assert "notes.txt is not a folder, a git repository, a notebook (.ipynb) or a zip: not graded" in read_entry(entries[3]).problem
     first = fingerprint(entries[2])
     assert first["commit"] == git(repo, "rev-parse", "HEAD") and first["sha256"] == fingerprint(entries[0])["sha256"]
     (repo / "exercises" / "q01_causal_mask.py").write_text("x = 2\n")  # not committed: not graded, same fingerprint
