@@ -2,7 +2,8 @@
 every language, a full disk is said as such, and look-alike names are one student.
 
 One small class (questions 1 and 2) is graded once for the module: a folder, a zip wrapping its work in a folder of its
-own, a byte-identical copy of that zip's files as a folder, a damaged zip and a file that is no submission. The other
+own, a byte-identical copy of that zip's files as a folder, a disguised copy of its question 2 (names changed, comments
+dropped), a damaged zip and a file that is no submission. The other
 tests need no grading (report dicts, or classes whose entries are all unreadable): milliseconds each.
 """
 import argparse
@@ -14,6 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
+import re
 import unicodedata
 import zipfile
 from pathlib import Path
@@ -29,6 +31,13 @@ ROOT = Path(__file__).resolve().parent.parent
 ENV = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""), "PYTHONWARNINGS": "ignore"}
 SOLUTIONS = {p.name: p.read_text() for p in sorted((ROOT / "solutions").glob("q0[12]_*.py"))}
 WRONG_Q2 = (ROOT / "tests" / "corpus" / "wrong" / "q02_scale_by_d.py").read_text()
+STUB_Q1 = (ROOT / "exercises" / "q01_causal_mask.py").read_text()
+
+
+def disguised(source: str) -> str:
+    """source as a copier hides it: names changed, comments dropped, blank lines added."""
+    source = re.sub(r"\bgenerator\b", "rng", re.sub(r"\bscores\b", "logits", source))
+    return "\n\n".join(line.split("  #")[0] for line in source.splitlines()) + "\n"
 
 
 def csv_rows(path: Path) -> list[list[str]]:
@@ -75,6 +84,7 @@ def graded(kit: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, s
     zipped(folder / "bob.zip", {f"bob-attention-main/exercises/{name}": text for name, text in bob.items()}
            | {"__MACOSX/bob-attention-main/exercises/._q01_causal_mask.py": "\x00\x05"})  # what macOS's Compress adds
     modules(folder / "eve", bob)
+    modules(folder / "fay", {"q01_causal_mask.py": STUB_Q1, "q02_scaled_scores.py": disguised(WRONG_Q2)})
     (folder / "cy.zip").write_bytes(b"PK\x03\x04 cut short by the upload")
     (folder / "dee.tar.gz").write_bytes(b"\x1f\x8b not a submission the kit reads")
     out = tmp_path_factory.mktemp("graded") / "out"
@@ -87,7 +97,7 @@ def test_every_entry_of_the_class_folder_gets_a_row(graded):
     """A zip is graded as the folder it unpacks to; a damaged zip and a stray file are rows with status unreadable."""
     out, done = graded
     assert done.returncode == batch.SOME_UNREADABLE, done.stdout + done.stderr
-    everyone = ["ann", "bob", "cy", "dee.tar", "eve"]
+    everyone = ["ann", "bob", "cy", "dee.tar", "eve", "fay"]
     grades = {row[0]: row for row in csv_rows(out / "grades.csv")[1:]}
     assert sorted(grades) == everyone
     assert sorted(row[3] for row in csv_rows(out / "canvas.csv")[2:]) == everyone
@@ -260,3 +270,38 @@ def test_a_full_disk_on_a_small_tmpfs(kit, tmp_path):
     assert done.returncode == batch.RUN_FAILED, done.stdout + done.stderr
     assert "the disk is full" in done.stderr and str(out) in done.stderr and "internal error" not in done.stderr
     _nothing_partial(tmp_path / "copy")
+
+
+# -- answers that look alike -------------------------------------------------------------------------------------
+
+
+def test_identical_and_near_identical_answers_are_listed_as_leads(graded):
+    """Byte-identical modules are grouped per question; a copy with its names changed and comments dropped is a
+    near-identical pair; a stub (not attempted) and an unreadable entry are in no pair; similarity.csv and the summary
+    list the same pairs, and say that they are a lead, not a verdict."""
+    out, done = graded
+    found = [tuple(row) for row in csv_rows(out / "similarity.csv")]
+    assert found[0] == ("question", "student", "other_student", "kind", "similarity")
+    pairs = {(int(q), one, other): (kind, float(score)) for q, one, other, kind, score in found[1:]}
+    assert pairs[(1, "ann", "bob")] == pairs[(1, "ann", "eve")] == pairs[(1, "bob", "eve")] == ("identical", 1.0)  # the same q01
+    assert pairs[(2, "bob", "eve")] == ("identical", 1.0)
+    assert pairs[(2, "bob", "fay")][0] == pairs[(2, "eve", "fay")][0] == "near-identical" and pairs[(2, "bob", "fay")][1] >= 0.8
+    assert not [key for key in pairs if key[0] == 1 and "fay" in key]  # her question 1 is the stub
+    assert not [key for key in pairs if {"cy", "dee.tar"} & set(key)]
+    text = (out / "summary.md").read_text()
+    assert "## Answers that look alike: a lead for a human to read, never a verdict" in text
+    assert "| 1 | ann, bob, eve | identical files | 1 |" in text and "| 2 | bob, eve | identical files | 1 |" in text
+    assert "| 2 | bob, fay | near-identical" in text
+    assert "answers that look alike:" in done.stdout
+
+
+def test_a_rename_and_a_reflow_leave_the_marks_and_another_answer_differs():
+    from autograder.classroom import similarity
+
+    course = load_course(ROOT)
+    stub = similarity._stub_marks(course, 2)
+    wrong, hidden, right = (similarity.marks(text) - stub for text in (WRONG_Q2, disguised(WRONG_Q2), SOLUTIONS["q02_scaled_scores.py"]))
+    assert wrong == hidden and len(wrong) >= similarity.MIN_MARKS
+    others = [similarity.marks(path.read_text()) - stub for path in sorted((ROOT / "tests" / "corpus" / "right").glob("q02_*.py"))]
+    assert len(others) >= 2 and all(len(a & b) / len(a | b) < similarity.NEAR for a, b in zip(others, others[1:]))  # written apart
+    assert similarity.marks(STUB_Q1) - similarity._stub_marks(course, 1) == set()  # the stub is nobody's answer

@@ -43,7 +43,7 @@ from ..course.results import FLAGGED, number
 from ..i18n import _
 from ..engine.stopping import STOPPING_SIGNALS, Stopped, exit_status, stop_on_signals
 from ..sandbox import sweep_stale
-from . import summary
+from . import similarity, summary
 from .exports import FILES as EXPORTS, canvas_csv, moodle_csv, safe_cell
 from .intake import Contents, Entry, discover, fingerprint_of, read_entry, student_key
 from .summary import Summary, entry_status
@@ -157,11 +157,13 @@ def grades_csv(course: Course, reports: dict[str, dict]) -> bytes:
 
 
 def write_class_files(course: Course, out: Path, reports: dict[str, dict]) -> Summary:
-    """Beside grades.csv: the class summary (summary.md, .html, .png) and the gradebooks Canvas and Moodle import."""
+    """Beside grades.csv: the class summary (summary.md, .html, .png), similarity.csv and the gradebooks Canvas and Moodle import."""
     write = functools.partial(write_atomically, sync=False)
     write(out / EXPORTS[0], canvas_csv(reports, course.lms_name, course.max_score))
     write(out / EXPORTS[1], moodle_csv(reports, course.lms_name))
-    return summary.write(out, reports, course.title, course.numbers, write)
+    found = summary.write(out, reports, course.title, course.numbers, write)
+    write(out / similarity.FILE, similarity.csv_file(found.similar, safe_cell))
+    return found
 
 
 def _open_log(out: Path) -> int:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..i18n import _
+from . import similarity
 
 GRADED, LATE, UNREADABLE, GRADER_ERROR = "graded", "late", "unreadable", "grader_error"  # an entry's status (grades.csv)
 FULL, PARTIAL, ZERO, NOT_ATTEMPTED, ERROR, FLAGGED = "full", "partial", "zero", "not attempted", "error", "flagged"
@@ -89,6 +90,7 @@ class Summary:
     failed: list[tuple[int, str, list[str]]]  # (question, check, students), most failed first
     left_out: dict[str, tuple[str, str]]  # student -> (status, why) for the entries not graded
     late: list[str]
+    similar: list[similarity.Pair] = field(default_factory=list)  # answers that look alike, per question
 
 
 def summarise(reports: dict[str, dict]) -> Summary:
@@ -120,7 +122,8 @@ def summarise(reports: dict[str, dict]) -> Summary:
     ranked = sorted(mistakes.items(), key=lambda item: (-len(item[1]), item[0]))
     most = sorted(failed.items(), key=lambda item: (-len(item[1]), item[0]))[:MOST_FAILED]
     return Summary(len(reports), graded, [questions[n] for n in sorted(questions)], totals, max_score,
-                   {name: sorted(who) for name, who in ranked}, [(n, name, sorted(who)) for (n, name), who in most], left_out, late)
+                   {name: sorted(who) for name, who in ranked}, [(n, name, sorted(who)) for (n, name), who in most], left_out, late,
+                   similarity.pairs({student: reports[student] for student in graded}))
 
 
 def _g(value: float) -> str:
@@ -146,7 +149,11 @@ def _tables(summary: Summary, labels: dict[str, str]) -> list[tuple[str, list[st
               [[str(number), name, str(len(who)), ", ".join(who)] for number, name, who in summary.failed])
     left = (_("Entries not graded"), [_("student"), _("status"), _("why")],
             [[student, status, why] for student, (status, why) in summary.left_out.items()])
-    return [table for table in (questions, mistakes, failed, left) if table[2]]
+    similar = (_("Answers that look alike: a lead for a human to read, never a verdict"), [_("question"), _("students"), _("how"), _("similarity")],
+               [[str(number), ", ".join(who), _("identical files"), "1"] for number, who in similarity.groups(summary.similar)]
+               + [[str(p.question), f"{p.one}, {p.other}", _("near-identical (same code once names, comments and layout are set aside)"),
+                   _g(p.score)] for p in summary.similar if p.kind == similarity.NEAR_IDENTICAL])
+    return [table for table in (questions, mistakes, failed, left, similar) if table[2]]
 
 
 def headline(summary: Summary) -> str:
@@ -235,6 +242,9 @@ def lines(summary: Summary, out: Path, top: int = 3) -> list[str]:
     if summary.mistakes:
         found.append(_("  commonest known mistakes: {mistakes}").format(mistakes=", ".join(
             _("{name} ({count})").format(name=name, count=len(who)) for name, who in list(summary.mistakes.items())[:top])))
+    if summary.similar:
+        found.append(_("  answers that look alike: {count} pair(s), in {file} and the summary (a lead to read, not a verdict)").format(
+            count=len(summary.similar), file=similarity.FILE))
     found.append(_("  class summary: {files} in {out}").format(files=", ".join(FILES[:2]), out=out))
     return found
 

@@ -25,9 +25,11 @@ from ..i18n import _
 from ..engine.run import Submission, hideable
 from ..sandbox import Sandbox
 from .intake import Contents, Entry, fingerprint_of, read_entry
+from .similarity import fingerprints
 
 PACKAGE_INIT = b'"""The exercise modules of one student."""\n'
-GRADING_CODE = ("course", "engine", "sandbox", "suites", "nbgrader", "classroom/intake.py", "classroom/work.py")  # under autograder/
+GRADING_CODE = ("course", "engine", "sandbox", "suites", "nbgrader", "classroom/intake.py", "classroom/work.py",
+                "classroom/similarity.py")  # under autograder/
 
 
 @functools.cache
@@ -203,7 +205,7 @@ def _graded_report(course: Course, entry: Entry, contents: Contents, submission:
                     question["reason"] = why
                     for check in question.get("tests", []):
                         check["message"] = why
-            return report | _about(course, entry, contents)
+            return report | _about(course, entry, contents) | fingerprints(course, submission.package, report)
         except Exception:  # noqa: BLE001 - the grader's own fault
             submission.failed = traceback.format_exc()
     return failed_report(course, entry, contents, submission.failed)
