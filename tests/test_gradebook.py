@@ -305,3 +305,33 @@ def test_a_rename_and_a_reflow_leave_the_marks_and_another_answer_differs():
     others = [similarity.marks(path.read_text()) - stub for path in sorted((ROOT / "tests" / "corpus" / "right").glob("q02_*.py"))]
     assert len(others) >= 2 and all(len(a & b) / len(a | b) < similarity.NEAR for a, b in zip(others, others[1:]))  # written apart
     assert similarity.marks(STUB_Q1) - similarity._stub_marks(course, 1) == set()  # the stub is nobody's answer
+
+
+# -- root causes -------------------------------------------------------------------------------------------------
+
+
+def _question(number: int, status: str, failed: tuple[str, ...] = ()) -> dict:
+    tests = [{"name": f"check {name}", "passed": name not in failed, "message": ""} for name in ("a", "b")]
+    return {"number": number, "title": f"Q{number}", "score": 0 if failed else 4, "max_score": 4, "status": status, "tests": tests}
+
+
+def test_a_failure_is_counted_where_it_starts_and_its_echoes_listed_once():
+    """Question 3 runs question 2's code (requires), question 5 runs 3's: for the students whose question 2 failed, their
+    failed checks of 3 and 5 are echoes, counted under question 2; a student whose 2 passed keeps 3's failure in 3."""
+    from autograder.classroom import summary
+
+    def student(two: str, three: str, five: str) -> dict:
+        questions = [_question(2, two, ("a",) if two == "failed" else ()), _question(3, three, ("a", "b") if three == "failed" else ()),
+                     _question(5, five, ("b",) if five == "failed" else ())]
+        return {"score": 0, "max_score": 12, "questions": questions}
+
+    reports = {f"echo{index}": student("failed", "failed", "failed") for index in range(4)}
+    reports |= {"own": student("passed", "failed", "passed"), "stub": student("not attempted", "failed", "passed")}
+    found = summary.summarise(reports, {2: (), 3: (1, 2), 5: (3, 4)})
+    assert found.failed == [(2, "check a", sorted(f"echo{i}" for i in range(4))), (3, "check a", ["own"]), (3, "check b", ["own"])]
+    echoes = [f"echo{i}" for i in range(4)]
+    assert found.downstream == {(2, 3): [*echoes, "stub"], (2, 5): echoes}  # a stub of question 2 is where 3 goes wrong too
+    before = summary.summarise(reports)  # without the course's requires: every failure counted where it shows
+    assert [(number, name) for number, name, _who in before.failed][:2] == [(3, "check a"), (3, "check b")]
+    text = summary.markdown(found, {}, "Attention")
+    assert "## Failures that start in an earlier question" in text and "| 2 | 5 | 4 | echo0, echo1, echo2, echo3 |" in text

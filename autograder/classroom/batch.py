@@ -161,7 +161,7 @@ def write_class_files(course: Course, out: Path, reports: dict[str, dict]) -> Su
     write = functools.partial(write_atomically, sync=False)
     write(out / EXPORTS[0], canvas_csv(reports, course.lms_name, course.max_score))
     write(out / EXPORTS[1], moodle_csv(reports, course.lms_name))
-    found = summary.write(out, reports, course.title, course.numbers, write)
+    found = summary.write(out, reports, course.title, course.numbers, write, {q.number: q.requires for q in course.questions})
     write(out / similarity.FILE, similarity.csv_file(found.similar, safe_cell))
     return found
 

@@ -87,17 +87,34 @@ class Summary:
     totals: list[float]
     max_score: float
     mistakes: dict[str, list[str]]  # mistake id -> students who made it, most common first
-    failed: list[tuple[int, str, list[str]]]  # (question, check, students), most failed first
+    failed: list[tuple[int, str, list[str]]]  # (question, check, students), most failed first, each failure where it starts
     left_out: dict[str, tuple[str, str]]  # student -> (status, why) for the entries not graded
     late: list[str]
     similar: list[similarity.Pair] = field(default_factory=list)  # answers that look alike, per question
+    downstream: dict[tuple[int, int], list[str]] = field(default_factory=dict)  # (where it starts, later question) -> students
 
 
-def summarise(reports: dict[str, dict]) -> Summary:
-    """The Summary of the reports (student -> report dict)."""
+def _builds_on(requires: dict[int, tuple[int, ...]]) -> dict[int, list[int]]:
+    """Question -> every earlier question whose code it runs (course.yaml's requires, followed through), first first."""
+    def below(number: int, seen: set[int]) -> set[int]:
+        for earlier in requires.get(number, ()):
+            if earlier not in seen:
+                seen.add(earlier)
+                below(earlier, seen)
+        return seen
+
+    return {number: sorted(below(number, set())) for number in requires}
+
+
+def summarise(reports: dict[str, dict], requires: dict[int, tuple[int, ...]] | None = None) -> Summary:
+    """The Summary of the reports (student -> report dict). requires: question -> the earlier questions whose code it runs
+    (course.yaml's); a check failed in a question whose earlier question also went wrong for that student is counted
+    there, where it starts, and listed once under downstream."""
+    builds_on = _builds_on(requires or {})
     questions: dict[int, QuestionSummary] = {}
     mistakes: dict[str, set[str]] = {}
     failed: dict[tuple[int, str], set[str]] = {}
+    downstream: dict[tuple[int, int], set[str]] = {}
     graded, totals, left_out, late, max_score = [], [], {}, [], 0.0
     for student in sorted(reports):
         report = reports[student]
@@ -109,8 +126,10 @@ def summarise(reports: dict[str, dict]) -> Summary:
         late += [student] if status == LATE else []
         totals.append(float(report.get("score", 0)))
         max_score = max(max_score, float(report.get("max_score", 0)))
+        wrong = {int(q.get("number", 0)) for q in report.get("questions", []) if q.get("status") != "passed"}
         for question in report.get("questions", []):
             number = int(question.get("number", 0))
+            starts = next((earlier for earlier in builds_on.get(number, ()) if earlier in wrong), None)
             found = questions.setdefault(number, QuestionSummary(number, str(question.get("title", "")), float(question.get("max_score", 0))))
             found.scores.append(float(question.get("score", 0)))
             found.counts[outcome(question)] += 1
@@ -118,12 +137,16 @@ def summarise(reports: dict[str, dict]) -> Summary:
                 if test.get("mistake"):
                     mistakes.setdefault(test["mistake"], set()).add(student)
                 if not test.get("passed") and question.get("status") == "failed":  # ran and failed: not a stub, not a stop
-                    failed.setdefault((number, str(test.get("name", ""))), set()).add(student)
+                    if starts is None:
+                        failed.setdefault((number, str(test.get("name", ""))), set()).add(student)
+                    else:  # an echo of an earlier question that went wrong: shown there
+                        downstream.setdefault((starts, number), set()).add(student)
     ranked = sorted(mistakes.items(), key=lambda item: (-len(item[1]), item[0]))
     most = sorted(failed.items(), key=lambda item: (-len(item[1]), item[0]))[:MOST_FAILED]
     return Summary(len(reports), graded, [questions[n] for n in sorted(questions)], totals, max_score,
                    {name: sorted(who) for name, who in ranked}, [(n, name, sorted(who)) for (n, name), who in most], left_out, late,
-                   similarity.pairs({student: reports[student] for student in graded}))
+                   similarity.pairs({student: reports[student] for student in graded}),
+                   {key: sorted(who) for key, who in sorted(downstream.items())})
 
 
 def _g(value: float) -> str:
@@ -147,13 +170,15 @@ def _tables(summary: Summary, labels: dict[str, str]) -> list[tuple[str, list[st
                 [[name, labels.get(name, ""), str(len(who)), ", ".join(who)] for name, who in summary.mistakes.items()])
     failed = (_("Checks failed most often"), [_("question"), _("check"), _("students"), _("who")],
               [[str(number), name, str(len(who)), ", ".join(who)] for number, name, who in summary.failed])
+    echoes = (_("Failures that start in an earlier question"), [_("where it starts"), _("also failed in"), _("students"), _("who")],
+              [[str(first), str(later), str(len(who)), ", ".join(who)] for (first, later), who in summary.downstream.items()])
     left = (_("Entries not graded"), [_("student"), _("status"), _("why")],
             [[student, status, why] for student, (status, why) in summary.left_out.items()])
     similar = (_("Answers that look alike: a lead for a human to read, never a verdict"), [_("question"), _("students"), _("how"), _("similarity")],
                [[str(number), ", ".join(who), _("identical files"), "1"] for number, who in similarity.groups(summary.similar)]
                + [[str(p.question), f"{p.one}, {p.other}", _("near-identical (same code once names, comments and layout are set aside)"),
                    _g(p.score)] for p in summary.similar if p.kind == similarity.NEAR_IDENTICAL])
-    return [table for table in (questions, mistakes, failed, left, similar) if table[2]]
+    return [table for table in (questions, mistakes, failed, echoes, left, similar) if table[2]]
 
 
 def headline(summary: Summary) -> str:
@@ -261,9 +286,11 @@ def mistake_labels(numbers: list[int]) -> dict[str, str]:
     return found
 
 
-def write(out: Path, reports: dict[str, dict], title: str, numbers: list[int], write_file: Callable[[Path, bytes], None]) -> Summary:
-    """summary.md, summary.html and summary.png in out, from reports; write_file(path, data) writes one file atomically."""
-    summary = summarise(reports)
+def write(out: Path, reports: dict[str, dict], title: str, numbers: list[int], write_file: Callable[[Path, bytes], None],
+          requires: dict[int, tuple[int, ...]] | None = None) -> Summary:
+    """summary.md, summary.html and summary.png in out, from reports; write_file(path, data) writes one file atomically;
+    requires: question -> the earlier questions whose code it runs."""
+    summary = summarise(reports, requires)
     labels = mistake_labels(numbers)
     png = picture(summary)
     if png is not None:
