@@ -55,7 +55,7 @@ def klass() -> dict[str, dict]:
 def test_counts_and_mistakes_equal_the_reports(klass):
     found = summary.summarise(klass)
     graded = {s: klass[s] for s in sorted(klass) if not klass[s].get("problem")}
-    assert found.students == 30 and found.graded == sorted(graded) and found.late == ["late"]
+    assert found.students == 30 and found.graded == sorted(graded) and found.late == {"late": 10.5}
     assert found.left_out == {**{f"u{i}": ("unreadable", "an empty folder") for i in range(3)}, "g0": ("grader_error", "the grader failed")}
     for q in found.questions:
         entries = [next(e for e in r["questions"] if e["number"] == q.number) for r in graded.values()]

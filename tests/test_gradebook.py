@@ -335,3 +335,43 @@ def test_a_failure_is_counted_where_it_starts_and_its_echoes_listed_once():
     assert [(number, name) for number, name, _who in before.failed][:2] == [(3, "check a"), (3, "check b")]
     text = summary.markdown(found, {}, "Attention")
     assert "## Failures that start in an earlier question" in text and "| 2 | 5 | 4 | echo0, echo1, echo2, echo3 |" in text
+
+
+# -- privacy and the smaller items of the summary ----------------------------------------------------------------
+
+
+def test_the_public_summary_names_no_student_and_the_private_one_names_the_late(tmp_path):
+    """summary-public.html has the class's figures and mistakes but no student's name (no "who", no entries not graded,
+    no look-alikes, no lateness); summary.md names who was late and by how much, and says which file is for whom."""
+    from autograder.classroom import summary
+
+    def report(number_failed: int, **extra: object) -> dict:
+        questions = [_question(2, "failed" if number_failed else "passed", ("a",) if number_failed else ()), _question(3, "passed")]
+        return {"score": 4, "max_score": 8, "questions": questions} | extra
+
+    names = [f"Zoë-Ångström-{index:02d}" for index in range(6)]
+    reports = {names[0]: report(1), names[1]: report(1), names[2]: report(0, late_hours=26.5, committed_at="2026-12-02T20:30:00+00:00"),
+               names[3]: report(0, problem="an empty folder"), names[4]: report(0, problem="boom", grader_error=True), names[5]: report(0)}
+    for student in names[:2]:
+        reports[student]["questions"][0]["tests"][0]["mistake"] = "q02.scale_by_d"
+    written = {}
+    summary.write(tmp_path, reports, "Attention", [2, 3], lambda path, data: written.__setitem__(path.name, data.decode("utf-8", "replace")))
+    public, private = written["summary-public.html"], written["summary.md"]
+    assert "q02.scale_by_d" in public and "Checks failed most often" in public and "6 student(s), 4 graded" in public
+    assert not [name for name in names if name in public] and "Zoë" not in public
+    assert "names no student" in public and "summary-public.html" in private
+    assert f"| {names[2]} | 26.5 |" in private and "## Late" in private
+    assert f"| {names[3]} | unreadable | an empty folder |" in private
+
+
+def test_the_french_summary_translates_the_status_of_an_entry_not_graded():
+    from autograder.classroom import summary
+    from autograder.i18n import set_language
+
+    reports = {"ann": {"score": 0, "max_score": 4, "questions": [_question(2, "failed", ("a",))], "problem": "an empty folder"}}
+    set_language("fr")
+    try:
+        text = summary.markdown(summary.summarise(reports), {}, "Attention")
+    finally:
+        set_language("en")
+    assert "| ann | unreadable |" not in text and "| ann | illisible |" in text

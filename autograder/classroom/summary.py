@@ -3,9 +3,11 @@
 summarise() reads the per-student report dicts (OUT/<student>.json: check --json's object plus student, problem,
 grader_error, late_hours ...) and counts, per question, the mean, median and spread of the scores and how many students are
 at full marks, partial, at zero, not attempted, in error or flagged; the known mistakes met (each test's "mistake"
-id) with who made them; and the checks failed most often. It is pure: the same dicts always give the same Summary.
-markdown(), html() and picture() write it out; lines() is what `grade` prints at its end; write() puts summary.md,
-summary.html (self-contained, the picture embedded) and summary.png beside grades.csv.
+id) with who made them; the checks failed most often, each failure counted in the question where it starts (with the
+course's requires); who was late; and the answers that look alike (similarity.py). It is pure: the same dicts always
+give the same Summary. markdown(), html() and picture() write it out; lines() is what `grade` prints at its end; write()
+puts summary.md, summary.html (self-contained, the picture embedded), summary.png and summary-public.html (the same for
+the class: no student named) beside grades.csv.
 
 Only graded entries are counted: an unreadable entry or the grader's own failure is listed, never averaged in as a 0.
 """
@@ -26,7 +28,7 @@ FULL, PARTIAL, ZERO, NOT_ATTEMPTED, ERROR, FLAGGED = "full", "partial", "zero", 
 OUTCOMES = (FULL, PARTIAL, ZERO, NOT_ATTEMPTED, ERROR, FLAGGED)  # what one question of one student is, in this order
 STOPPED = ("error", "timeout", "crashed")  # question statuses counted as an error
 MOST_FAILED = 10  # checks listed under "failed most often"
-FILES = ("summary.md", "summary.html", "summary.png")
+FILES = ("summary.md", "summary.html", "summary.png", "summary-public.html")  # the last one names no student
 
 
 def entry_status(report: dict) -> str:
@@ -89,7 +91,7 @@ class Summary:
     mistakes: dict[str, list[str]]  # mistake id -> students who made it, most common first
     failed: list[tuple[int, str, list[str]]]  # (question, check, students), most failed first, each failure where it starts
     left_out: dict[str, tuple[str, str]]  # student -> (status, why) for the entries not graded
-    late: list[str]
+    late: dict[str, float]  # student -> hours late
     similar: list[similarity.Pair] = field(default_factory=list)  # answers that look alike, per question
     downstream: dict[tuple[int, int], list[str]] = field(default_factory=dict)  # (where it starts, later question) -> students
 
@@ -115,7 +117,7 @@ def summarise(reports: dict[str, dict], requires: dict[int, tuple[int, ...]] | N
     mistakes: dict[str, set[str]] = {}
     failed: dict[tuple[int, str], set[str]] = {}
     downstream: dict[tuple[int, int], set[str]] = {}
-    graded, totals, left_out, late, max_score = [], [], {}, [], 0.0
+    graded, totals, left_out, late, max_score = [], [], {}, {}, 0.0
     for student in sorted(reports):
         report = reports[student]
         status = entry_status(report)
@@ -123,7 +125,8 @@ def summarise(reports: dict[str, dict], requires: dict[int, tuple[int, ...]] | N
             left_out[student] = (status, str(report.get("problem", "")))
             continue
         graded.append(student)
-        late += [student] if status == LATE else []
+        if status == LATE:
+            late[student] = float(report.get("late_hours") or 0)
         totals.append(float(report.get("score", 0)))
         max_score = max(max_score, float(report.get("max_score", 0)))
         wrong = {int(q.get("number", 0)) for q in report.get("questions", []) if q.get("status") != "passed"}
@@ -159,8 +162,9 @@ def _outcome_names() -> dict[str, str]:
             FLAGGED: _("flagged")}
 
 
-def _tables(summary: Summary, labels: dict[str, str]) -> list[tuple[str, list[str], list[list[str]]]]:
-    """(title, header, rows) of each table of the summary, in the current language; labels: mistake id -> what it is."""
+def _tables(summary: Summary, labels: dict[str, str], public: bool = False) -> list[tuple[str, list[str], list[list[str]]]]:
+    """(title, header, rows) of each table of the summary, in the current language; labels: mistake id -> what it is;
+    public: the tables for the class, which name no student (no "who" column; no list of entries, lateness or look-alikes)."""
     names = _outcome_names()
     questions = (_("Questions"), [_("question"), _("mean"), _("median"), _("spread (sd)"), _("lowest-highest"), *names.values()],
                  [[f"{q.number} {q.title}", f"{_g(q.mean)} / {_g(q.max_score)}", _g(q.median), _g(q.spread),
@@ -172,13 +176,18 @@ def _tables(summary: Summary, labels: dict[str, str]) -> list[tuple[str, list[st
               [[str(number), name, str(len(who)), ", ".join(who)] for number, name, who in summary.failed])
     echoes = (_("Failures that start in an earlier question"), [_("where it starts"), _("also failed in"), _("students"), _("who")],
               [[str(first), str(later), str(len(who)), ", ".join(who)] for (first, later), who in summary.downstream.items()])
+    statuses = {UNREADABLE: _("unreadable"), GRADER_ERROR: _("grader_error")}
     left = (_("Entries not graded"), [_("student"), _("status"), _("why")],
-            [[student, status, why] for student, (status, why) in summary.left_out.items()])
+            [[student, statuses.get(status, status), why] for student, (status, why) in summary.left_out.items()])
+    late = (_("Late"), [_("student"), _("hours late")], [[student, _g(hours)] for student, hours in summary.late.items()])
     similar = (_("Answers that look alike: a lead for a human to read, never a verdict"), [_("question"), _("students"), _("how"), _("similarity")],
                [[str(number), ", ".join(who), _("identical files"), "1"] for number, who in similarity.groups(summary.similar)]
                + [[str(p.question), f"{p.one}, {p.other}", _("near-identical (same code once names, comments and layout are set aside)"),
                    _g(p.score)] for p in summary.similar if p.kind == similarity.NEAR_IDENTICAL])
-    return [table for table in (questions, mistakes, failed, echoes, left, similar) if table[2]]
+    if public:  # without the "who" column, the last of each of these
+        unnamed = [(caption, header[:-1], [row[:-1] for row in rows]) for caption, header, rows in (mistakes, failed, echoes)]
+        return [table for table in (questions, *unnamed) if table[2]]
+    return [table for table in (questions, mistakes, failed, echoes, late, left, similar) if table[2]]
 
 
 def headline(summary: Summary) -> str:
@@ -194,13 +203,22 @@ def headline(summary: Summary) -> str:
     return text
 
 
+def _audience(public: bool) -> str:
+    """The line that says whom the file is for."""
+    if public:
+        return _("This summary names no student: it can be shared with the class.")
+    return _("This summary names students beside their mistakes: keep it to the teaching staff, and share {file} with the class.").format(
+        file=FILES[3])
+
+
 def markdown(summary: Summary, labels: dict[str, str], title: str, picture: str = FILES[2]) -> str:
-    """summary.md: the headline, the picture, then a table each for questions, mistakes, checks and entries left out."""
+    """summary.md: the headline, the picture, then a table each for questions, mistakes, checks, echoes, lateness, entries
+    left out and answers that look alike."""
     def cell(text: str) -> str:
         return text.replace("|", "\\|").replace("\n", " ")
 
     heading, alt = _("Class summary: {title}").format(title=title), _("Score distribution per question")
-    parts = [f"# {heading}", "", headline(summary) + ".", ""]
+    parts = [f"# {heading}", "", headline(summary) + ".", "", _audience(False), ""]
     if summary.questions:
         parts += [f"![{alt}]({picture})", ""]
     for caption, header, rows in _tables(summary, labels):
@@ -209,19 +227,20 @@ def markdown(summary: Summary, labels: dict[str, str], title: str, picture: str 
     return "\n".join(parts)
 
 
-def html(summary: Summary, labels: dict[str, str], title: str, png: bytes | None) -> str:
-    """summary.html: the same as summary.md, one file with its picture embedded (nothing fetched when opened)."""
+def html(summary: Summary, labels: dict[str, str], title: str, png: bytes | None, public: bool = False) -> str:
+    """summary.html: the same as summary.md, one file with its picture embedded (nothing fetched when opened); public:
+    summary-public.html, the same without a student's name."""
     escape = markup.escape
     heading, alt = escape(_("Class summary: {title}").format(title=title)), escape(_("Score distribution per question"))
     parts = ["<!DOCTYPE html>", '<html><head><meta charset="utf-8">', f"<title>{heading}</title>",
              "<style>body{font-family:sans-serif;margin:2em;max-width:80em}table{border-collapse:collapse;margin-bottom:1.5em}"
              "th,td{border:1px solid #bbb;padding:.25em .6em;text-align:left;vertical-align:top}th{background:#eee}"
              "img{max-width:100%}</style></head><body>",
-             f"<h1>{heading}</h1>", f"<p>{escape(headline(summary))}.</p>"]
+             f"<h1>{heading}</h1>", f"<p>{escape(headline(summary))}.</p>", f"<p><em>{escape(_audience(public))}</em></p>"]
     if png:
         source = "data:image/png;base64," + base64.b64encode(png).decode()
         parts.append(f'<p><img alt="{alt}" src="{source}"></p>')
-    for caption, header, rows in _tables(summary, labels):
+    for caption, header, rows in _tables(summary, labels, public):
         parts += [f"<h2>{escape(caption)}</h2>", "<table><tr>" + "".join(f"<th>{escape(h)}</th>" for h in header) + "</tr>"]
         parts += ["<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows] + ["</table>"]
     return "\n".join(parts + ["</body></html>", ""])
@@ -270,7 +289,8 @@ def lines(summary: Summary, out: Path, top: int = 3) -> list[str]:
     if summary.similar:
         found.append(_("  answers that look alike: {count} pair(s), in {file} and the summary (a lead to read, not a verdict)").format(
             count=len(summary.similar), file=similarity.FILE))
-    found.append(_("  class summary: {files} in {out}").format(files=", ".join(FILES[:2]), out=out))
+    found.append(_("  class summary: {files} in {out} ({public}: the same without names, for the class)").format(
+        files=", ".join(FILES[:2]), out=out, public=FILES[3]))
     return found
 
 
@@ -288,7 +308,7 @@ def mistake_labels(numbers: list[int]) -> dict[str, str]:
 
 def write(out: Path, reports: dict[str, dict], title: str, numbers: list[int], write_file: Callable[[Path, bytes], None],
           requires: dict[int, tuple[int, ...]] | None = None) -> Summary:
-    """summary.md, summary.html and summary.png in out, from reports; write_file(path, data) writes one file atomically;
+    """summary.md, summary.html, summary.png and summary-public.html (no student named) in out, from reports; write_file(path, data) writes one file atomically;
     requires: question -> the earlier questions whose code it runs."""
     summary = summarise(reports, requires)
     labels = mistake_labels(numbers)
@@ -299,4 +319,5 @@ def write(out: Path, reports: dict[str, dict], title: str, numbers: list[int], w
         (out / FILES[2]).unlink(missing_ok=True)
     write_file(out / FILES[0], markdown(summary, labels, title).encode())
     write_file(out / FILES[1], html(summary, labels, title, png).encode())
+    write_file(out / FILES[3], html(summary, labels, title, png, public=True).encode())
     return summary
