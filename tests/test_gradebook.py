@@ -112,6 +112,8 @@ def test_every_entry_of_the_class_folder_gets_a_row(graded):
     assert "cy.zip cannot be read as a zip" in json.loads((out / "cy.json").read_text())["problem"]
     assert "dee.tar.gz is not a folder, a git repository, a notebook (.ipynb) or a zip" in json.loads((out / "dee.tar.json").read_text())["problem"]
     assert "dee.tar: scored 0" in done.stdout and "2 could not be graded" in done.stdout
+    feedback = (out / "cy.feedback.md").read_text()
+    assert "cy.zip cannot be read as a zip" in feedback and "## " not in feedback  # its one reason, no empty question headings
 
 
 def test_a_zip_is_read_as_the_folder_it_unpacks_to(tmp_path):
@@ -375,3 +377,20 @@ def test_the_french_summary_translates_the_status_of_an_entry_not_graded():
     finally:
         set_language("en")
     assert "| ann | unreadable |" not in text and "| ann | illisible |" in text
+
+
+def test_the_terminal_table_lines_up_wide_and_combining_characters(kit):
+    from autograder.classroom.batch import display_width, score_table
+
+    names = ["王小明", unicodedata.normalize("NFD", "Zoë Ångström"), "ann"]
+    assert [display_width(name) for name in names] == [6, 12, 3]
+    lines = score_table(load_course(kit), [(name, {1: "8", 2: "4"}, "12") for name in names])
+    assert len({display_width(line) for line in lines[1:]}) == 1  # every row as wide: the columns line up
+    assert all(line.endswith("8      4      12") for line in lines[1:])
+
+
+def test_jobs_zero_is_a_usage_error(kit, tmp_path, capsys):
+    (tmp_path / "class" / "ann").mkdir(parents=True)
+    arguments = argparse.Namespace(dir=tmp_path / "class", out=tmp_path / "out", jobs=0, force=False, scheduler=None, quiet=True)
+    assert batch.main(arguments, load_course(kit)) == batch.USAGE_ERROR
+    assert "--jobs 0: give at least 1 worker process" in capsys.readouterr().err and not (tmp_path / "out").exists()

@@ -266,6 +266,7 @@ def test_kit_grading_writes_the_class_files_and_regrades_only_the_students_named
     assert "class summary: summary.md, summary.html" in world["kit"].stdout
     assert "Scores in the gradebook (what `nbgrader export` gives):" in world["kit"].stdout  # the gradebook's table, not the kit's
     assert world["kit"].stdout.count("student ") == 1
+    assert "left as they were" not in world["kit"].stdout  # the first run: broken's notebook is unreadable, not unchanged
     before = (out / "grading.log").read_text().count('"event": "graded"')
     again = _run([sys.executable, "-m", "autograder", "grade", "--nbgrader", str(world["course_dir"]), "--assignment", ASSIGNMENT,
                   "--student", "correct", "--jobs", "1", "--quiet"], world["root"])

@@ -32,6 +32,7 @@ import sys
 import tempfile
 import time
 import traceback
+import unicodedata
 from collections import Counter, deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -416,13 +417,23 @@ def _progress(total: int, quiet: bool) -> object:
                 smoothing=0.05, bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}, {rate_fmt}]{postfix}")
 
 
+def display_width(text: str) -> int:
+    """The columns text takes in a terminal: a wide (CJK) character two, a combining accent or a zero-width one none."""
+    return sum(0 if unicodedata.combining(c) or unicodedata.category(c) in ("Mn", "Me", "Cf") else
+               2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
 def score_table(course: Course, rows: list[tuple[str, dict[int, str], str]]) -> list[str]:
     """The lines of a table of scores: a header, then one row per (student, question number -> score text, total text)."""
     student, total = _("student"), _("total")
-    width = max([len(student)] + [len(name) for name, _scores, _total in rows])
-    lines = [f"{student:<{width}}  " + "  ".join(f"q{n:02d}".rjust(5) for n in course.numbers) + f"  {total:>6} / {course.max_score:g}"]
+    width = max([display_width(student)] + [display_width(name) for name, _scores, _total in rows])
+
+    def left(name: str) -> str:
+        return name + " " * (width - display_width(name))
+
+    lines = [f"{left(student)}  " + "  ".join(f"q{n:02d}".rjust(5) for n in course.numbers) + f"  {total:>6} / {course.max_score:g}"]
     for name, scores, row_total in rows:
-        lines.append(f"{name:<{width}}  " + "  ".join(scores.get(n, "0").rjust(5) for n in course.numbers) + f"  {row_total:>6}")
+        lines.append(f"{left(name)}  " + "  ".join(scores.get(n, "0").rjust(5) for n in course.numbers) + f"  {row_total:>6}")
     return lines
 
 
@@ -461,9 +472,10 @@ def _check_args(args: argparse.Namespace) -> tuple[Path, Path, int]:
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UsageError(_("--out {out} is a file: give a folder for the reports").format(out=out))
-    jobs = getattr(args, "jobs", None) or os.cpu_count() or 1
+    jobs = getattr(args, "jobs", None)
+    jobs = (os.cpu_count() or 1) if jobs is None else jobs
     if jobs < 1:
-        raise UsageError(_("--jobs must be at least 1"))
+        raise UsageError(_("--jobs {jobs}: give at least 1 worker process (or leave --jobs out: one per core)").format(jobs=jobs))
     return folder.resolve(), out.resolve(), jobs
 
 

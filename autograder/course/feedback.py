@@ -70,12 +70,12 @@ def markdown(course: Course, report: dict, student: str) -> str:
         status = str(question.get("status", ""))  # one of the results' statuses, which the catalogue holds
         lines.append(f"| {question.get('number')} | {_cell(question.get('title', ''))} | {question.get('score', 0):g} / "
                      f"{question.get('max_score', 0):g} | {_cell(_(status))} |")
-    for question in questions:
+    for question in [] if report.get("problem") else questions:  # an entry not graded: its one reason is said above
         failed = [test for test in question.get("tests", []) if not test.get("passed")]
         if question.get("status") == PASSED or not (failed or question.get("reason")):
             continue
         lines += ["", "## " + _("Question {number}: {title}").format(number=question.get("number"), title=question.get("title", ""))]
-        if question.get("reason") and not report.get("problem"):
+        if question.get("reason"):
             lines += ["", question["reason"]]
         if question.get("status") in ("passed", "failed"):
             lines.append("")

@@ -204,7 +204,8 @@ def grade_class(course: Course, args: argparse.Namespace) -> int:
                          for student, report in reports.items()}
     already = {s.student for s in submissions if all((Path(coursedir.format_path(coursedir.autograded_directory, s.student, assignment))
                                                       / f"{name}.ipynb").exists() for name in notebooks)}
-    left = [s.student for s in submissions if s.problem or (s.student not in graded_now and s.student in already)]
+    unchanged = [s.student for s in submissions if not s.problem and s.student not in graded_now and s.student in already]
+    left = [s.student for s in submissions if s.problem] + unchanged
     readable = [s for s in submissions if s.student not in left]
     config.CourseDirectory.student_id_exclude = ",".join(excluded + left)
     # nbgrader's own list with Execute replaced by the kit's scores; its closing CheckCellMetadata is left out: the
@@ -243,5 +244,5 @@ def grade_class(course: Course, args: argparse.Namespace) -> int:
     written = len(readable) - len(rejected)
     print(_("{count} submission(s) written into the gradebook of {folder}").format(count=written, folder=course_dir)
           + (_("; {count} left as they were (unchanged since they were graded; --force grades them again)").format(
-              count=len(submissions) - len(readable)) if len(submissions) > len(readable) else ""))
+              count=len(unchanged)) if unchanged else ""))
     return SOME_UNREADABLE if any(s.problem for s in submissions) else status
