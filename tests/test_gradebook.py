@@ -394,3 +394,44 @@ def test_jobs_zero_is_a_usage_error(kit, tmp_path, capsys):
     arguments = argparse.Namespace(dir=tmp_path / "class", out=tmp_path / "out", jobs=0, force=False, scheduler=None, quiet=True)
     assert batch.main(arguments, load_course(kit)) == batch.USAGE_ERROR
     assert "--jobs 0: give at least 1 worker process" in capsys.readouterr().err and not (tmp_path / "out").exists()
+
+
+# -- what the docs quote -----------------------------------------------------------------------------------------
+
+
+def test_every_mistake_id_and_number_the_docs_quote_is_the_codes():
+    """A mistake id quoted in README.md or docs/ exists in the bank of its question (a question the course does not have,
+    such as authoring.md's worked question 11, aside); the figures the instructors' guide gives are the code's."""
+    from autograder.classroom import intake, summary
+    from autograder.nbgrader.course import CELL_MARGIN, cell_timeout
+    from autograder.sandbox import STALE_SECONDS, STARTUP_SECONDS, WALL_FACTOR
+    from autograder.sandbox.base import DISK_BYTES, MEMORY_BYTES, OUTPUT_BYTES
+
+    course = load_course(ROOT)
+    known = summary.mistake_labels(course.numbers)
+    for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        quoted = set(re.findall(r"\bq(\d\d)\.([a-z][a-z0-9_]*)\b", path.read_text(encoding="utf-8")))
+        missing = sorted(f"q{n}.{name}" for n, name in quoted if int(n) in course.numbers and name != "py" and f"q{n}.{name}" not in known)
+        assert not missing, f"{path.name} quotes mistake ids that do not exist: {missing}"
+    guide = " ".join((ROOT / "docs" / "instructors.md").read_text(encoding="utf-8").split())
+
+    def quoted(pattern: str) -> tuple[int, ...]:
+        found = re.search(pattern, guide)
+        assert found, pattern
+        return tuple(int(group) for group in found.groups())
+
+    assert quoted(r"(\d+) s for the sandbox's start, plus (\d+) times the longest `time_limit` in `course.yaml`, plus (\d+) s \((\d+) s for "
+                  r"this course\)") == (STARTUP_SECONDS, WALL_FACTOR, CELL_MARGIN, cell_timeout(course))
+    assert quoted(r"may take up to (\d+) times its limit on the clock") == (WALL_FACTOR,)
+    assert quoted(r"untouched for (\d+) minutes") == (STALE_SECONDS // 60,)
+    assert quoted(r"the same search inside it, down to (\d+) levels") == (intake.SEARCH_DEPTH,)
+    assert quoted(r"(\d+) MiB a file \(the kernel\), (\d+) MiB") == (OUTPUT_BYTES >> 20, DISK_BYTES >> 20)
+    assert quoted(r"a (\d+) GiB memory limit") == (MEMORY_BYTES >> 30,)
+    assert quoted(r"objects over (\d+) GiB") == (intake.GIT_BYTES >> 30,)
+    points = {number: int(top) for number, top in re.findall(r"q(\d+) \(mean [\d.]+ / (\d+),", guide)}
+    assert points and all(course.question(number).points == top for number, top in ((int(n), t) for n, t in points.items()))
+    assert quoted(r"total: mean [\d.]+ / (\d+), median") == (course.max_score,)
+    assert quoted(r"a second one stops with exit status (\d+)") == (batch.USAGE_ERROR,)
+    assert quoted(r"(\d+): every entry was graded\. (\d+): some entries could not be read") == (0, batch.SOME_UNREADABLE)
+    assert quoted(r"(\d+): the run itself failed") == (batch.RUN_FAILED,)
+    assert quoted(r"(\d+): interrupted by Ctrl-C") == (batch.INTERRUPTED,)
