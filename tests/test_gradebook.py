@@ -435,3 +435,8 @@ def test_every_mistake_id_and_number_the_docs_quote_is_the_codes():
     assert quoted(r"(\d+): every entry was graded\. (\d+): some entries could not be read") == (0, batch.SOME_UNREADABLE)
     assert quoted(r"(\d+): the run itself failed") == (batch.RUN_FAILED,)
     assert quoted(r"(\d+): interrupted by Ctrl-C") == (batch.INTERRUPTED,)
+    from autograder.classroom import similarity
+
+    assert quoted(r"with their similarity from 0\.(\d+) to 1") == (round(similarity.NEAR * 10),)
+    assert quoted(r"cut into runs of (\d+) tokens") == (similarity.GRAM,)
+    assert quoted(r"fewer than (\d+) sampled runs of its own") == (similarity.MIN_MARKS,)
