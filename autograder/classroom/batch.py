@@ -4,7 +4,9 @@ DIR holds one entry per student (intake.py: folders, git repositories, notebooks
 for each (check --json's object plus student, source, commit or sha256, grader_version, graded_at), written
 atomically as soon as it is decided; OUT/grades.csv (student, q1..q10, total, status, committed_at, late_hours),
 rewritten atomically after each result; OUT/grading.log, one JSON line per run and per student graded; and at the end
-the class summary (summary.py) and the Canvas and Moodle gradebooks (exports.py). --student NAME grades only those
+the class summary (summary.py, with summary-public.html for the class), similarity.csv (similarity.py) and the Canvas and
+Moodle gradebooks (exports.py), whose column is the course's lms_name in every language. A file of OUT that cannot be
+written (a full disk) stops the run with OutputError: exit status RUN_FAILED, nothing partial left, the reason said. --student NAME grades only those
 entries, keeping the others' reports; --deadline DATE grades each repository's last commit before DATE. A student whose report exists with
 the same fingerprint (commit and hash of the graded files) and grader version is not graded again, unless
 --force: an interrupted run started again with the same command grades only what is missing or changed.
