@@ -88,9 +88,13 @@ def graded(kit: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, s
     (folder / "cy.zip").write_bytes(b"PK\x03\x04 cut short by the upload")
     (folder / "dee.tar.gz").write_bytes(b"\x1f\x8b not a submission the kit reads")
     out = tmp_path_factory.mktemp("graded") / "out"
-    done = subprocess.run([sys.executable, "-m", "autograder", "grade", str(folder), "--out", str(out), "--jobs", "2", "--quiet"],
+    return out, grade(kit, folder, out)
+
+
+def grade(kit: Path, folder: Path, out: Path, *options: str) -> subprocess.CompletedProcess:
+    """`python -m autograder grade folder --out out --jobs 2 --quiet options...`, run from the kit's folder."""
+    return subprocess.run([sys.executable, "-m", "autograder", "grade", str(folder), "--out", str(out), "--jobs", "2", "--quiet", *options],
                           cwd=kit, env=ENV, capture_output=True, text=True, timeout=600, check=False)
-    return out, done
 
 
 def test_every_entry_of_the_class_folder_gets_a_row(graded):
@@ -150,7 +154,20 @@ def _lms_files(kit: Path, language: str, out: Path) -> dict[str, list[list[str]]
     return {"title": title, **{name: csv_rows(out / name) for name in ("canvas.csv", "moodle.csv")}}
 
 
-def test_a_french_run_names_the_gradebook_columns_as_the_english_one(kit, tmp_path):
+def test_a_french_run_writes_the_gradebook_files_of_the_english_one(kit, graded, tmp_path):
+    """`grade --lang fr` on the same class: the summary speaks French, canvas.csv and moodle.csv are the English run's,
+    byte for byte (the reports are current: only the class files are written again)."""
+    out, _done = graded
+    french = tmp_path / "out"
+    shutil.copytree(out, french)
+    done = grade(kit, Path(json.loads((out / "ann.json").read_text())["source"]["path"]).parent, french, "--lang", "fr")
+    assert done.returncode == batch.SOME_UNREADABLE, done.stdout + done.stderr
+    assert "Bilan de la classe" in (french / "summary.md").read_text() and "Class summary" in (out / "summary.md").read_text()
+    for name in ("canvas.csv", "moodle.csv"):
+        assert (french / name).read_bytes() == (out / name).read_bytes(), name
+
+
+def test_a_french_language_names_the_gradebook_columns_as_the_english_one(kit, tmp_path):
     """The column an import matches is the course's lms_name (the English title by default), whatever the language."""
     english, french = (_lms_files(kit, language, tmp_path / language) for language in ("en", "fr"))
     assert french["title"] != english["title"]  # the French title is translated: the summary speaks French ...
