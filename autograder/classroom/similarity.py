@@ -10,6 +10,7 @@ marks of its own is too short to tell a copy from the obvious answer, and is lef
 """
 import builtins
 import csv
+import functools
 import hashlib
 import io
 import keyword
@@ -76,12 +77,21 @@ def fingerprints(course: Course, package: Path, report: dict) -> dict:
     return {"similarity": found}
 
 
-def _stub_marks(course: Course, number: int) -> set[int]:
+def _stub_marks(course: Course, number: int) -> frozenset[int]:
     """The marks of the stub students were given for the question (course root's exercises/), or none without it."""
     try:
-        return marks((course.root / course.question(number).file).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, KeyError):
-        return set()
+        return _file_marks(course.root / course.question(number).file)
+    except KeyError:
+        return frozenset()
+
+
+@functools.lru_cache(maxsize=64)
+def _file_marks(path: Path) -> frozenset[int]:
+    """The marks of a file read once per process (a stub, the same for every student); none when it cannot be read."""
+    try:
+        return frozenset(marks(path.read_text(encoding="utf-8")))
+    except (OSError, UnicodeDecodeError):
+        return frozenset()
 
 
 @dataclass(frozen=True)
