@@ -241,16 +241,19 @@ def _nothing_partial(out: Path) -> None:
     assert all("event" in line for line in lines)
 
 
-def test_a_full_disk_is_said_and_leaves_nothing_partial(kit, tmp_path, monkeypatch, capsys):
-    """The disk fills up after a few files of OUT (simulated: a rename raises ENOSPC): exit status 3, the message names the
-    disk, the file and what to do, the temporary file is removed, and grading.log's last line is the failure."""
+@pytest.mark.parametrize(("code", "said", "todo"), [(errno.ENOSPC, "the disk is full", "df -h"),
+                                                     (errno.EROFS, "the disk is read-only", "Give --out a folder you can write to")])
+def test_a_full_disk_is_said_and_leaves_nothing_partial(kit, tmp_path, monkeypatch, capsys, code, said, todo):
+    """The disk fills up after a few files of OUT (simulated: a rename raises ENOSPC; or the disk turns read-only): exit
+    status 3, the message names the cause, the file and what to do, the temporary file is removed, and grading.log's
+    last line is the failure."""
     folder = _unreadable_class(tmp_path / "class", 12)
     replace, renames = os.replace, []
 
     def filling(source: object, target: object) -> None:
         renames.append(target)
         if len(renames) > 6:
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(source))
+            raise OSError(code, os.strerror(code), str(source))
         replace(source, target)
 
     monkeypatch.setattr(os, "replace", filling)
@@ -258,11 +261,11 @@ def test_a_full_disk_is_said_and_leaves_nothing_partial(kit, tmp_path, monkeypat
     monkeypatch.undo()
     error = capsys.readouterr().err
     assert status == batch.RUN_FAILED == 3
-    assert "the disk is full" in error and str(renames[-1]) in error and "df -h" in error and "run the same command again" in error
+    assert said in error and str(renames[-1]) in error and todo in error and "run the same command again" in error
     assert "internal error" not in error and "report it" not in error
     _nothing_partial(tmp_path / "out")
     last = json.loads((tmp_path / "out" / "grading.log").read_text().splitlines()[-1])
-    assert last["event"] == "failed" and last["errno"] == errno.ENOSPC and last["path"] == str(renames[-1])
+    assert last["event"] == "failed" and last["errno"] == code and last["path"] == str(renames[-1])
 
 
 def _can_mount_tmpfs(where: Path) -> bool:

@@ -73,13 +73,17 @@ class OutputError(Exception):
 
     def advice(self, out: Path) -> str:
         """What went wrong, where, and what to do (out: the run's OUT), in one paragraph."""
-        cause = {errno.ENOSPC: _("the disk is full"), errno.EDQUOT: _("your disk quota is used up"),
-                 errno.EROFS: _("the disk is read-only"), errno.EACCES: _("you may not write there"),
-                 errno.EPERM: _("you may not write there")}.get(self.error.errno, self.error.strerror or type(self.error).__name__)
-        return _("{path} could not be written: {cause} ({error}). Nothing partial was written: every report, and grades.csv, in {out} "
-                 "is whole and as it was. Make room on the disk that holds {out} (`df -h {out}` shows it) or give another --out, then "
-                 "run the same command again: it grades only what is missing.").format(
-            path=self.path, cause=cause, error=self.error.strerror or self.error, out=out)
+        full = {errno.ENOSPC: _("the disk is full"), getattr(errno, "EDQUOT", errno.ENOSPC): _("your disk quota is used up")}
+        cause = full.get(self.error.errno) or {errno.EROFS: _("the disk is read-only"), errno.EACCES: _("you may not write there"),
+                                               errno.EPERM: _("you may not write there")}.get(self.error.errno, "")
+        said = _("{path} could not be written: {cause} ({error}). Nothing partial was written: every report, and grades.csv, in {out} "
+                 "is whole and as it was.").format(path=self.path, cause=cause or type(self.error).__name__, error=self.error.strerror or self.error,
+                                                   out=out)
+        if self.error.errno in full:
+            return said + " " + _("Make room on the disk that holds {out} (`df -h {out}` shows it) or give another --out, then run the same "
+                                  "command again: it grades only what is missing.").format(out=out)
+        return said + " " + _("Give --out a folder you can write to, or fix this one, then run the same command again: it grades only "
+                              "what is missing.")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
