@@ -129,7 +129,11 @@ def test_a_zip_is_read_as_the_folder_it_unpacks_to(tmp_path):
         archive.writestr(link, "/etc/passwd")
         archive.writestr("exercises/q02_scaled_scores.py", "x = 2\n")
         archive.writestr("../../q01_causal_mask.py", "x = 3\n")
-    found = {entry.student: read_entry(entry) for entry in discover(tmp_path)}
+    (tmp_path / "moodle" / "Carol Smith_123_assignsubmission_file_").mkdir(parents=True)  # Moodle's folder around the upload
+    zipped(tmp_path / "moodle" / "Carol Smith_123_assignsubmission_file_" / "attention.ZIP", {"exercises/q01_causal_mask.py": "x = 1\n"})
+    found = {entry.student: read_entry(entry) for entry in discover(tmp_path) + discover(tmp_path / "moodle")}
+    assert found["Carol Smith_123_assignsubmission_file_"].modules == {"q01_causal_mask.py": b"x = 1\n"}
+    assert found["Carol Smith_123_assignsubmission_file_"].where == "attention.ZIP/exercises/"
     assert found["nb"].notebook == b"{}" and found["nb"].where == "work/attention.ipynb"
     assert found["link"].modules == {"q02_scaled_scores.py": b"x = 2\n"}
     assert found["link"].left_out == {"q01_causal_mask.py": "exercises/q01_causal_mask.py is a symbolic link: not graded"}

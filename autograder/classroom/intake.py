@@ -5,7 +5,8 @@
 * a **repository** (a folder with a `.git` folder): the files of its checked-out commit (HEAD), read with git, so
   uncommitted edits and untracked files are not graded; the commit is recorded;
 * a **notebook** (`NAME.ipynb`): the answer cells of the nbgrader assignment's notebook;
-* a **zip** (`NAME.zip`): read as the folder it unpacks to (its members are read, never written to disk);
+* a **zip** (`NAME.zip`), or a folder holding one zip and no module: read as the folder it unpacks to (its members
+  are read, never written to disk);
 * a **folder**: the exercise modules as they are on disk;
 * any other **file** (`NAME.tar.gz`, `NAME.pdf`): an entry that cannot be graded, so that it has its row and its reason.
 
@@ -270,6 +271,11 @@ def _read_folder(root: Path) -> Contents:
         if len(files) > WALK_LIMIT:
             break
     package, notebook, problem = locate(files)
+    zips = [path for path in sorted(root.glob("*.[zZ][iI][pP]")) if stat.S_ISREG(_mode(path))] if problem else []
+    if len(zips) == 1:  # an LMS's folder holding the one zip the student uploaded (Moodle's download): read as a zip entry
+        contents = _read_zip(zips[0])
+        contents.where = f"{zips[0].name}/{contents.where}" if contents.where else contents.where
+        return contents
     if problem:
         problem = problem if files or any(root.iterdir()) else _("an empty folder")
         return Contents(problem=_with_left_out(problem, left_out), left_out=left_out)
