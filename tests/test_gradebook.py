@@ -72,12 +72,13 @@ def modules(folder: Path, files: dict[str, str]) -> None:
 
 @pytest.fixture(scope="module")
 def kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A kit folder whose course is questions 1 and 2."""
     return kit_folder(tmp_path_factory.mktemp("kit"))
 
 
 @pytest.fixture(scope="module")
 def graded(kit: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess]:
-    """(OUT, the finished `grade` process) for a class of a folder, zips and a stray file."""
+    """(OUT, the finished `grade` process) for a class of folders, zips and a stray file (two workers)."""
     folder = tmp_path_factory.mktemp("class")
     bob = SOLUTIONS | {"q02_scaled_scores.py": WRONG_Q2}
     modules(folder / "ann", SOLUTIONS)
@@ -204,8 +205,12 @@ def _main(kit: Path, folder: Path, out: Path, **extra: object) -> int:
 def test_look_alike_names_are_one_student_and_refused(kit, tmp_path, capsys, names):
     """Two entries whose names differ only in case or in Unicode's encoding of an accent are refused, as a folder and a
     notebook of the same name are: the command names them and grades nothing."""
+    (tmp_path / "class").mkdir()
     for name in names:
-        (tmp_path / "class" / name).mkdir(parents=True) if not name.endswith(".zip") else (tmp_path / "class" / name).write_bytes(b"")
+        if name.endswith(".zip"):
+            zipped(tmp_path / "class" / name, {"exercises/q01_causal_mask.py": "x = 1\n"})
+        else:
+            (tmp_path / "class" / name).mkdir()
     if len(set(os.listdir(tmp_path / "class"))) < 2:
         pytest.skip("this file system folds the two names into one")
     assert _main(kit, tmp_path / "class", tmp_path / "out") == batch.USAGE_ERROR
