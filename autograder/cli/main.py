@@ -190,9 +190,9 @@ def main(argv: list[str] | None = None) -> int:
         set_language(_chosen_language(argv))
         args = _parser().parse_args(argv)
         if args.command in GRADING:
-            from ..torch_version import installed_torch, torch_problem
+            from ..torch_version import installed_numpy, installed_torch, torch_problem
 
-            problem = torch_problem(installed_torch())
+            problem = torch_problem(installed_torch(), installed_numpy())
             if problem:
                 raise UsageError(problem)
         course = load_course(find_root(Path.cwd()))
