@@ -112,9 +112,9 @@ def serve() -> None:
     request = json.loads(sys.stdin.read())
     try:
         set_language(request["lang"])
-        from .torch_version import installed_torch, torch_problem
+        from .torch_version import installed_numpy, installed_torch, torch_problem
 
-        problem = torch_problem(installed_torch())
+        problem = torch_problem(installed_torch(), installed_numpy())
         if problem:
             print(json.dumps({"problem": problem}))
             return

@@ -1,29 +1,51 @@
-"""The oldest torch the kit grades with, checked from the installed distribution's metadata (torch itself is not imported)."""
+"""The oldest torch the kit grades with, and the numpy it needs, checked from the installed distributions' metadata (torch itself
+is not imported)."""
 import importlib.util
 import re
 from importlib import metadata
 
 from .i18n import _
 
-TORCH_FLOOR = (2, 4)  # pyproject.toml's torch>=2.4: .ci/matrix measured 2.1 and 2.2 grading nothing, 2.3 refusing torch.utils.benchmark
+TORCH_FLOOR = (2, 2)  # pyproject.toml's torch>=2.2: PyTorch's last build for Intel Macs is 2.2.2; .ci/matrix grades its floor cells
+NUMPY_2_TORCH = (2, 4)  # the first torch built against numpy 2: an older one cannot hand tensors to numpy 2 (tensor.numpy() fails)
 
 
 def installed_torch() -> str | None:
     """The version of the torch distribution installed ("2.13.0+cpu"); "" when torch imports but has no metadata (a build
     from source), None when there is none."""
+    return _installed("torch")
+
+
+def installed_numpy() -> str | None:
+    """The version of the numpy distribution installed, as installed_torch gives torch's."""
+    return _installed("numpy")
+
+
+def _installed(distribution: str) -> str | None:
+    """The version of an installed distribution; "" when its module imports without metadata, None when there is none."""
     try:
-        return metadata.version("torch")
+        return metadata.version(distribution)
     except metadata.PackageNotFoundError:
-        return "" if importlib.util.find_spec("torch") is not None else None
+        return "" if importlib.util.find_spec(distribution) is not None else None
 
 
-def torch_problem(version: str | None) -> str | None:
-    """One line saying why torch version (from installed_torch) cannot grade, and what to do; None when it can."""
+def _release(version: str | None) -> tuple[int, int] | None:
+    """(major, minor) of a version string, None for "", None or an odd one."""
+    found = re.match(r"(\d+)\.(\d+)", version or "")
+    return (int(found.group(1)), int(found.group(2))) if found else None
+
+
+def torch_problem(version: str | None, numpy: str | None = None) -> str | None:
+    """One line saying why torch version (from installed_torch), beside numpy version numpy (installed_numpy), cannot grade,
+    and what to do; None when it can."""
     floor = ".".join(map(str, TORCH_FLOOR))
     if version is None:
         return _("torch is not installed: install it first (the README gives the line for your system), then try again")
-    found = re.match(r"(\d+)\.(\d+)", version)  # "" or an odd version string: let it try
-    if found is None or tuple(map(int, found.groups())) >= TORCH_FLOOR:
-        return None
-    return _("this kit needs torch {floor} or newer, and torch {version} is installed: upgrade it (`pip install --upgrade torch`, "
-             "or the README's line for your system), then try again").format(floor=floor, version=version)
+    release, numpy_release = _release(version), _release(numpy)
+    if release is not None and release < TORCH_FLOOR:  # "" or an odd version string: let it try
+        return _("this kit needs torch {floor} or newer, and torch {version} is installed: upgrade it (`pip install --upgrade torch`, "
+                 "or the README's line for your system), then try again").format(floor=floor, version=version)
+    if release is not None and numpy_release is not None and release < NUMPY_2_TORCH and numpy_release >= (2, 0):
+        return _("torch {version} works with numpy 1 only, and numpy {numpy} is installed: install numpy 1 "
+                 "(`pip install \"numpy<2\"`), then try again").format(version=version, numpy=numpy)
+    return None

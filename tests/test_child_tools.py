@@ -130,7 +130,7 @@ ROUTES = [
     ("aten.scaled_dot_product_attention", lambda: torch.ops.aten.scaled_dot_product_attention(Q, K, V), SDPA),
     ("aten math via getattr", lambda: getattr(torch.ops.aten, "_scaled_dot_product_" + "attention_math")(Q, K, V, is_causal=True), SDPA),
     ("aten math .default", lambda: torch.ops.aten._scaled_dot_product_attention_math.default(Q, K, V), SDPA),
-    ("aten flash for cpu", lambda: torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(Q[None], K[None], V[None], is_causal=True), SDPA),
+    ("aten flash for cpu", lambda: clock._FLASH_CPU(Q[None], K[None], V[None], is_causal=True), SDPA),  # this torch's fused CPU kernel
     ("sdpa in a thread", lambda: _in_thread(lambda: F.scaled_dot_product_attention(Q, K, V)), SDPA),
     ("nn.MultiheadAttention", lambda: MHA_MODULE(X, X, X), MHA),
     ("nn.MultiheadAttention need_weights=False", lambda: MHA_MODULE(X, X, X, need_weights=False), MHA),
@@ -346,7 +346,8 @@ def test_a_raw_thread_that_ends_inside_the_block_still_makes_it_unwatched() -> N
     assert watch.seen == [] and not watch.unwatched
 
 
-@pytest.mark.parametrize("relative", ["wrong/q03_ops_aten_math.py", "wrong/q03_ops_flash_kernel.py"])
+@pytest.mark.parametrize("relative", ["wrong/q03_ops_aten_math.py", pytest.param("wrong/q03_ops_flash_kernel.py", marks=pytest.mark.skipif(
+    not hasattr(torch.ops.aten, "_scaled_dot_product_flash_attention_for_cpu"), reason="the file calls torch 2.3's name of the kernel"))])
 def test_corpus_q03_kernels_are_right_but_flagged(relative: str) -> None:
     module = _corpus(relative)
     cases = [((1, 4), (1, 4), 4, True), ((3, 4), (3, 4), 6, True), ((2, 5, 4), (2, 5, 4), 3, False),
@@ -579,7 +580,7 @@ def test_work_clock_notes_the_score_tables_of_each_interval() -> None:
         q @ k.transpose(1, 2)  # two more
         torch.randn(8, 4) @ torch.randn(4, 6)  # not square: no table
         work_clock.elapsed()
-        torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q[None], k[None], k[None])  # the fused kernel: two heads
+        clock._FLASH_CPU(q[None], k[None], k[None])  # the fused CPU kernel (its name depends on the torch): two heads
         work_clock.elapsed()
     assert work_clock.tables == [[[5, 3, 3]], [[5, 3, 2]]]
 

@@ -1,5 +1,6 @@
 """The command line as a student meets it: table, JSON, exit codes, and one clear line for bad input."""
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -144,3 +145,46 @@ def test_a_failing_report_in_french_says_the_exception_and_the_stop_in_french(ki
     assert question["reason"] == "le processus s'est terminé (code de sortie 3)\u00a0: n'appelez pas sys.exit() ni os._exit() dans une réponse"
     assert exited == " ".join(question["reason"].split()) and question["status"] == "crashed"
     assert not_run == "non exécutée : le processus s'était arrêté lors d'une vérification précédente"
+
+
+def _printing_answer(kit: Path) -> None:
+    """Question 1's solution, but mask_scores prints a check mark and a rocket and returns the scores unmasked."""
+    source = (kit / "solutions" / "q01_causal_mask.py").read_text()
+    source = source.replace("def mask_scores(", "def mask_scores_(") + (
+        "\n\ndef mask_scores(scores, mask):\n    print(\"\u2713 ... \U0001f680\")\n    return scores.clone()\n")
+    (kit / "exercises" / "q01_causal_mask.py").write_text(source, encoding="utf-8")
+
+
+@pytest.mark.parametrize(("environment", "args"), [({"PYTHONIOENCODING": "cp1252"}, ["check", "1"]),
+                                                   ({"PYTHONIOENCODING": "cp1252"}, ["check", "1", "--json"]),
+                                                   ({"LC_ALL": "C", "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0"}, ["check", "1", "--lang", "fr"])])
+def test_the_report_is_written_whatever_the_output_encoding(kit: Path, environment: dict, args: list):
+    """A stdout that cannot show the student's ✓ and 🚀 (a Windows pipe: cp1252) or French letters (LC_ALL=C): the whole
+    report all the same, what the encoding lacks replaced."""
+    _printing_answer(kit)
+    env = {key: value for key, value in os.environ.items() if key not in ("PYTHONIOENCODING", "PYTHONUTF8", "LANG", "LC_ALL", "LANGUAGE")}
+    done = subprocess.run([sys.executable, "-m", "autograder", *args], cwd=kit, capture_output=True, timeout=120, env={**env, **environment})
+    out, err = done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace")
+    assert done.returncode == 1, err
+    if "--json" in args:
+        assert json.loads(out)["score"] == 5 and "\\u2713 ... \\ud83d\\ude80" in out
+    else:
+        assert "5 / 8" in out and "? ... ?" in out and "Traceback" not in out + err and "UnicodeEncodeError" not in err
+
+
+def test_checks_keep_their_names_under_OO(kit: Path):
+    """`python -OO` strips docstrings; the checks' names, read from the suites' source, stay what they are."""
+    names = []
+    for flags in ([], ["-OO"]):
+        done = subprocess.run([sys.executable, *flags, "-m", "autograder", "check", "1", "--solutions", "--json"], cwd=kit,
+                              capture_output=True, text=True, timeout=120)
+        names.append([test["name"] for test in json.loads(done.stdout)["questions"][0]["tests"]])
+    assert names[0] == names[1] and "causal_mask is a bool lower triangle" in names[1]
+
+
+def test_no_bytecode_written_into_the_kit_when_the_user_asks_for_none(kit: Path):
+    """PYTHONDONTWRITEBYTECODE=1: the sandbox's isolated children (-I drops that variable) write no __pycache__ either."""
+    done = subprocess.run([sys.executable, "-m", "autograder", "check", "1", "--solutions"], cwd=kit, capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    assert done.returncode == 0, done.stderr
+    assert not list((kit / "autograder").rglob("__pycache__")), list((kit / "autograder").rglob("__pycache__"))

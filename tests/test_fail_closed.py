@@ -10,7 +10,7 @@ from autograder.classroom import work
 from autograder.classroom.intake import Entry
 from autograder.course.manifest import load_course
 from autograder.engine import plugin, proxy
-from autograder.engine.faults import GRADER_LOG
+from autograder.engine.faults import grader_log
 from autograder.engine.run import Submission, run_each
 from autograder.sandbox import Sandbox
 from autograder.sandbox.linux.parent import LinuxChild
@@ -78,10 +78,10 @@ def test_a_fault_of_the_grader_gives_no_point(sandbox, monkeypatch, owner, name)
     assert name == "static_uses" or len(hit) == 2
     for question in hit:
         assert question.status == "error" and question.score == 0
-        assert question.reason.startswith(GRADER_FAILED) and str(GRADER_LOG) in question.reason
+        assert question.reason.startswith(GRADER_FAILED) and str(grader_log()) in question.reason
         assert all(not test.passed for test in question.tests)
     assert submission.failed  # the class grader's grader_error
-    assert "Planted" in submission.failed or "Planted" in GRADER_LOG.read_text()
+    assert "Planted" in submission.failed or "Planted" in grader_log().read_text()
 
 
 def test_a_students_lying_object_is_not_the_graders_fault(sandbox, tmp_path):

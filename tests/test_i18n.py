@@ -292,3 +292,26 @@ def test_numbers_in_french_sentences_take_a_decimal_comma_and_code_keeps_its_poi
         assert number_text(0.027, ".2g") == "0.027" and number_text(1.013, ".1%") == "101.3%"
     set_language("en")
     assert number_text(2.5) == "2.5"
+
+
+def _placeholders(text: str) -> set[str]:
+    """The names of a message's brace fields: {seconds:g} -> seconds ({{ and }} are literal braces)."""
+    return {re.split(r"[.\[:!]", field, maxsplit=1)[0] for field in re.findall(r"(?<!\{)\{([^{}]*)\}", text.replace("{{", "").replace("}}", ""))}
+
+
+@pytest.mark.parametrize("domain", [MESSAGES, COURSE])
+def test_every_translation_keeps_the_placeholders_of_its_message(domain: str) -> None:
+    """Each French form fills exactly the fields its English message has (a translated field name raises KeyError at
+    .format); a form may also use a field the message's TRANSLATORS comment offers, as {name} of "your {short}"."""
+    problems = []
+    for message in read_catalogue(catalogue_path("fr", domain)):
+        if not message.id:
+            continue
+        english = list(message.id) if isinstance(message.id, (tuple, list)) else [message.id]
+        fields = set().union(*map(_placeholders, english))
+        offered = fields | set().union(*(_placeholders(comment) for comment in message.auto_comments))
+        for form in list(message.string) if isinstance(message.string, (tuple, list)) else [message.string]:
+            found = _placeholders(form)
+            if form and not (found == fields or (found <= offered and offered != fields)):
+                problems.append(f"{english[0][:60]!r}: {sorted(found)} for {sorted(fields)}")
+    assert not problems, "\n".join(problems)

@@ -2,6 +2,7 @@
 nbgrader notebook's answer cells in the sandbox, never kills the kernel; `%run -m autograder` leaves IPython running;
 importing autograder imports no torch; an old torch is refused in one line."""
 import json
+import os
 import re
 import subprocess
 import sys
@@ -75,10 +76,11 @@ def test_torch_floor_matches_pyproject():
     assert declared == [tuple(map(str, TORCH_FLOOR))]
 
 
-@pytest.mark.parametrize(("version", "refused"), [("2.3.1+cu121", True), ("2.1.0", True), ("2.4.0", False), ("2.13.0+cpu", False),
-                                                   ("2.15.0.dev20261201", False), (None, True)])
+@pytest.mark.parametrize(("version", "refused"), [("2.1.2+cu121", True), ("2.1.0", True), ("2.2.2", False), ("2.3.1+cpu", False),
+                                                   ("2.4.0", False), ("2.13.0+cpu", False), ("2.15.0.dev20261201", False), (None, True)])
 def test_an_old_torch_is_refused_in_one_line(version, refused, monkeypatch, capsys):
-    """check with torch older than the floor (or none) stops before grading with one line saying what to do."""
+    """check with torch older than the floor (2.2, the last for Intel Macs; or none) stops before grading with one line
+    saying what to do."""
     assert (torch_problem(version) is not None) == refused
     if not refused:
         return
@@ -86,6 +88,20 @@ def test_an_old_torch_is_refused_in_one_line(version, refused, monkeypatch, caps
     assert main(["check", "1"]) == 2
     error = capsys.readouterr().err.strip()
     assert len(error.splitlines()) == 1 and "torch" in error and ("upgrade" in error or "install it" in error)
+
+
+@pytest.mark.parametrize(("version", "numpy", "refused"), [("2.2.2", "2.1.3", True), ("2.3.1+cpu", "2.0.0", True), ("2.2.2", "1.26.4", False),
+                                                            ("2.4.0", "2.1.3", False), ("2.2.2", None, False)])
+def test_a_torch_older_than_numpy_2_beside_numpy_2_is_refused_in_one_line(version, numpy, refused, monkeypatch, capsys):
+    """torch 2.2 or 2.3 (built before numpy 2) beside numpy 2 cannot hand tensors to numpy: refused, with the line that fixes it."""
+    assert (torch_problem(version, numpy) is not None) == refused
+    if not refused:
+        return
+    monkeypatch.setattr("autograder.torch_version.installed_torch", lambda: version)
+    monkeypatch.setattr("autograder.torch_version.installed_numpy", lambda: numpy)
+    assert main(["check", "1"]) == 2
+    error = capsys.readouterr().err.strip()
+    assert len(error.splitlines()) == 1 and 'pip install "numpy<2"' in error
 
 
 def test_a_grading_process_that_fails_gives_no_point(monkeypatch):
@@ -96,3 +112,21 @@ def test_a_grading_process_that_fails_gives_no_point(monkeypatch):
     report = autograder.check(1, 2, solutions=True)
     assert report.score == 0 and [q.status for q in report.questions] == ["error", "error"]
     assert all(q.reason.startswith("the grader itself failed on this question, not your code") for q in report.questions)
+
+
+def test_the_readmes_shell_form_in_a_notebook_runs_the_kernels_python(tmp_path):
+    """The README's notebook cells that run the command through the shell (`!... -m autograder`) grade with the kernel's
+    Python even when the PATH has no `python` (macOS has only python3; a PATH's python may lack torch)."""
+    ipython = pytest.importorskip("IPython")
+    assert ipython
+    section = (ROOT / "README.md").read_text(encoding="utf-8").split("## In a notebook", 1)[1].split("\n## ", 1)[0]
+    cells = re.findall(r"```\n(.*?)```", section, re.DOTALL)
+    shell = [cell for cell in cells if re.search(r"^!.*-m autograder", cell, re.MULTILINE)]
+    assert shell, "the README shows no shell form of the command in a notebook"
+    assert not re.search(r"!python3? ", section), "a bare !python runs PATH's Python, not the kernel's"
+    empty = tmp_path / "bin"
+    empty.mkdir()  # a PATH with no python at all
+    for cell in shell:
+        done = subprocess.run([sys.executable, "-m", "IPython", "--quick", "--no-banner", "--colors=NoColor", "-c", cell + "\nprint('kernel alive')"],
+                              capture_output=True, text=True, cwd=ROOT, env={**os.environ, "PATH": str(empty)}, timeout=300)
+        assert "Total: " in done.stdout and "kernel alive" in done.stdout, done

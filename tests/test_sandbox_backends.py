@@ -1,6 +1,7 @@
 """The sandbox's two backends behind one interface: the choice by probes, the words when the sandbox cannot start, where a
 stopped child was, and the same verdicts from both on the faults that matter most."""
 import os
+import signal
 import stat
 from pathlib import Path
 
@@ -9,7 +10,8 @@ import pytest
 from autograder.course.manifest import load_course
 from autograder.engine.run import grade
 from autograder.sandbox import FORCE_VARIABLE, Sandbox, choose
-from autograder.sandbox.base import LOG_FOLDER, where_it_ran
+from autograder.sandbox.base import CRASHED, TIMEOUT, died, where_it_ran
+from autograder.user_folder import private_folder
 
 ROOT = Path(__file__).resolve().parent.parent
 BACKENDS = ("linux", "portable")
@@ -44,7 +46,7 @@ def test_a_sandbox_that_cannot_start_blames_the_installation(backend: str, tmp_p
         logs.add(Path(question.reason.rsplit("The details are in ", 1)[1].rstrip(".")))
     assert len(logs) == 1, logs  # one sandbox, one log
     log = logs.pop()
-    assert log.parent.name == LOG_FOLDER and "No module named 'torch'" in log.read_text(encoding="utf-8")
+    assert log.parent == private_folder() and "No module named 'torch'" in log.read_text(encoding="utf-8")
     log.unlink()
 
 
@@ -132,3 +134,30 @@ def test_both_backends_put_up_the_same_kernel_walls(tmp_path: Path, monkeypatch:
         finally:
             sandbox.close()
     assert seen["portable"] == seen["linux"], seen
+
+
+@pytest.mark.parametrize("lines", [(7, 9), (8, 9), (2, 9)])
+def test_a_loop_is_named_by_its_first_line_wherever_the_dump_lands_in_it(tmp_path: Path, lines: tuple[int, int]) -> None:
+    """Two dumps of one endless loop, landing on different lines of it (its header, its body, a helper it calls): the same
+    place both times, the loop's first line in the function that runs it."""
+    package = tmp_path / "exercises"
+    package.mkdir()
+    (package / "q04_heads.py").write_text("def helper(x):\n    y = x + 1\n    return y\n\n\ndef split_heads(x):\n"
+                                          "    while True:\n        x = helper(x)\n        x = x - 1\n")
+    said = set()
+    for line in lines:
+        frames = [(line, "helper"), (7, "split_heads")] if line < 6 else [(line, "split_heads")]
+        dump = "Current thread 0x0001 (most recent call first):\n" + "".join(
+            f'  File "{package}/q04_heads.py", line {number} in {function}\n' for number, function in frames)
+        (tmp_path / "stack.txt").write_text(dump + f'  File "{tmp_path}/kit/session.py", line 80 in _call\n')
+        said.add(where_it_ran(None, tmp_path, package))
+    assert said == {" It was running `split_heads` (exercises/q04_heads.py, line 7)."}
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGXCPU"), reason="no CPU-time signal on this system")
+def test_a_child_ended_by_its_cpu_time_limit_timed_out() -> None:
+    """A child stopped by its CPU rlimit (time limit + 2 s: SIGXCPU, when it beats the grader's own clock) is a timeout with
+    the time limit's reason, not a crash; other signals stay crashes."""
+    status, reason = died(-signal.SIGXCPU, 2.0)
+    assert status == TIMEOUT and reason.startswith("stopped after 2 s")
+    assert died(-signal.SIGSEGV, 2.0)[0] == CRASHED

@@ -80,3 +80,13 @@ def test_every_command_exists(command):
 def test_forced_backend_is_a_known_one():
     forced = [value for step in _steps() for value in re.findall(r"AUTOGRADER_SANDBOX=(\S+)", step.get("run", ""))]
     assert forced and set(forced) <= {"portable", "linux"}
+
+
+def test_the_runners_keep_the_encoding_students_have():
+    """No PYTHONUTF8 or PYTHONIOENCODING anywhere in the workflow: its runners print through the encoding a student's
+    console or pipe has (Windows' cp1252 among them), which the report must survive."""
+    workflow = _workflow()
+    environments = [workflow.get("env") or {}] + [job.get("env") or {} for job in workflow["jobs"].values()]
+    environments += [step.get("env") or {} for step in _steps()]
+    set_here = {name for env in environments for name in env} | {name for step in _steps() for name in re.findall(r"\b(PYTHON\w+)=", step.get("run", ""))}
+    assert not set_here & {"PYTHONUTF8", "PYTHONIOENCODING", "PYTHONLEGACYWINDOWSSTDIO"}, set_here

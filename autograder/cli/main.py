@@ -184,15 +184,27 @@ def _selftest(course: Course, number: str) -> int:
     return 0
 
 
+def _tolerant_output() -> None:
+    """Make stdout and stderr replace what their encoding cannot show (a student's emoji on a cp1252 pipe, French under
+    LC_ALL=C) instead of failing the whole report on it."""
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None and getattr(stream, "errors", None) in ("strict", "surrogateescape") and hasattr(stream, "reconfigure"):
+            try:
+                stream.reconfigure(errors="replace")
+            except (ValueError, OSError):  # closed, or a stream that cannot change now: leave it as it is
+                pass
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of `python -m autograder`; returns the exit status."""
+    _tolerant_output()
     try:
         set_language(_chosen_language(argv))
         args = _parser().parse_args(argv)
         if args.command in GRADING:
-            from ..torch_version import installed_torch, torch_problem
+            from ..torch_version import installed_numpy, installed_torch, torch_problem
 
-            problem = torch_problem(installed_torch())
+            problem = torch_problem(installed_torch(), installed_numpy())
             if problem:
                 raise UsageError(problem)
         course = load_course(find_root(Path.cwd()))
@@ -254,9 +266,9 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except Exception as error:  # noqa: BLE001 - a fault of the grader itself: one line, details in a file
-        from ..engine.faults import GRADER_LOG as log
+        from ..engine.faults import keep_trace
 
-        log.write_text(traceback.format_exc())
-        print(_("autograder: internal error ({error}); details in {log}; please report it").format(
-            error=f"{type(error).__name__}: {error}", log=log), file=sys.stderr)
+        details = keep_trace(traceback.format_exc())
+        print(_("autograder: internal error ({error}); please report it with {details}").format(
+            error=f"{type(error).__name__}: {error}", details=details), file=sys.stderr)
         return NOT_ALL_PASSED

@@ -25,7 +25,7 @@ from .mistakes import named_in
 from .proxy import CheckFailure, Flagged, Refused, Student, StudentError, explain, one_line, refusal
 from .run import SUITES
 from .stand_in import broken_earlier, remove, stand_in_package
-from .static import forbidden_uses, reaches
+from .static import check_docstrings, forbidden_uses, reaches
 
 if TYPE_CHECKING:
     from .run import Submission
@@ -88,9 +88,9 @@ class QuestionRun:
 
 def check_name(item: pytest.Item) -> str:
     """The check's name in the report, in the current language: the first line of the test's docstring (which the
-    catalogue collects), else its function name in words."""
-    doc = (item.function.__doc__ or "").strip()
-    return _(doc.splitlines()[0]) if doc else item.originalname.removeprefix("test_").replace("_", " ")
+    catalogue collects), read from the suite's source, else its function name in words."""
+    doc = check_docstrings(Path(item.function.__code__.co_filename)).get(item.originalname)
+    return _(doc[0]) if doc else item.originalname.removeprefix("test_").replace("_", " ")
 
 
 def forbid_labels(item: pytest.Item) -> tuple[str, ...]:

@@ -1,6 +1,8 @@
 """Read the student's source (never run it) for uses of the PyTorch functions a question forbids."""
 import ast
+import functools
 from collections.abc import Iterable
+from pathlib import Path
 
 from ..i18n import _
 
@@ -87,3 +89,16 @@ def forbidden_uses(source: str, functions: tuple[str, ...], labels: tuple[str, .
                 uses[function] = (label, _("line {line} uses {label}").format(line=line, label=label))
                 break
     return uses
+
+
+@functools.lru_cache(maxsize=None)
+def check_docstrings(path: Path) -> dict[str, tuple[str, int]]:
+    """{test function name: (the first line of its docstring, its line)} of a suite file, read from its source: the checks'
+    names are data, which `python -OO` (it strips __doc__) must not change."""
+    found = {}
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test_"):
+            doc = (ast.get_docstring(node, clean=False) or "").strip()
+            if doc:
+                found[node.name] = (doc.splitlines()[0], node.lineno)
+    return found

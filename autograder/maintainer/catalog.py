@@ -7,7 +7,6 @@ autograder/locale/<lang>/LC_MESSAGES/{autograder,course}.po (translations kept, 
 commented out), compiles each .mo, and lists the entries still to translate (exit status 1 while there are any).
 """
 import argparse
-import ast
 import io
 import sys
 from pathlib import Path
@@ -18,6 +17,7 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
 
 from ..course.manifest import course_texts, find_root, load_course
+from ..engine.static import check_docstrings
 from ..i18n import COURSE, LANGUAGES, LOCALE_DIR, MESSAGES
 
 PACKAGE = Path(__file__).resolve().parents[1]  # autograder/
@@ -40,11 +40,8 @@ def check_names(package: Path = PACKAGE) -> list[tuple[str, int, str]]:
     as engine/plugin.py check_name() reads it."""
     found = []
     for path in sorted((package / "suites").glob("**/test_*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test_"):
-                doc = (ast.get_docstring(node, clean=False) or "").strip()
-                if doc:
-                    found.append((doc.splitlines()[0], node.lineno, f"autograder/{path.relative_to(package).as_posix()}"))
+        where = f"autograder/{path.relative_to(package).as_posix()}"
+        found += [(name, line, where) for name, line in check_docstrings(path).values()]
     return found
 
 

@@ -17,6 +17,7 @@ import tempfile
 import warnings
 
 from ..i18n import _
+from ..sandbox import isolated_python
 from pathlib import Path
 
 KIT_DIR = str(Path(__file__).resolve().parents[2])  # the folder that holds the autograder package
@@ -43,7 +44,7 @@ def _ask(request: dict) -> dict:
     """Send request to the grading process (started on first use) and wait for its one-line answer."""
     global _server
     if _server is None or _server.poll() is not None:
-        _server = subprocess.Popen([sys.executable, "-I", "-c", _CHILD, KIT_DIR], stdin=subprocess.PIPE,
+        _server = subprocess.Popen([*isolated_python(), "-c", _CHILD, KIT_DIR], stdin=subprocess.PIPE,
                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     try:
         _server.stdin.write((json.dumps(request) + "\n").encode("utf-8"))

@@ -1,4 +1,5 @@
 """What every sandbox backend shares on the grader's side: the statuses, the limits, a stopped child, the frames, the folders."""
+import ast
 import hmac
 import json
 import os
@@ -9,12 +10,12 @@ import signal
 import stat
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..i18n import N_, _
+from ..user_folder import new_file
 
 MEMORY_BYTES = 4 << 30  # address-space limit of a child
 OUTPUT_BYTES = 8 << 20  # largest file a child may write, its captured output included
@@ -34,9 +35,10 @@ OUTPUT_SHOWN = 2000  # characters of the child's captured output kept for the re
 STALE_SECONDS = 600  # a left-behind folder is removed once untouched this long (a running sandbox makes a folder per question)
 KEPT_ENV = ("PATH", "LANG", "LC_ALL", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "SYSTEMROOT")
 SIGNALS = {-11: N_("a segmentation fault"), -6: N_("an abort"), -9: N_("being killed (memory or CPU limit?)"),
-           -24: N_("the CPU time limit"), -7: N_("a bus error"), -8: N_("a floating-point exception"),
+           -7: N_("a bus error"), -8: N_("a floating-point exception"),
            -31: N_("a forbidden system call (starting a process or a program, opening a socket, making a device, "
                    "pushing input into a terminal, or reaching another process)")}
+CPU_SIGNAL = getattr(signal, "SIGXCPU", 0)  # what the kernel sends a child at its CPU-time rlimit (0: none on this system)
 WINDOWS_CRASHES = {0xC0000005: -11, 0xC0000409: -6, 0xC0000094: -8, 0xC000008E: -8}  # access violation, fast fail, divisions
 TIMEOUT, CRASHED, ERROR = "timeout", "crashed", "error"
 FLAGGED = "flagged"  # as course/results.py: 0 points, for the instructor to review (a forged answer)
@@ -180,6 +182,12 @@ class Child:
         return answer
 
 
+def isolated_python() -> list[str]:
+    """The command line start of a child's interpreter: isolated (-I), and -B when the grader writes no bytecode
+    (PYTHONDONTWRITEBYTECODE or -B, which -I would drop): no __pycache__ in the kit's folders then."""
+    return [sys.executable, "-I", *(["-B"] if sys.dont_write_bytecode else [])]
+
+
 def child_env(folder: Path) -> dict[str, str]:
     """The environment a backend starts its processes with: a few variables of the grader's, the private folder as HOME
     and TMPDIR, one thread for the math libraries, and the grader's sys.path (sandbox/boot.py reads it)."""
@@ -191,7 +199,6 @@ def child_env(folder: Path) -> dict[str, str]:
     return env
 
 
-LOG_FOLDER = "autograder-logs"  # in the temporary folder: kept when a sandbox's own folder is removed
 _KEPT: dict[Path, Path] = {}  # a sandbox's errors file -> the log kept of it
 
 
@@ -205,12 +212,8 @@ def could_not_start(errors: Path) -> ChildStopped:
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     cause = lines[-1][:300] if lines else _("it stopped before saying why")
     try:
-        if errors not in _KEPT:  # one log per sandbox, rewritten with what its processes said since
-            folder = Path(tempfile.gettempdir()) / LOG_FOLDER
-            folder.mkdir(exist_ok=True)
-            fd, name = tempfile.mkstemp(prefix=time.strftime("sandbox-%Y%m%d-%H%M%S-"), suffix=".txt", dir=folder)
-            os.close(fd)
-            _KEPT[errors] = Path(name)
+        if errors not in _KEPT:  # one log per sandbox, in the user's private folder, rewritten with what its processes said since
+            _KEPT[errors] = new_file("sandbox") or errors
         log = _KEPT[errors]
         log.write_text(f"python: {sys.executable}\nsys.path: {sys.path}\n\n{text}", encoding="utf-8")
     except OSError:
@@ -234,6 +237,7 @@ def timed_out(seconds: float, where: str = "") -> str:
 STACK_FILE, STACK_SIGNAL = "stack.txt", getattr(signal, "SIGUSR1", None)  # as child/serve.py writes it
 STACK_WAIT = 0.5  # the most the grader waits for a stopped child's stack
 STACK_SHOWN = 64 << 10  # the end of the stack file that is read
+SOURCE_READ = 1 << 20  # the most of a student's file read to find the loop a stopped child was in
 _FRAME = re.compile(r'^\s*File "(.+)", line (\d+) in (.+)$')
 
 
@@ -263,20 +267,45 @@ def where_it_ran(pid: int | None, workdir: Path, package: Path) -> str:
     ordered = current[-1:] + latest[::-1] if STACK_SIGNAL is not None else latest[::-1]
     root = str(package.resolve())
     for block in ordered:
-        for line in block.splitlines():
-            match = _FRAME.match(line)
-            if match and (match.group(1) == root or match.group(1).startswith(root + os.sep)):
-                file = os.path.relpath(match.group(1), os.path.dirname(root)).replace(os.sep, "/")[:120]
-                function, number = match.group(3).strip()[:80], int(match.group(2))
-                if function == "<module>":
-                    return " " + _("It was importing {file}, at line {line}.").format(file=file, line=number)
-                return " " + _("It was running `{function}` ({file}, line {line}).").format(function=function, file=file, line=number)
+        frames = [match for match in map(_FRAME.match, block.splitlines())
+                  if match and (match.group(1) == root or match.group(1).startswith(root + os.sep))]  # innermost first
+        if not frames:
+            continue
+        looping = [(match, start) for match in frames for start in [_loop_start(Path(match.group(1)), int(match.group(2)))] if start]
+        match, number = looping[0] if looping else (frames[0], int(frames[0].group(2)))  # a loop's first line: where a dump
+        file = os.path.relpath(match.group(1), os.path.dirname(root)).replace(os.sep, "/")[:120]  # lands in it varies
+        function = match.group(3).strip()[:80]
+        if function == "<module>":
+            return " " + _("It was importing {file}, at line {line}.").format(file=file, line=number)
+        return " " + _("It was running `{function}` ({file}, line {line}).").format(function=function, file=file, line=number)
     return ""
 
 
-def died(code: int | None) -> tuple[str, str]:
+def _loop_start(path: Path, line: int) -> int | None:
+    """The first line of the outermost loop (for, while) around line in its own function of the student's file path, None
+    when line is in no loop or the file cannot be read (read_child_file) and parsed; the file is parsed, never run."""
+    try:
+        node: ast.AST = ast.parse(read_child_file(path, SOURCE_READ).decode("utf-8", "replace"))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    start = None
+    while True:
+        inside = [child for child in ast.iter_child_nodes(node) if getattr(child, "lineno", line + 1) <= line <= (getattr(child, "end_lineno", 0) or 0)]
+        if not inside:
+            return start
+        node = inside[0]
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            start = None  # a loop around the definition is not this function's
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.While)) and start is None:
+            start = node.lineno
+
+
+def died(code: int | None, time_limit: float) -> tuple[str, str]:
     """(status, reason) of a child that ended on its own before answering, from its exit code (-N: signal N; None: unknown;
-    from 0xC0000000 up, the exception that ended a Windows process)."""
+    from 0xC0000000 up, the exception that ended a Windows process). Its CPU-time limit (time_limit + 2 s, rlimit's SIGXCPU)
+    is a timeout, as the grader's own clock would have said a moment later."""
+    if CPU_SIGNAL and code == -CPU_SIGNAL:
+        return TIMEOUT, timed_out(time_limit)
     if code is not None and code >= 0xC0000000:
         if code not in WINDOWS_CRASHES:
             return CRASHED, _("the process crashed with {cause}").format(cause=_("the Windows exception {code:#x}").format(code=code))

@@ -61,14 +61,15 @@ _MODE_STACK = {torch.utils._python_dispatch: ("_get_current_dispatch_mode", "_ge
 _MODE_STACK_REAL = {(owner, name): getattr(owner, name) for owner, names in _MODE_STACK.items() for name in names if hasattr(owner, name)}
 _OWN_CODE = (os.path.dirname(torch.__file__) + os.sep, os.path.dirname(__file__) + os.sep)  # torch's and the child's: no reach
 READINGS_KEPT = 4096  # the first readings a call took, sent back so that the grader can tell a mean from a total
-_FLASH_CPU = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu
+# The fused CPU attention kernel: its own operator from torch 2.3, the flash kernel's CPU implementation before.
+_FLASH_CPU = getattr(torch.ops.aten, "_scaled_dot_product_flash_attention_for_cpu", None) or torch.ops.aten._scaled_dot_product_flash_attention
 # Matrix products, by overload packet: the position of their first factor among the arguments (addmm's is after the bias).
 _PRODUCTS = {torch.ops.aten.mm: 0, torch.ops.aten.bmm: 0, torch.ops.aten.addmm: 1, torch.ops.aten.baddbmm: 1}
 _Tensor, _isinstance, _id = torch.Tensor, isinstance, id
 
 
 def _cpu_attention_flops(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *args: object, **kwargs: object) -> int:
-    """FLOPs of the fused CPU attention kernel, which torch's flop registry does not list."""
+    """FLOPs of the fused CPU attention kernel, which torch's flop registry does not list from torch 2.3."""
     batch = q.numel() // (q.shape[-2] * q.shape[-1])
     return 2 * batch * q.shape[-2] * k.shape[-2] * (q.shape[-1] + v.shape[-1])
 
@@ -122,10 +123,10 @@ class WorkClock(TorchDispatchMode):
         if packet not in self.seen:
             self.seen.add(packet)
             self.work += WARMUP_WORK
+        if packet is _FLASH_CPU:  # before the registry, which lists torch 2.2's (the flash kernel's), and counts the same FLOPs
+            return func, _cpu_attention_flops, False, -1
         if packet in flop_registry:
             return func, flop_registry[packet], True, _PRODUCTS.get(packet)
-        if packet is _FLASH_CPU:
-            return func, _cpu_attention_flops, False, -1
         return func, None, False, None
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ...i18n import _
 from ..base import (ANSWER_BYTES, ERROR, MEMORY_BYTES, OUTPUT_BYTES, POLL_SECONDS, STARTUP_SECONDS, TIMEOUT, WALL_FACTOR,
-                    Child, ChildStopped, Ending, Sandbox, child_env, could_not_start, died, frame, over_disk, read_output,
+                    Child, ChildStopped, Ending, Sandbox, child_env, could_not_start, died, frame, isolated_python, over_disk, read_output,
                     remove, sweep_stale, timed_out, where_it_ran)
 
 
@@ -39,7 +39,7 @@ class LinuxSandbox(Sandbox):
         """Start a zygote: worker.py, which imports torch and then reads jobs on its stdin."""
         env = child_env(self.folder)
         here = Path(__file__).resolve().parent
-        return subprocess.Popen([sys.executable, "-I", str(here / "worker.py")], stdin=subprocess.PIPE,
+        return subprocess.Popen([*isolated_python(), str(here / "worker.py")], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=self.errors, cwd=self.folder, env=env)
 
     def worker_error(self) -> str:
@@ -180,7 +180,7 @@ class LinuxChild(Child):
 
     def _died(self) -> ChildStopped:
         """The exception for a child that ended on its own before answering."""
-        return self._stop(*died(self._exit_code()))
+        return self._stop(*died(self._exit_code(), self.time_limit))
 
     def first(self) -> dict:
         """The child's first word: whether the student's module imported (within the time limit)."""

@@ -20,8 +20,8 @@ from pathlib import Path
 from ...i18n import _
 from .job_object import JobObject, for_child
 from ..base import (ANSWER_BYTES, ERROR, MEMORY_BYTES, OUTPUT_BYTES, POLL_SECONDS, STARTUP_SECONDS, TIMEOUT, WALL_FACTOR, Child,
-                    ChildStopped, Ending, Sandbox, child_env, could_not_start, died, frame, load_answer, over_disk, read_output, remove, sweep_stale, timed_out,
-                    where_it_ran)
+                    ChildStopped, Ending, Sandbox, child_env, could_not_start, died, frame, isolated_python, load_answer, over_disk, read_output,
+                    remove, sweep_stale, timed_out, where_it_ran)
 
 WORKER = Path(__file__).resolve().parent / "worker.py"
 EXIT_SECONDS = 2.0  # how long a child told to stop may take before it is killed
@@ -132,7 +132,7 @@ class PortableSandbox(Sandbox):
         self.jobs += 1
         workdir = self.folder / f"job{self.jobs}"
         workdir.mkdir()
-        popen = subprocess.Popen([sys.executable, "-I", str(WORKER)], stdin=subprocess.PIPE,
+        popen = subprocess.Popen([*isolated_python(), str(WORKER)], stdin=subprocess.PIPE,
                                  stdout=subprocess.PIPE, stderr=self.errors, cwd=workdir, env=child_env(workdir),
                                  start_new_session=callable(getattr(os, "setsid", None)),
                                  creationflags=getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0))
@@ -205,7 +205,7 @@ class PortableChild(Child):
             code = self.popen.wait(EXIT_SECONDS)
         except subprocess.TimeoutExpired:
             code = None
-        return self._stop(*died(code))
+        return self._stop(*died(code, self.time_limit))
 
     def _over_memory(self) -> bool:
         """True when the child's processes hold more memory than a child may. Always watched: some kernels take an
@@ -290,7 +290,7 @@ class PortableChild(Child):
             if start - self.watched_at > POLL_SECONDS:  # the watchdogs look a few times a second, not at every answer
                 self.watched_at = start
                 if self._over_memory() or self._over_output():
-                    raise self._stop(*died(KILLED))
+                    raise self._stop(*died(KILLED, self.time_limit))
                 over = over_disk(self.workdir)
                 if over:
                     raise self._stop(ERROR, over)
