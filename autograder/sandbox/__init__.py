@@ -5,8 +5,8 @@ or portable forces one): linux/ is the zygote backend (fork, Landlock, seccomp, 
 child per question and runs wherever Python does. child/ is the code that runs in every child beside the student's,
 whatever the backend; codec.py is the wire format both sides speak; base.py is what the backends' grader sides share.
 """
-from .base import CRASHED, ERROR, STALE_SECONDS, STARTUP_SECONDS, TIMEOUT, WALL_FACTOR, Child, ChildStopped, Ending, Sandbox, sweep_stale
+from .base import CRASHED, ERROR, STALE_SECONDS, STARTUP_SECONDS, TIMEOUT, WALL_FACTOR, Child, ChildStopped, Ending, Sandbox, process_state, sweep_stale
 from .choice import FORCE_VARIABLE, LINUX, PORTABLE, Choice, choose
 
 __all__ = ["CRASHED", "ERROR", "FORCE_VARIABLE", "LINUX", "PORTABLE", "STALE_SECONDS", "STARTUP_SECONDS", "TIMEOUT", "WALL_FACTOR", "Child", "ChildStopped",
-           "Choice", "Ending", "Sandbox", "choose", "sweep_stale"]
+           "Choice", "Ending", "Sandbox", "choose", "process_state", "sweep_stale"]

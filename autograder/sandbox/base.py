@@ -358,6 +358,20 @@ def sweep_stale(folder: Path) -> int:
     return removed
 
 
+def process_state(pid: int) -> tuple | None:
+    """What a process under the same user could change of another one (Linux, /proc): its resource limits, nice value,
+    scheduling policy and priority, and the CPUs it may run on; None where that cannot be read (no /proc: not Linux)."""
+    try:
+        with open(f"/proc/{pid}/limits", "rb") as handle:
+            limits = handle.read()
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            fields = handle.read().rsplit(b")", 1)[1].split()  # fields[0] is the stat file's third field (state)
+        cpus = frozenset(os.sched_getaffinity(pid))
+    except (OSError, AttributeError, IndexError):
+        return None
+    return limits, fields[16], fields[37], fields[38], cpus  # nice (19th field), rt_priority (40th), policy (41st)
+
+
 def _running(pid: int) -> bool:
     """True while a process with that pid exists (a pid reused since counts as running: its folder is left alone)."""
     try:
