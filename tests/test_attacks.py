@@ -41,7 +41,8 @@ from autograder.sandbox.base import where_it_ran
 ROOT = Path(__file__).resolve().parent.parent
 ATTACKS = ROOT / "tests" / "attacks"
 MARKERS = ("attack-process-tree-7f3a",)  # in the command line of the processes the attacks try to leave behind
-EXEC_MARKER = Path("/tmp/attack-exec-program-was-here")  # the file kernel_exec_program's program would write
+EXEC_MARKER = Path("/tmp/attack-exec-program-was-here")
+BAIT_ZIP = ROOT / "attack-bait.zip"  # at the top of the kit while the sandbox attacks run: cross_read_gradescope_zip looks for it  # the file kernel_exec_program's program would write
 ENV = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""), "PYTHONWARNINGS": "ignore"}
 
 
@@ -159,6 +160,7 @@ def sandboxed(tmp_path_factory: pytest.TempPathFactory) -> dict:
     """Every sandbox attack graded in one sandbox, a TCP server listening on loopback meanwhile; what reached it."""
     folder = tmp_path_factory.mktemp("attacks")
     EXEC_MARKER.unlink(missing_ok=True)
+    BAIT_ZIP.write_bytes(b"PK stands in for a Gradescope zip built in the kit's folder")
     ipc = sysv_objects()
     with socket.socket() as server:
         server.bind(("127.0.0.1", 0))
@@ -170,6 +172,7 @@ def sandboxed(tmp_path_factory: pytest.TempPathFactory) -> dict:
             reached = [server.accept()[1]]
         except BlockingIOError:
             reached = []
+    BAIT_ZIP.unlink()
     return {"reports": {a.name: r.to_dict() for a, r in zip(attacks, reports)}, "reached": reached, "folder": folder,
             "ipc": sysv_objects() - ipc}
 
@@ -309,7 +312,8 @@ def ordinary_user() -> Iterator[tuple[int, int, dict]]:
 
 def test_attacks_in_a_class_graded_by_an_ordinary_user(ordinary_user: tuple[int, int, dict]):
     """grade DIR run by an ordinary user, whose children share its user: an attack on the zygote or the grader (their limits,
-    their priority) costs only the attacker, and the classmates after it keep full marks."""
+    their priority, their environment) or on the disk (a folder the grader could not list) costs only the attacker, the
+    classmates after it keep full marks, and nothing is left in the temporary folder."""
     uid, gid, env = ordinary_user
     top = Path(tempfile.mkdtemp(prefix="kit-user-"))  # not pytest's tmp_path: its folders are root's alone
     try:
@@ -331,7 +335,10 @@ def test_attacks_in_a_class_graded_by_an_ordinary_user(ordinary_user: tuple[int,
         def as_user(command: list[str], **kwargs: object) -> subprocess.CompletedProcess:
             return subprocess.run([env["KIT_TEST_PYTHON"], *command[1:]], user=uid, group=gid, extra_groups=[], **kwargs)
 
+        before = {path for path in Path(tempfile.gettempdir()).glob("autograder-*") if path.lstat().st_uid == uid}
         grade_class_twice(ATTACKS_BY_PATH["user"], kit, top / "class", out, as_user, env)
+        left = {path for path in Path(tempfile.gettempdir()).glob("autograder-*") if path.lstat().st_uid == uid} - before
+        assert not left, f"the runs left {left} in the temporary folder"
     finally:
         shutil.rmtree(top)
 

@@ -41,7 +41,7 @@ from ..course.manifest import Course, find_root, load_course
 from ..course.results import FLAGGED, number
 from ..i18n import _
 from ..engine.stopping import STOPPING_SIGNALS, Stopped, exit_status, stop_on_signals
-from ..sandbox import sweep_stale
+from ..sandbox import process_state, sweep_stale
 from . import summary
 from .exports import FILES as EXPORTS, canvas_csv, moodle_csv, safe_cell
 from .intake import Contents, Entry, discover, fingerprint_of, ignored, read_entry
@@ -49,6 +49,8 @@ from .summary import Summary, entry_status
 from .work import failed_report, grader_version, unreadable_report
 
 USAGE_ERROR, SOME_UNREADABLE, INTERRUPTED = 2, 1, 130
+GRADER_FAILED = 1  # this run's own limits, priority or CPUs changed under it: stopped
+IN_FLIGHT = ".in-flight"  # in OUT: the students being graded now; left there by a run that was killed, read by the next
 GRADES, LOG, LOCK = "grades.csv", "grading.log", ".grading.lock"
 ATTEMPTS = 2  # an entry whose worker process dies this many times is reported (grader_error) instead of retried
 PR_SET_PDEATHSIG = 1
@@ -271,8 +273,10 @@ class Pool:
         self.workers.append((process, mine))
         return process, mine
 
-    def run(self, entries: list[Entry], on_result: Callable[[Entry, dict], None]) -> None:
-        """Grade entries, calling on_result(entry, report) in this process as each one is done."""
+    def run(self, entries: list[Entry], on_result: Callable[[Entry, dict], None],
+            on_start: Callable[[Entry], None] = lambda entry: None) -> None:
+        """Grade entries, calling on_start(entry) as each is given to a worker and on_result(entry, report) in this process as
+        each one is done."""
         waiting = deque(range(len(entries)))
         deaths: dict[int, int] = {}
         busy: dict[object, int] = {}  # connection -> index of the entry it grades
@@ -280,6 +284,7 @@ class Pool:
         def give(process: object, connection: object) -> None:
             if waiting:
                 index = waiting.popleft()
+                on_start(entries[index])
                 connection.send((index, entries[index]))
                 busy[connection] = index
             else:
@@ -512,6 +517,8 @@ def _grade(course: Course, args: argparse.Namespace, folder: Path, out: Path, jo
         else:
             todo.append(entry)
     del read
+    suspects = read_in_flight(out)  # being graded when an earlier run was killed: graded last, their reports marked
+    todo.sort(key=lambda entry: entry.student in suspects)
     skipped = ignored(folder)
     if skipped and not quiet:
         listed = ", ".join(skipped[:8]) + (" ..." if len(skipped) > 8 else "")
@@ -521,10 +528,23 @@ def _grade(course: Course, args: argparse.Namespace, folder: Path, out: Path, jo
                   grader_version=version, pid=os.getpid())
     bar = _progress(len(todo) + len(unreadable_now), quiet)
     problems = 0
+    own = process_state(os.getpid())  # this run's limits, priority and CPUs, read again after each student
+    in_flight: set[str] = set()
+
+    def on_start(entry: Entry) -> None:
+        in_flight.add(entry.student)
+        write_in_flight(out, in_flight | (suspects - set(results.graded)))
 
     def on_result(entry: Entry, report: dict) -> None:
         nonlocal problems
+        if own is not None and process_state(os.getpid()) != own:  # its report is not written: it is graded again, last
+            raise GraderChanged(sorted(in_flight | {entry.student}))
+        if entry.student in suspects:
+            report = report | {"in_a_killed_run": True}
+            results.event(event="in_a_killed_run", student=entry.student)
         results.add(entry, report)
+        in_flight.discard(entry.student)
+        write_in_flight(out, in_flight | (suspects - set(results.graded)))
         problems += bool(report.get("problem"))
         bar.update(1)
         if problems:
@@ -554,11 +574,25 @@ def _grade(course: Course, args: argparse.Namespace, folder: Path, out: Path, jo
             sweep_stale(Path(tempfile.gettempdir()))  # what runs killed before this one left behind
             scratch = Path(tempfile.mkdtemp(prefix=f"autograder-class-{os.getpid()}-"))  # the packages being graded, one per worker
             pool = Pool(course, min(jobs, len(todo)), scratch, hidden)
-            pool.run(todo, on_result)
+            pool.run(todo, on_result, on_start)
+    except GraderChanged as changed:
+        if pool is not None:
+            pool.kill()
+        bar.close()
+        write_in_flight(out, set(changed.students))
+        results.event(event="grader_changed", students=changed.students)
+        write_class_files(course, out, results.reports)
+        names = ", ".join(changed.students)
+        print(_("autograder: stopped: this run's own resource limits, priority or CPUs changed while {names} was graded, "
+                "so no classmate is graded under them; the {graded} reports written before are in {out}. Look at the submission "
+                "of {names}, then run the same command again: it grades {names} last").format(
+            names=names, graded=len(results.graded), out=out), file=sys.stderr)
+        return GRADER_FAILED
     except KeyboardInterrupt as interrupt:
         if pool is not None:
             pool.kill()
         bar.close()
+        write_in_flight(out, suspects - set(results.graded))  # stopped by the user: those being graded are not suspects
         results.event(event="interrupted", graded=len(results.graded), signal=signal.Signals(interrupt.signum).name if isinstance(
             interrupt, Stopped) else "SIGINT")
         write_class_files(course, out, results.reports)
@@ -571,6 +605,7 @@ def _grade(course: Course, args: argparse.Namespace, folder: Path, out: Path, jo
         results.close()
         if pool is not None:
             shutil.rmtree(pool.scratch, ignore_errors=True)
+    write_in_flight(out, set())
     reports = results.reports
     class_summary = write_class_files(course, out, reports)
     _print_table(course, entries, reports, scores=getattr(args, "table", True))  # --nbgrader prints the gradebook's
@@ -584,6 +619,30 @@ def _grade(course: Course, args: argparse.Namespace, folder: Path, out: Path, jo
         print(_("autograder: nothing in {folder} could be graded: is it the class folder?").format(folder=folder), file=sys.stderr)
         return USAGE_ERROR
     return SOME_UNREADABLE if unreadable else 0
+
+
+class GraderChanged(Exception):
+    """The grading process's own limits, priority or CPUs changed during the run; students: who was being graded."""
+
+    def __init__(self, students: list[str]) -> None:
+        super().__init__(", ".join(students))
+        self.students = students
+
+
+def read_in_flight(out: Path) -> set[str]:
+    """The students an earlier run was grading when it was killed (OUT/.in-flight); empty when it ended."""
+    try:
+        return set(json.loads((out / IN_FLIGHT).read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError):
+        return set()
+
+
+def write_in_flight(out: Path, students: set[str]) -> None:
+    """OUT/.in-flight: the students being graded now (removed when none is)."""
+    if students:
+        write_atomically(out / IN_FLIGHT, json.dumps(sorted(students)).encode(), sync=False)
+    else:
+        (out / IN_FLIGHT).unlink(missing_ok=True)
 
 
 def cli(argv: list[str] | None = None) -> int:

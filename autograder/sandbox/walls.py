@@ -14,7 +14,7 @@ import stat
 import struct
 import sys
 
-from _child.guard import HIDDEN_FOLDERS, KIT_ROOT
+from _child.guard import HIDDEN_FOLDERS, KIT_ROOT, kit_archives
 
 # Bound here, before any student code runs: a patched builtin never reaches the walls.
 from builtins import any, len  # noqa: E402, A004
@@ -57,7 +57,7 @@ class Landlock:
     """Linux Landlock, kernel-enforced even for C code (torch.save, torch.from_file): a child writes only in its folder and
     reads (files, and folders' listings) only what it needs.
 
-    Readable: Python's folders (python_folders), the kit but its hidden folders, the system's libraries and data
+    Readable: Python's folders (python_folders), the kit but its hidden folders and the zip files at its top, the system's libraries and data
     (SYSTEM_READABLE) but what only root may read there (root_only), the package and the child's folder; nothing else, so a
     child that keeps root's right to read (CAP_DAC_READ_SEARCH, where Python sits under /root) reads no other root-only
     file. Hidden: the kit's oracle, solutions, suites and .git, plus the job's extra folders (the sandbox's folder, where the
@@ -82,7 +82,7 @@ class Landlock:
             return None  # no Landlock in this kernel: the Guard alone watches Python's own file access
         root = os.path.realpath(KIT_ROOT)
         package, own = os.path.realpath(package_dir), os.path.realpath(workdir)
-        kit_hidden = {h for h in (os.path.realpath(os.path.join(root, name)) for name in HIDDEN_FOLDERS)
+        kit_hidden = {h for h in (os.path.realpath(os.path.join(root, name)) for name in [*HIDDEN_FOLDERS, *kit_archives(root)])
                       if os.path.exists(h) and package != h and not package.startswith(h + os.sep)}
         hidden = frozenset(kit_hidden | {os.path.realpath(h) for h in extra_hidden if os.path.isdir(h)} | root_only())
         readable = frozenset(os.path.realpath(path) for path in (root, *SYSTEM_READABLE, *python_folders()) if os.path.exists(path))

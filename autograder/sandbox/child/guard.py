@@ -62,6 +62,15 @@ WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 PIDFD_FUNCTIONS = (("os", "pidfd_open"), ("posix", "pidfd_open"), ("signal", "pidfd_send_signal"), ("_signal", "pidfd_send_signal"))  # no audit event
 
 
+def kit_archives(root: str) -> list[str]:
+    """The zip files at the top of the kit's folder (a Gradescope zip built there carries the suites and the course secret):
+    hidden from every child like the kit's hidden folders (here, and by Landlock in walls.py)."""
+    try:
+        return [name for name in os.listdir(root) if name.lower().endswith(".zip")]
+    except OSError:
+        return []
+
+
 class RefusedImport(importlib.abc.MetaPathFinder):
     """Refuses the grader's own packages and records every attempt."""
 
@@ -100,6 +109,7 @@ class Guard:
         self.package = self._both(package_dir)
         self.hidden = tuple(form for name in HIDDEN_FOLDERS for form in self._both(os.path.join(root, name)))
         self.hidden += tuple(form for folder in extra_hidden for form in self._both(folder))
+        self.hidden += tuple(form for name in kit_archives(root) for form in self._both(os.path.join(root, name)))
         self.reached = [] if reached is None else reached
         self.frame_events, self.getframe, self.busy = dict(FRAME_EVENTS), sys._getframe, _thread._local()  # busy: per thread
         stdlib = os.path.dirname(os.__file__)
