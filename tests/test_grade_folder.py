@@ -379,6 +379,27 @@ def test_a_run_whose_own_limits_change_stops_and_grades_that_student_last(tmp_pa
     assert not (out / batch.IN_FLIGHT).exists()
 
 
+def test_grading_without_the_kernel_walls_is_refused_unless_allowed(tmp_path, capsys, monkeypatch):
+    """Where seccomp and Landlock cannot be put up (macOS, Windows, a container that refuses them), grade refuses and says
+    why; with --allow-weak-isolation it grades, says so in its first line, in each report and in grades.csv's status."""
+    course = load_course(ROOT)
+    course = dataclasses.replace(course, questions=tuple(q for q in course.questions if q.number == 1))
+    klass, out = tmp_path / "klass", tmp_path / "out"
+    package(klass / "ann" / "exercises", {"q01_causal_mask.py": (ROOT / "solutions" / "q01_causal_mask.py").read_text()})
+    monkeypatch.setattr(batch, "missing_walls", lambda: ["seccomp", "Landlock"])
+
+    def main(*allow: bool) -> int:
+        return batch.main(argparse.Namespace(dir=klass, out=out, jobs=1, force=False, scheduler=None, quiet=True,
+                                             allow_weak_isolation=bool(allow)), course)
+
+    assert main() == 2
+    assert "cannot put up seccomp and Landlock" in capsys.readouterr().err and not (out / "grades.csv").exists()
+    assert main(True) == 0
+    assert capsys.readouterr().err.splitlines()[0].startswith("autograder: weak isolation: no seccomp and Landlock")
+    assert reports(out)["ann"]["weak_isolation"] == ["seccomp", "Landlock"]
+    assert rows(out)[1][3] == "graded (weak isolation)" and rows(out)[1][1] == "8"
+
+
 def test_a_student_cannot_read_the_class_folder(tmp_path):
     """The other students' work is in the class folder: a module that reads a classmate's file costs its question."""
     import dataclasses

@@ -41,7 +41,7 @@ from ..course.manifest import Course, find_root, load_course
 from ..course.results import FLAGGED, number
 from ..i18n import _
 from ..engine.stopping import STOPPING_SIGNALS, Stopped, exit_status, stop_on_signals
-from ..sandbox import process_state, sweep_stale
+from ..sandbox import missing_walls, process_state, sweep_stale
 from . import summary
 from .exports import FILES as EXPORTS, canvas_csv, moodle_csv, safe_cell
 from .intake import Contents, Entry, discover, fingerprint_of, ignored, read_entry
@@ -72,6 +72,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument("--student", action="append", default=None, metavar="NAME", help="grade only this student again (repeatable)")
     parser.add_argument("--deadline", default=None, metavar="DATE", help="grade each repository's last commit before DATE")
+    parser.add_argument("--allow-weak-isolation", action="store_true",
+                        help="grade even where the kernel walls around each student's code (seccomp, Landlock) cannot be put up")
 
 
 # -- files in OUT ------------------------------------------------------------------------------------------------
@@ -121,7 +123,8 @@ def is_current(report: dict | None, found: dict, version: str) -> bool:
 
 
 def grades_csv(course: Course, reports: dict[str, dict]) -> bytes:
-    """grades.csv: student, q1..q10, total, status (graded, late, unreadable, grader_error), and with a deadline the graded
+    """grades.csv: student, q1..q10, total, status (graded, late, unreadable, grader_error; followed by " (weak isolation)"
+    when graded where the kernel walls were missing), and with a deadline the graded
     commit's date and how many hours late it was; the scores as check --json gives them."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
@@ -129,7 +132,8 @@ def grades_csv(course: Course, reports: dict[str, dict]) -> bytes:
     for student in sorted(reports):
         report = reports[student]
         scores = {q.get("number"): q.get("score", 0) for q in report["questions"]}
-        writer.writerow([safe_cell(student), *(number(scores.get(n, 0)) for n in course.numbers), number(report.get("score", 0)), entry_status(report),
+        writer.writerow([safe_cell(student), *(number(scores.get(n, 0)) for n in course.numbers), number(report.get("score", 0)),
+                         entry_status(report) + (" (weak isolation)" if report.get("weak_isolation") else ""),
                          report.get("committed_at", ""), number(report["late_hours"]) if "late_hours" in report else ""])
     return buffer.getvalue().encode()
 
@@ -479,6 +483,12 @@ def main(args: argparse.Namespace, course: Course | None = None) -> int:
             deadline = parse_deadline(args.deadline)
             entries = [dataclasses.replace(e, deadline=deadline) if e.kind == "repository" else e for e in entries]
         chosen(entries, getattr(args, "student", None), folder)
+        weak = [] if getattr(args, "scheduler", None) else missing_walls()  # a cluster's workers are the machines that matter
+        if weak and not getattr(args, "allow_weak_isolation", False):
+            raise UsageError(_("this machine cannot put up {walls} around each student's code, so a hostile submission could reach "
+                               "the grader or its classmates: grade on Linux with both, or pass --allow-weak-isolation to grade anyway "
+                               "(the reports and grades.csv then say so)").format(walls=" and ".join(weak)))
+        args.weak_isolation = weak
         out.mkdir(parents=True, exist_ok=True)
         lock = _lock(out)
     except UsageError as error:
@@ -496,6 +506,10 @@ def _grade(course: Course, args: argparse.Namespace, folder: Path, out: Path, jo
     from ..engine.secret import for_class_grading
 
     quiet = getattr(args, "quiet", False)
+    weak = getattr(args, "weak_isolation", [])
+    if weak:
+        print(_("autograder: weak isolation: no {walls} on this machine around each student's code (--allow-weak-isolation)").format(
+            walls=" and ".join(weak)), file=sys.stderr)
     for_class_grading()  # class grading draws its inputs from the course secret, made on the first run (forked workers inherit it)
     version = grader_version(course)
     for left in out.glob(".*.tmp"):  # what a killed run was writing: never a report (those are renamed into place whole)
@@ -539,6 +553,8 @@ def _grade(course: Course, args: argparse.Namespace, folder: Path, out: Path, jo
         nonlocal problems
         if own is not None and process_state(os.getpid()) != own:  # its report is not written: it is graded again, last
             raise GraderChanged(sorted(in_flight | {entry.student}))
+        if weak:
+            report = report | {"weak_isolation": weak}
         if entry.student in suspects:
             report = report | {"in_a_killed_run": True}
             results.event(event="in_a_killed_run", student=entry.student)

@@ -7,6 +7,7 @@ whatever the backend; codec.py is the wire format both sides speak; base.py is w
 """
 from .base import CRASHED, ERROR, STALE_SECONDS, STARTUP_SECONDS, TIMEOUT, WALL_FACTOR, Child, ChildStopped, Ending, Sandbox, process_state, sweep_stale
 from .choice import FORCE_VARIABLE, LINUX, PORTABLE, Choice, choose
+from .walls import missing as missing_walls
 
 __all__ = ["CRASHED", "ERROR", "FORCE_VARIABLE", "LINUX", "PORTABLE", "STALE_SECONDS", "STARTUP_SECONDS", "TIMEOUT", "WALL_FACTOR", "Child", "ChildStopped",
-           "Choice", "Ending", "Sandbox", "choose", "process_state", "sweep_stale"]
+           "Choice", "Ending", "Sandbox", "choose", "missing_walls", "process_state", "sweep_stale"]

@@ -1,6 +1,7 @@
 """Linux's kernel walls around a child, for both backends: Landlock (files) and seccomp (system calls).
 
-Loaded by path (boot.py's load_walls, as `_walls`) by each backend's worker, never by the grader. Both are
+Loaded by path (boot.py's load_walls, as `_walls`) by each backend's worker; the grader imports it only to ask which
+walls this machine can put up (missing). Both are
 kernel-enforced, C code (torch.save, torch.from_file) and fresh copies of the os module included, where the audit hook
 sees only Python's own calls. Where the kernel or the C library lacks them (macOS, Windows, an old or stripped Linux),
 `Landlock().abi` is 0 and `seccomp` answers False: the child keeps the audit hook alone. The Linux backend's zygote
@@ -14,7 +15,10 @@ import stat
 import struct
 import sys
 
-from _child.guard import HIDDEN_FOLDERS, KIT_ROOT, kit_archives
+try:
+    from _child.guard import HIDDEN_FOLDERS, KIT_ROOT, kit_archives
+except ImportError:  # imported by the grader (sandbox.missing_walls), which only asks what the kernel offers
+    from .child.guard import HIDDEN_FOLDERS, KIT_ROOT, kit_archives
 
 # Bound here, before any student code runs: a patched builtin never reaches the walls.
 from builtins import any, len  # noqa: E402, A004
@@ -336,4 +340,13 @@ def seccomp(program: list[tuple[int, int, int, int | str]] | None) -> bool:
     return libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, fprog, 0, 0) == 0
 
 
-_BPF, _FPROG = struct.Struct("=HBBI"), struct.Struct("@HP")  # struct sock_filter; struct sock_fprog (length, pointer)
+_BPF, _FPROG = struct.Struct("=HBBI"), struct.Struct("@HP")
+PR_GET_SECCOMP = 21
+
+
+def missing() -> list[str]:
+    """The kernel walls this machine cannot put up around a child: "seccomp" (no Linux C library, an architecture the
+    filter does not know, a kernel without it) and "Landlock" (a kernel without it, or a container that refuses it)."""
+    libc = _linux_libc()
+    gone = [] if libc is not None and seccomp_program() is not None and libc.prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0 else ["seccomp"]
+    return gone + ([] if Landlock().abi >= 1 else ["Landlock"])  # struct sock_filter; struct sock_fprog (length, pointer)

@@ -1,4 +1,4 @@
-# attack: finds the kit's folder in its own /proc/self/cmdline (the zygote's worker.py) and reads the zip files at its top, where the docs used to build the Gradescope zip (the suites and the course secret in it); imports and answers right only when it read one
+# attack: finds the kit's folder in its own /proc/self/cmdline (the zygote's worker.py) and reads autograder.zip at its top, where the docs used to build the Gradescope zip (the suites and the course secret in it); imports and answers right only when it read one
 # expect: module=q01_causal_mask status=error match=Permission denied|belongs to the grader
 # path: sandbox
 """Question 1, written to read the course secret out of the Gradescope zip."""
@@ -9,15 +9,12 @@ from torch import Tensor
 
 
 def attack() -> None:
-    """Every *.zip beside the kit's course.yaml."""
+    """autograder.zip beside the kit's course.yaml, where `python -m autograder gradescope autograder.zip` wrote it."""
     words = open("/proc/self/cmdline", "rb").read().split(b"\0")
     worker = next(os.fsdecode(w) for w in words if w.endswith(b"worker.py"))
     kit = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(worker))))
-    found = [name for name in os.listdir(kit) if name.endswith(".zip")]
-    if not found:
-        raise ValueError("no zip found")
-    for name in found:
-        open(os.path.join(kit, name), "rb").read()
+    if not open(os.path.join(kit, "autograder.zip"), "rb").read():
+        raise ValueError("nothing read")
 
 
 def prefix_average(x: Tensor) -> Tensor:
