@@ -393,9 +393,9 @@ def test_grading_without_the_kernel_walls_is_refused_unless_allowed(tmp_path, ca
                                              allow_weak_isolation=bool(allow)), course)
 
     assert main() == 2
-    assert "cannot put up seccomp and Landlock" in capsys.readouterr().err and not (out / "grades.csv").exists()
+    assert "cannot put up seccomp, Landlock" in capsys.readouterr().err and not (out / "grades.csv").exists()
     assert main(True) == 0
-    assert capsys.readouterr().err.splitlines()[0].startswith("autograder: weak isolation: no seccomp and Landlock")
+    assert capsys.readouterr().err.splitlines()[0].startswith("autograder: weak isolation: no seccomp, Landlock")
     assert reports(out)["ann"]["weak_isolation"] == ["seccomp", "Landlock"]
     assert rows(out)[1][3] == "graded (weak isolation)" and rows(out)[1][1] == "8"
 

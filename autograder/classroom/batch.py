@@ -487,7 +487,7 @@ def main(args: argparse.Namespace, course: Course | None = None) -> int:
         if weak and not getattr(args, "allow_weak_isolation", False):
             raise UsageError(_("this machine cannot put up {walls} around each student's code, so a hostile submission could reach "
                                "the grader or its classmates: grade on Linux with both, or pass --allow-weak-isolation to grade anyway "
-                               "(the reports and grades.csv then say so)").format(walls=" and ".join(weak)))
+                               "(the reports and grades.csv then say so)").format(walls=", ".join(weak)))
         args.weak_isolation = weak
         out.mkdir(parents=True, exist_ok=True)
         lock = _lock(out)
@@ -509,7 +509,7 @@ def _grade(course: Course, args: argparse.Namespace, folder: Path, out: Path, jo
     weak = getattr(args, "weak_isolation", [])
     if weak:
         print(_("autograder: weak isolation: no {walls} on this machine around each student's code (--allow-weak-isolation)").format(
-            walls=" and ".join(weak)), file=sys.stderr)
+            walls=", ".join(weak)), file=sys.stderr)
     for_class_grading()  # class grading draws its inputs from the course secret, made on the first run (forked workers inherit it)
     version = grader_version(course)
     for left in out.glob(".*.tmp"):  # what a killed run was writing: never a report (those are renamed into place whole)
