@@ -7,7 +7,8 @@ tried (`# path:`): `sandbox` (all of
 them in one sandbox, with a neighbouring question graded beside), `grade-dir` (students of one class folder graded by `grade DIR`
 between two honest classmates, twice: the same grades.csv both times), `pty` (`check` started from a terminal),
 `hidden` (a grader started on a folder, which it passes as hidden, as `--nbgrader` passes the course folder and
-Gradescope its own), `cluster` (tests/test_cluster.py: a class graded on a Dask LocalCluster, whose scheduler listens on
+Gradescope its own), `user` (`grade DIR` as under `grade-dir`, run by an ordinary user the test creates: its children share
+that user, where under root each has a user of its own), `cluster` (tests/test_cluster.py: a class graded on a Dask LocalCluster, whose scheduler listens on
 loopback). A header may name several paths.
 The kernel closes these (seccomp, Landlock, the child's own user under root): docs/instructors.md says what each path
 guarantees.
@@ -27,6 +28,7 @@ import tempfile
 import termios
 import threading
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 import yaml
@@ -39,7 +41,8 @@ from autograder.sandbox.base import where_it_ran
 ROOT = Path(__file__).resolve().parent.parent
 ATTACKS = ROOT / "tests" / "attacks"
 MARKERS = ("attack-process-tree-7f3a",)  # in the command line of the processes the attacks try to leave behind
-EXEC_MARKER = Path("/tmp/attack-exec-program-was-here")  # the file kernel_exec_program's program would write
+EXEC_MARKER = Path("/tmp/attack-exec-program-was-here")
+BAIT_ZIP = ROOT / "autograder.zip"  # at the top of the kit while the sandbox attacks run (made when absent): cross_read_gradescope_zip reads it  # the file kernel_exec_program's program would write
 ENV = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""), "PYTHONWARNINGS": "ignore"}
 
 
@@ -77,7 +80,8 @@ def corpus() -> list[Attack]:
     return attacks
 
 
-ATTACKS_BY_PATH = {path: [a for a in corpus() if path in a.paths] for path in ("sandbox", "grade-dir", "pty", "hidden", "cluster")}
+ATTACKS_BY_PATH = {path: [a for a in corpus() if path in a.paths] for path in ("sandbox", "grade-dir", "pty", "hidden", "cluster", "user")}
+TEST_USER = "kit-attack-grader"  # the ordinary user the `user` path grades as, made by the test with useradd
 
 
 def seccomp_known() -> bool:
@@ -156,6 +160,9 @@ def sandboxed(tmp_path_factory: pytest.TempPathFactory) -> dict:
     """Every sandbox attack graded in one sandbox, a TCP server listening on loopback meanwhile; what reached it."""
     folder = tmp_path_factory.mktemp("attacks")
     EXEC_MARKER.unlink(missing_ok=True)
+    bait = not BAIT_ZIP.exists()
+    if bait:
+        BAIT_ZIP.write_bytes(b"PK stands in for a Gradescope zip built in the kit's folder")
     ipc = sysv_objects()
     with socket.socket() as server:
         server.bind(("127.0.0.1", 0))
@@ -167,6 +174,8 @@ def sandboxed(tmp_path_factory: pytest.TempPathFactory) -> dict:
             reached = [server.accept()[1]]
         except BlockingIOError:
             reached = []
+    if bait:
+        BAIT_ZIP.unlink()
     return {"reports": {a.name: r.to_dict() for a, r in zip(attacks, reports)}, "reached": reached, "folder": folder,
             "ipc": sysv_objects() - ipc}
 
@@ -242,18 +251,17 @@ def kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def test_attacks_in_a_class_cost_only_the_attacker(kit: Path, tmp_path: Path):
-    """grade DIR: honest students before and after the attackers keep full marks, twice, with the same grades.csv."""
-    attacks = ATTACKS_BY_PATH["grade-dir"]
-    folder = tmp_path / "class"
+def grade_class_twice(attacks: list[Attack], kit: Path, folder: Path, out: Path, run: object = subprocess.run,
+                      env: dict | None = None) -> None:
+    """grade DIR (run(command, ...) starts it) on a class of honest students before and after the attackers: each attack
+    fails alone and the honest ones keep full marks, twice (the second run with --force), with the same grades.csv."""
     students = {"ann": None, **{f"m-{a.name}": a for a in attacks}, "zoe": None}  # graded in this order by one worker
     for student, attack in students.items():
         package_with(folder / student / "exercises", attack)
-    out = tmp_path / "out"
     grades = []
     for extra in ((), ("--force",)):
-        done = subprocess.run([sys.executable, "-m", "autograder", "grade", str(folder), "--out", str(out), "--jobs", "1", "--quiet", *extra],
-                              cwd=kit, env=ENV, capture_output=True, text=True, timeout=600, check=False)
+        done = run([sys.executable, "-m", "autograder", "grade", str(folder), "--out", str(out), "--jobs", "1", "--quiet", *extra],
+                   cwd=kit, env=env or ENV, capture_output=True, text=True, timeout=600, check=False)
         assert done.returncode == 0, done.stderr[-2000:]
         assert not living(MARKERS), "processes outlived their question"
         reports = {s: json.loads((out / f"{s}.json").read_text()) for s in students}
@@ -265,6 +273,77 @@ def test_attacks_in_a_class_cost_only_the_attacker(kit: Path, tmp_path: Path):
         grades.append((out / "grades.csv").read_text())
     assert grades[0] == grades[1]
     assert len(list(csv.reader(grades[0].splitlines()))) == len(students) + 1
+
+
+def test_attacks_in_a_class_cost_only_the_attacker(kit: Path, tmp_path: Path):
+    """grade DIR: honest students before and after the attackers keep full marks, twice, with the same grades.csv."""
+    grade_class_twice(ATTACKS_BY_PATH["grade-dir"], kit, tmp_path / "class", tmp_path / "out")
+
+
+@pytest.fixture(scope="module")
+def ordinary_user() -> Iterator[tuple[int, int, dict]]:
+    """(uid, gid, environment) of an ordinary user made for these tests with useradd (removed afterwards), whose Python
+    runs this interpreter (or KIT_TEST_USER_PYTHON) with torch and the kit; skipped where that cannot be."""
+    import pwd
+
+    if os.geteuid() != 0 or not shutil.which("useradd") or not shutil.which("userdel"):
+        pytest.skip("making an ordinary user to grade as needs root and useradd")
+    made = False
+    try:
+        pwd.getpwnam(TEST_USER)
+    except KeyError:
+        done = subprocess.run(["useradd", "--no-create-home", "--shell", "/usr/sbin/nologin", TEST_USER], capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            pytest.skip(f"useradd could not make {TEST_USER}: {done.stderr.strip()}")
+        made = True
+    entry = pwd.getpwnam(TEST_USER)
+    python = os.environ.get("KIT_TEST_USER_PYTHON", sys.executable)
+    site_packages = [p for p in sys.path if p.endswith("site-packages") and os.path.isdir(p)]
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": tempfile.gettempdir(), "PYTHONWARNINGS": "ignore",
+           "PYTHONPATH": os.pathsep.join([str(ROOT), *site_packages]), "KIT_TEST_PYTHON": python}
+    try:
+        probe = subprocess.run([python, "-c", "import torch, autograder"], user=entry.pw_uid, group=entry.pw_gid, extra_groups=[],
+                               env=env, cwd="/", capture_output=True, text=True, timeout=120, check=False)
+        if probe.returncode != 0:
+            pytest.skip(f"{TEST_USER} cannot run {python} with torch and the kit (an interpreter under a folder only root may enter, "
+                        f"such as /root/.pyenv: set KIT_TEST_USER_PYTHON to one it can run): {probe.stderr.strip()[-300:]}")
+        yield entry.pw_uid, entry.pw_gid, env
+    finally:
+        if made:
+            subprocess.run(["userdel", TEST_USER], capture_output=True, check=False)
+
+
+def test_attacks_in_a_class_graded_by_an_ordinary_user(ordinary_user: tuple[int, int, dict]):
+    """grade DIR run by an ordinary user, whose children share its user: an attack on the zygote or the grader (their limits,
+    their priority, their environment) or on the disk (a folder the grader could not list) costs only the attacker, the
+    classmates after it keep full marks, and nothing is left in the temporary folder."""
+    uid, gid, env = ordinary_user
+    top = Path(tempfile.mkdtemp(prefix="kit-user-"))  # not pytest's tmp_path: its folders are root's alone
+    try:
+        top.chmod(0o755)
+        kit = top / "kit"  # the instructor's own copy of the kit: grade writes the course secret into it
+        for name in ("autograder", "reference", "solutions"):
+            shutil.copytree(ROOT / name, kit / name, ignore=shutil.ignore_patterns("__pycache__", ".course-secret"))
+        manifest = yaml.safe_load((ROOT / "course.yaml").read_text())
+        manifest["questions"] = [q for q in manifest["questions"] if q["number"] in (1, 2)]
+        (kit / "course.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False, allow_unicode=True))
+        out = top / "out"
+        out.mkdir()
+        for folder, _, files in os.walk(top / "kit"):
+            for path in [folder, *(os.path.join(folder, name) for name in files)]:
+                os.chown(path, uid, gid)
+        os.chown(out, uid, gid)
+        env = {**env, "PYTHONPATH": env["PYTHONPATH"].replace(str(ROOT), str(kit), 1)}
+
+        def as_user(command: list[str], **kwargs: object) -> subprocess.CompletedProcess:
+            return subprocess.run([env["KIT_TEST_PYTHON"], *command[1:]], user=uid, group=gid, extra_groups=[], **kwargs)
+
+        before = {path for path in Path(tempfile.gettempdir()).glob("autograder-*") if path.lstat().st_uid == uid}
+        grade_class_twice(ATTACKS_BY_PATH["user"], kit, top / "class", out, as_user, env)
+        left = {path for path in Path(tempfile.gettempdir()).glob("autograder-*") if path.lstat().st_uid == uid} - before
+        assert not left, f"the runs left {left} in the temporary folder"
+    finally:
+        shutil.rmtree(top)
 
 
 @pytest.mark.parametrize("attack", ATTACKS_BY_PATH["pty"], ids=lambda a: a.name)

@@ -327,6 +327,30 @@ def test_a_thread_running_beside_the_block_without_the_watch_counts_as_every_ask
     assert threading.getprofile() is None
 
 
+def test_a_thread_that_pops_its_own_modes_is_seen() -> None:
+    """A thread started inside the block, so equipped with the modes by threading's hook, that pops them (or switches torch
+    functions off) and runs forbidden work: the thread's own check sees it, every asked label counts and the block is
+    tampered; an honest thread's work, handlers included, raises nothing."""
+
+    def popped() -> None:
+        torch._C._pop_torch_function_stack()
+        torch._C._pop_torch_dispatch_stack(None)
+        F.scaled_dot_product_attention(Q, K, V)
+
+    def switched_off() -> None:
+        with torch._C.DisableTorchFunction():
+            F.scaled_dot_product_attention(Q, K, V)
+
+    for work in (popped, switched_off):
+        with forbidden.ForbiddenWork([SDPA, MHA]) as watch:
+            _in_thread(work)
+        assert watch.seen == sorted([SDPA, MHA]) and watch.tampered, work.__name__
+    with forbidden.ForbiddenWork([SDPA, MHA]) as watch:
+        _in_thread(lambda: (q03.attention(Q, K, V), _in_thread(lambda: q03.attention(Q, K, V))))
+    assert watch.seen == [] and not watch.tampered
+    assert _mode_stacks() == ([], []) and threading.getprofile() is None
+
+
 def test_a_raw_thread_that_ends_inside_the_block_still_makes_it_unwatched() -> None:
     """A thread started around threading (its _thread functions, a fresh copy of them refused by the Guard) that runs the
     forbidden work and ends before the block does leaves no trace among the living threads: its start alone counts."""

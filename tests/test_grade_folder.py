@@ -13,6 +13,7 @@ scratch folder the killed one left in the temporary folder.
 """
 import argparse
 import csv
+import dataclasses
 import json
 import os
 import shutil
@@ -341,6 +342,63 @@ def test_usage_errors_and_a_class_with_nothing_gradable(tmp_path, capsys):
         fcntl.flock(held, fcntl.LOCK_EX)
         assert main(klass, tmp_path / "out") == 2  # another run holds OUT
     assert "another `grade` run" in capsys.readouterr().err
+
+
+def test_a_run_whose_own_limits_change_stops_and_grades_that_student_last(tmp_path, capsys, monkeypatch):
+    """The run reads its own limits, priority and CPUs after each student: changed (here by the test, while bob is graded),
+    it stops with a line that names bob, writes no report for him, and the next run grades him last and marks his report."""
+    import resource
+
+    course = load_course(ROOT)
+    course = dataclasses.replace(course, questions=tuple(q for q in course.questions if q.number == 1))
+    klass, out = tmp_path / "klass", tmp_path / "out"
+    for student in ("ann", "bob", "cat"):
+        package(klass / student / "exercises", {"q01_causal_mask.py": (ROOT / "solutions" / "q01_causal_mask.py").read_text()})
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    add = batch.Results.add
+
+    def add_then_change(self, entry, report):
+        add(self, entry, report)
+        if entry.student == "ann":  # bob is graded next: the change is seen when his report comes back
+            resource.setrlimit(resource.RLIMIT_NOFILE, (soft - 1, hard))
+
+    def main() -> int:
+        return batch.main(argparse.Namespace(dir=klass, out=out, jobs=1, force=False, scheduler=None, quiet=True), course)
+
+    monkeypatch.setattr(batch.Results, "add", add_then_change)
+    try:
+        assert main() == batch.RUN_FAILED
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    assert "changed while bob was graded" in capsys.readouterr().err
+    assert sorted(reports(out)) == ["ann"] and json.loads((out / batch.IN_FLIGHT).read_text()) == ["bob"]
+    monkeypatch.setattr(batch.Results, "add", add)
+    assert main() == 0
+    assert [event["student"] for event in events(out)] == ["ann", "cat", "bob"]
+    graded = reports(out)
+    assert graded["bob"]["in_a_killed_run"] and "in_a_killed_run" not in graded["cat"] and graded["bob"]["score"] == graded["bob"]["max_score"]
+    assert not (out / batch.IN_FLIGHT).exists()
+
+
+def test_grading_without_the_kernel_walls_is_refused_unless_allowed(tmp_path, capsys, monkeypatch):
+    """Where seccomp and Landlock cannot be put up (macOS, Windows, a container that refuses them), grade refuses and says
+    why; with --allow-weak-isolation it grades, says so in its first line, in each report and in grades.csv's status."""
+    course = load_course(ROOT)
+    course = dataclasses.replace(course, questions=tuple(q for q in course.questions if q.number == 1))
+    klass, out = tmp_path / "klass", tmp_path / "out"
+    package(klass / "ann" / "exercises", {"q01_causal_mask.py": (ROOT / "solutions" / "q01_causal_mask.py").read_text()})
+    monkeypatch.setattr(batch, "missing_walls", lambda: ["seccomp", "Landlock"])
+
+    def main(*allow: bool) -> int:
+        return batch.main(argparse.Namespace(dir=klass, out=out, jobs=1, force=False, scheduler=None, quiet=True,
+                                             allow_weak_isolation=bool(allow)), course)
+
+    assert main() == 2
+    assert "cannot put up seccomp, Landlock" in capsys.readouterr().err and not (out / "grades.csv").exists()
+    assert main(True) == 0
+    assert capsys.readouterr().err.splitlines()[0].startswith("autograder: weak isolation: no seccomp, Landlock")
+    assert reports(out)["ann"]["weak_isolation"] == ["seccomp", "Landlock"]
+    assert rows(out)[1][3] == "graded (weak isolation)" and rows(out)[1][1] == "8"
 
 
 def test_a_student_cannot_read_the_class_folder(tmp_path):

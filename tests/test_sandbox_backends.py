@@ -1,6 +1,7 @@
 """The sandbox's two backends behind one interface: the choice by probes, the words when the sandbox cannot start, where a
 stopped child was, and the same verdicts from both on the faults that matter most."""
 import os
+import resource
 import signal
 import stat
 from pathlib import Path
@@ -83,6 +84,32 @@ def test_each_backend_runs_a_question_in_its_own_process(backend: str, tmp_path:
         assert ending.orphans == 0 and not Path(folder).exists()
     finally:
         sandbox.close()
+
+
+@pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="the Linux backend's zygote")
+def test_a_zygote_a_child_changed_is_replaced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The grader reads the zygote's limits, priority and CPUs from /proc before each fork, never a child's word: a zygote
+    changed since it started (here by the test, as a child running under the grader's own user could) is replaced, and
+    the next child starts with the limits and priority of the first."""
+    package = tmp_path / "exercises"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "q01_causal_mask.py").write_text("import os\nimport resource\n\n\ndef state():\n"
+                                                 "    return [os.getppid(), resource.getrlimit(resource.RLIMIT_FSIZE)[0], os.getpriority(os.PRIO_PROCESS, 0)]\n")
+    monkeypatch.setenv(FORCE_VARIABLE, "linux")
+    sandbox = Sandbox()
+    try:
+        states = []
+        for _ in range(2):
+            child = sandbox.open(package, "q01_causal_mask", 20)
+            assert child.first()["ok"]
+            states.append(child.ask({"op": "call", "target": "state", "args": [], "kwargs": {}})["value"])
+            child.close()
+            resource.prlimit(states[-1][0], resource.RLIMIT_FSIZE, (4096, 4096))  # every later child would fail to set its own
+            os.setpriority(os.PRIO_PROCESS, states[-1][0], 19)
+    finally:
+        sandbox.close()
+    assert states[1][0] != states[0][0] and states[1][1:] == states[0][1:] and sandbox.replaced == 1
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

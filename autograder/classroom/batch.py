@@ -45,7 +45,7 @@ from ..course.manifest import Course, find_root, load_course
 from ..course.results import FLAGGED, number
 from ..i18n import _
 from ..engine.stopping import STOPPING_SIGNALS, Stopped, exit_status, stop_on_signals
-from ..sandbox import sweep_stale
+from ..sandbox import missing_walls, process_state, sweep_stale
 from . import similarity, summary
 from .exports import FILES as EXPORTS, canvas_csv, moodle_csv, safe_cell
 from .intake import Contents, Entry, discover, fingerprint_of, read_entry, student_key
@@ -53,6 +53,7 @@ from .summary import Summary, entry_status
 from .work import failed_report, grader_version, unreadable_report
 
 USAGE_ERROR, SOME_UNREADABLE, RUN_FAILED, INTERRUPTED = 2, 1, 3, 130
+IN_FLIGHT = ".in-flight"  # in OUT: the students being graded now; left there by a run that was killed, read by the next
 GRADES, LOG, LOCK = "grades.csv", "grading.log", ".grading.lock"
 ATTEMPTS = 2  # an entry whose worker process dies this many times is reported (grader_error) instead of retried
 PR_SET_PDEATHSIG = 1
@@ -96,6 +97,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument("--student", action="append", default=None, metavar="NAME", help="grade only this student again (repeatable)")
     parser.add_argument("--deadline", default=None, metavar="DATE", help="grade each repository's last commit before DATE")
+    parser.add_argument("--allow-weak-isolation", action="store_true",
+                        help="grade even where the kernel walls around each student's code (seccomp, Landlock) cannot be put up")
 
 
 # -- files in OUT ------------------------------------------------------------------------------------------------
@@ -150,7 +153,8 @@ def is_current(report: dict | None, found: dict, version: str) -> bool:
 
 
 def grades_csv(course: Course, reports: dict[str, dict]) -> bytes:
-    """grades.csv: student, q1..q10, total, status (graded, late, unreadable, grader_error), and with a deadline the graded
+    """grades.csv: student, q1..q10, total, status (graded, late, unreadable, grader_error; followed by " (weak isolation)"
+    when graded where the kernel walls were missing), and with a deadline the graded
     commit's date and how many hours late it was; the scores as check --json gives them."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
@@ -158,7 +162,8 @@ def grades_csv(course: Course, reports: dict[str, dict]) -> bytes:
     for student in sorted(reports):
         report = reports[student]
         scores = {q.get("number"): q.get("score", 0) for q in report["questions"]}
-        writer.writerow([safe_cell(student), *(number(scores.get(n, 0)) for n in course.numbers), number(report.get("score", 0)), entry_status(report),
+        writer.writerow([safe_cell(student), *(number(scores.get(n, 0)) for n in course.numbers), number(report.get("score", 0)),
+                         entry_status(report) + (" (weak isolation)" if report.get("weak_isolation") else ""),
                          report.get("committed_at", ""), number(report["late_hours"]) if "late_hours" in report else ""])
     return buffer.getvalue().encode()
 
@@ -326,8 +331,10 @@ class Pool:
         self.workers.append((process, mine))
         return process, mine
 
-    def run(self, entries: list[Entry], on_result: Callable[[Entry, dict], None]) -> None:
-        """Grade entries, calling on_result(entry, report) in this process as each one is done."""
+    def run(self, entries: list[Entry], on_result: Callable[[Entry, dict], None],
+            on_start: Callable[[Entry], None] = lambda entry: None) -> None:
+        """Grade entries, calling on_start(entry) as each is given to a worker and on_result(entry, report) in this process as
+        each one is done."""
         waiting = deque(range(len(entries)))
         deaths: dict[int, int] = {}
         busy: dict[object, int] = {}  # connection -> index of the entry it grades
@@ -335,6 +342,7 @@ class Pool:
         def give(process: object, connection: object) -> None:
             if waiting:
                 index = waiting.popleft()
+                on_start(entries[index])
                 connection.send((index, entries[index]))
                 busy[connection] = index
             else:
@@ -546,6 +554,12 @@ def main(args: argparse.Namespace, course: Course | None = None) -> int:
             deadline = parse_deadline(args.deadline)
             entries = [dataclasses.replace(e, deadline=deadline) if e.kind == "repository" else e for e in entries]
         chosen(entries, getattr(args, "student", None), folder)
+        weak = [] if getattr(args, "scheduler", None) else missing_walls()  # a cluster's workers are the machines that matter
+        if weak and not getattr(args, "allow_weak_isolation", False):
+            raise UsageError(_("this machine cannot put up {walls} around each student's code, so a hostile submission could reach "
+                               "the grader or its classmates: grade on Linux with both, or pass --allow-weak-isolation to grade anyway "
+                               "(the reports and grades.csv then say so)").format(walls=", ".join(weak)))
+        args.weak_isolation = weak
         try:
             out.mkdir(parents=True, exist_ok=True)
         except OSError as error:
@@ -586,6 +600,10 @@ def _grade(course: Course, args: argparse.Namespace, folder: Path, out: Path, jo
     from ..engine.secret import for_class_grading
 
     quiet = getattr(args, "quiet", False)
+    weak = getattr(args, "weak_isolation", [])
+    if weak:
+        print(_("autograder: weak isolation: no {walls} on this machine around each student's code (--allow-weak-isolation)").format(
+            walls=", ".join(weak)), file=sys.stderr)
     for_class_grading()  # class grading draws its inputs from the course secret, made on the first run (forked workers inherit it)
     version = grader_version(course)
     for left in out.glob(".*.tmp"):  # what a killed run was writing: never a report (those are renamed into place whole)
@@ -607,15 +625,32 @@ def _grade(course: Course, args: argparse.Namespace, folder: Path, out: Path, jo
         else:
             todo.append(entry)
     del read
+    suspects = read_in_flight(out)  # being graded when an earlier run was killed: graded last, their reports marked
+    todo.sort(key=lambda entry: entry.student in suspects)
     results = Results(course, out, kept)
     results.event(event="run", entries=len(entries), to_grade=len(todo), kept=len(kept), jobs=jobs, scheduler=getattr(args, "scheduler", None),
                   grader_version=version, pid=os.getpid())
     bar = _progress(len(todo) + len(unreadable_now), quiet)
     problems = 0
+    own = process_state(os.getpid())  # this run's limits, priority and CPUs, read again after each student
+    in_flight: set[str] = set()
+
+    def on_start(entry: Entry) -> None:
+        in_flight.add(entry.student)
+        write_in_flight(out, in_flight | (suspects - set(results.graded)))
 
     def on_result(entry: Entry, report: dict) -> None:
         nonlocal problems
+        if own is not None and process_state(os.getpid()) != own:  # its report is not written: it is graded again, last
+            raise GraderChanged(sorted(in_flight | {entry.student}))
+        if weak:
+            report = report | {"weak_isolation": weak}
+        if entry.student in suspects:
+            report = report | {"in_a_killed_run": True}
+            results.event(event="in_a_killed_run", student=entry.student)
         results.add(entry, report)
+        in_flight.discard(entry.student)
+        write_in_flight(out, in_flight | (suspects - set(results.graded)))
         problems += bool(report.get("problem"))
         bar.update(1)
         if problems:
@@ -645,11 +680,25 @@ def _grade(course: Course, args: argparse.Namespace, folder: Path, out: Path, jo
             sweep_stale(Path(tempfile.gettempdir()))  # what runs killed before this one left behind
             scratch = Path(tempfile.mkdtemp(prefix=f"autograder-class-{os.getpid()}-"))  # the packages being graded, one per worker
             pool = Pool(course, min(jobs, len(todo)), scratch, hidden)
-            pool.run(todo, on_result)
+            pool.run(todo, on_result, on_start)
+    except GraderChanged as changed:
+        if pool is not None:
+            pool.kill()
+        bar.close()
+        write_in_flight(out, set(changed.students))
+        results.event(event="grader_changed", students=changed.students)
+        write_class_files(course, out, results.reports)
+        names = ", ".join(changed.students)
+        print(_("autograder: stopped: this run's own resource limits, priority or CPUs changed while {names} was graded, "
+                "so no classmate is graded under them; the {graded} reports written before are in {out}. Look at the submission "
+                "of {names}, then run the same command again: it grades {names} last").format(
+            names=names, graded=len(results.graded), out=out), file=sys.stderr)
+        return RUN_FAILED
     except KeyboardInterrupt as interrupt:
         if pool is not None:
             pool.kill()
         bar.close()
+        write_in_flight(out, suspects - set(results.graded))  # stopped by the user: those being graded are not suspects
         results.event(event="interrupted", graded=len(results.graded), signal=signal.Signals(interrupt.signum).name if isinstance(
             interrupt, Stopped) else "SIGINT")
         write_class_files(course, out, results.reports)
@@ -662,6 +711,7 @@ def _grade(course: Course, args: argparse.Namespace, folder: Path, out: Path, jo
         results.close()
         if pool is not None:
             shutil.rmtree(pool.scratch, ignore_errors=True)
+    write_in_flight(out, set())
     reports = results.reports
     class_summary = write_class_files(course, out, reports)
     _print_table(course, entries, reports, scores=getattr(args, "table", True))  # --nbgrader prints the gradebook's
@@ -675,6 +725,30 @@ def _grade(course: Course, args: argparse.Namespace, folder: Path, out: Path, jo
         print(_("autograder: nothing in {folder} could be graded: is it the class folder?").format(folder=folder), file=sys.stderr)
         return USAGE_ERROR
     return SOME_UNREADABLE if unreadable else 0
+
+
+class GraderChanged(Exception):
+    """The grading process's own limits, priority or CPUs changed during the run; students: who was being graded."""
+
+    def __init__(self, students: list[str]) -> None:
+        super().__init__(", ".join(students))
+        self.students = students
+
+
+def read_in_flight(out: Path) -> set[str]:
+    """The students an earlier run was grading when it was killed (OUT/.in-flight); empty when it ended."""
+    try:
+        return set(json.loads((out / IN_FLIGHT).read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError):
+        return set()
+
+
+def write_in_flight(out: Path, students: set[str]) -> None:
+    """OUT/.in-flight: the students being graded now (removed when none is)."""
+    if students:
+        write_atomically(out / IN_FLIGHT, json.dumps(sorted(students)).encode(), sync=False)
+    else:
+        (out / IN_FLIGHT).unlink(missing_ok=True)
 
 
 def cli(argv: list[str] | None = None) -> int:

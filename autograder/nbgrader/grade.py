@@ -61,7 +61,8 @@ def grade_reports(course: Course, args: argparse.Namespace, folders: list[Path],
             (Path(view) / folder.parent.name).symlink_to(folder, target_is_directory=True)
         status = batch.main(argparse.Namespace(dir=Path(view), out=out, jobs=args.jobs, force=args.force, scheduler=args.scheduler,
                                                quiet=args.quiet, student=args.student, deadline=None, table=False,
-                                               hidden=(course_dir,), linked=True), course)  # the course: every submission, the solutions, the gradebook
+                                               hidden=(course_dir,), linked=True,
+                                               allow_weak_isolation=getattr(args, "allow_weak_isolation", False)), course)  # the course: every submission, the solutions, the gradebook
     reports = {student: report for student in before if (report := batch.load_report(out, student)) is not None}
     return status, reports, {student for student, report in reports.items() if report.get("graded_at") != before[student]}
 

@@ -5,9 +5,9 @@ or portable forces one): linux/ is the zygote backend (fork, Landlock, seccomp, 
 child per question and runs wherever Python does. child/ is the code that runs in every child beside the student's,
 whatever the backend; codec.py is the wire format both sides speak; base.py is what the backends' grader sides share.
 """
-from .base import (CRASHED, ERROR, STALE_SECONDS, STARTUP_SECONDS, TIMEOUT, WALL_FACTOR, Child, ChildStopped, Ending, Sandbox, isolated_python,
-                   sweep_stale)
+from .base import CRASHED, ERROR, STALE_SECONDS, STARTUP_SECONDS, TIMEOUT, WALL_FACTOR, Child, ChildStopped, Ending, Sandbox, isolated_python, process_state, sweep_stale
 from .choice import FORCE_VARIABLE, LINUX, PORTABLE, Choice, choose
+from .walls import missing as missing_walls
 
 __all__ = ["CRASHED", "ERROR", "FORCE_VARIABLE", "LINUX", "PORTABLE", "STALE_SECONDS", "STARTUP_SECONDS", "TIMEOUT", "WALL_FACTOR", "Child", "ChildStopped",
-           "Choice", "Ending", "Sandbox", "choose", "isolated_python", "sweep_stale"]
+           "Choice", "Ending", "Sandbox", "choose", "missing_walls", "isolated_python", "process_state", "sweep_stale"]

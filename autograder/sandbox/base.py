@@ -50,9 +50,8 @@ def over_disk(folder: Path) -> str | None:
     the question's, however many files its code wrote (the kernel limits each file to OUTPUT_BYTES)."""
     used, entries, folders = 0, 0, [str(folder)]
     while folders:
-        try:
-            listing = os.scandir(folders.pop())
-        except OSError:
+        listing = _listing(folders.pop())
+        if listing is None:
             continue
         with listing:
             for entry in listing:
@@ -356,9 +355,52 @@ def read_child_file(path: Path, limit: int, last: bool = False) -> bytes:
         os.close(fd)
 
 
+def _listing(path: str) -> "os._ScandirIterator | None":
+    """os.scandir(path); a folder of the grader's own user that a child made unlistable (mode 0300: a child under the
+    grader's user owns what it makes) gets its owner's rights back first, so that its content is counted and removed.
+    The mode is changed through a descriptor of the folder itself, never through a link a child put in its place."""
+    try:
+        return os.scandir(path)
+    except PermissionError:
+        pass
+    except OSError:
+        return None
+    try:
+        fd = os.open(path, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except (OSError, AttributeError):  # no O_PATH (not Linux)
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+            return None
+        os.chmod(f"/proc/self/fd/{fd}", stat.S_IMODE(info.st_mode) | stat.S_IRWXU)
+        return os.scandir(path)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _reopen(folder: str) -> None:
+    """Give back its owner's rights to every folder below folder that a child made unlistable (see _listing)."""
+    folders = [folder]
+    while folders:
+        listing = _listing(folders.pop())
+        if listing is not None:
+            with listing:
+                folders += [entry.path for entry in listing if entry.is_dir(follow_symlinks=False)]
+
+
 def remove(folder: Path) -> None:
-    """Delete a folder the children wrote in, however deep they nested it: shutil.rmtree (no process to start) and, where it
-    fails (it recurses, so a folder nested a thousand deep defeats it), `rm -rf`."""
+    """Delete a folder the children wrote in, however deep they nested it and whatever modes they gave its folders:
+    shutil.rmtree (no process to start) and, where it fails, the folders' owner rights given back (_reopen) and again;
+    then `rm -rf` (rmtree recurses, so a folder nested a thousand deep defeats it)."""
+    try:
+        shutil.rmtree(folder)
+        return
+    except (OSError, RecursionError):
+        pass
+    _reopen(str(folder))
     try:
         shutil.rmtree(folder)
     except (OSError, RecursionError):
@@ -383,8 +425,22 @@ def sweep_stale(folder: Path) -> int:
         idle = stat.S_ISDIR(info.st_mode) and mine and time.time() - info.st_mtime > STALE_SECONDS
         if match and idle and not _running(int(match.group(1))):
             remove(entry)
-            removed += 1
+            removed += not os.path.lexists(entry)  # counted only when it is gone
     return removed
+
+
+def process_state(pid: int) -> tuple | None:
+    """What a process under the same user could change of another one (Linux, /proc): its resource limits, nice value,
+    scheduling policy and priority, and the CPUs it may run on; None where that cannot be read (no /proc: not Linux)."""
+    try:
+        with open(f"/proc/{pid}/limits", "rb") as handle:
+            limits = handle.read()
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            fields = handle.read().rsplit(b")", 1)[1].split()  # fields[0] is the stat file's third field (state)
+        cpus = frozenset(os.sched_getaffinity(pid))
+    except (OSError, AttributeError, IndexError):
+        return None
+    return limits, fields[16], fields[37], fields[38], cpus  # nice (19th field), rt_priority (40th), policy (41st)
 
 
 def _running(pid: int) -> bool:

@@ -1,6 +1,7 @@
 """Linux's kernel walls around a child, for both backends: Landlock (files) and seccomp (system calls).
 
-Loaded by path (boot.py's load_walls, as `_walls`) by each backend's worker, never by the grader. Both are
+Loaded by path (boot.py's load_walls, as `_walls`) by each backend's worker; the grader imports it only to ask which
+walls this machine can put up (missing). Both are
 kernel-enforced, C code (torch.save, torch.from_file) and fresh copies of the os module included, where the audit hook
 sees only Python's own calls. Where the kernel or the C library lacks them (macOS, Windows, an old or stripped Linux),
 `Landlock().abi` is 0 and `seccomp` answers False: the child keeps the audit hook alone. The Linux backend's zygote
@@ -14,7 +15,10 @@ import stat
 import struct
 import sys
 
-from _child.guard import HIDDEN_FOLDERS, KIT_ROOT
+try:
+    from _child.guard import HIDDEN_FOLDERS, KIT_ROOT, kit_archives
+except ImportError:  # imported by the grader (sandbox.missing_walls), which only asks what the kernel offers
+    from .child.guard import HIDDEN_FOLDERS, KIT_ROOT, kit_archives
 
 # Bound here, before any student code runs: a patched builtin never reaches the walls.
 from builtins import any, len  # noqa: E402, A004
@@ -57,7 +61,7 @@ class Landlock:
     """Linux Landlock, kernel-enforced even for C code (torch.save, torch.from_file): a child writes only in its folder and
     reads (files, and folders' listings) only what it needs.
 
-    Readable: Python's folders (python_folders), the kit but its hidden folders, the system's libraries and data
+    Readable: Python's folders (python_folders), the kit but its hidden folders and the zip files at its top, the system's libraries and data
     (SYSTEM_READABLE) but what only root may read there (root_only), the package and the child's folder; nothing else, so a
     child that keeps root's right to read (CAP_DAC_READ_SEARCH, where Python sits under /root) reads no other root-only
     file. Hidden: the kit's oracle, solutions, suites and .git, plus the job's extra folders (the sandbox's folder, where the
@@ -82,7 +86,7 @@ class Landlock:
             return None  # no Landlock in this kernel: the Guard alone watches Python's own file access
         root = os.path.realpath(KIT_ROOT)
         package, own = os.path.realpath(package_dir), os.path.realpath(workdir)
-        kit_hidden = {h for h in (os.path.realpath(os.path.join(root, name)) for name in HIDDEN_FOLDERS)
+        kit_hidden = {h for h in (os.path.realpath(os.path.join(root, name)) for name in [*HIDDEN_FOLDERS, *kit_archives(root)])
                       if os.path.exists(h) and package != h and not package.startswith(h + os.sep)}
         hidden = frozenset(kit_hidden | {os.path.realpath(h) for h in extra_hidden if os.path.isdir(h)} | root_only())
         readable = frozenset(os.path.realpath(path) for path in (root, *SYSTEM_READABLE, *python_folders()) if os.path.exists(path))
@@ -223,7 +227,9 @@ SECCOMP_ARCHES = {
         "bpf": 321, "perf_event_open": 298, "userfaultfd": 323, "keyctl": 250, "add_key": 248, "request_key": 249,
         "shmget": 29, "shmat": 30, "shmctl": 31, "shmdt": 67, "semget": 64, "semop": 65, "semctl": 66, "semtimedop": 220,
         "msgget": 68, "msgsnd": 69, "msgrcv": 70, "msgctl": 71, "mq_open": 240, "mq_unlink": 241, "mq_timedsend": 242,
-        "mq_timedreceive": 243, "mq_notify": 244, "mq_getsetattr": 245}),
+        "mq_timedreceive": 243, "mq_notify": 244, "mq_getsetattr": 245, "kcmp": 312, "process_madvise": 440,
+        "process_mrelease": 448, "prlimit64": 302, "sched_setparam": 142, "sched_setscheduler": 144, "sched_setaffinity": 203,
+        "sched_setattr": 314, "migrate_pages": 256, "move_pages": 279, "setpriority": 141, "ioprio_set": 251}),
     "aarch64": (0xC00000B7, None, {
         "kill": 129, "tkill": 130, "tgkill": 131, "rt_sigqueueinfo": 138, "rt_tgsigqueueinfo": 240, "pidfd_open": 434,
         "pidfd_send_signal": 424, "pidfd_getfd": 438, "ptrace": 117, "process_vm_readv": 270, "process_vm_writev": 271,
@@ -234,9 +240,18 @@ SECCOMP_ARCHES = {
         "bpf": 280, "perf_event_open": 241, "userfaultfd": 282, "keyctl": 219, "add_key": 217, "request_key": 218,
         "shmget": 194, "shmat": 196, "shmctl": 195, "shmdt": 197, "semget": 190, "semop": 193, "semctl": 191, "semtimedop": 192,
         "msgget": 186, "msgsnd": 189, "msgrcv": 188, "msgctl": 187, "mq_open": 180, "mq_unlink": 181, "mq_timedsend": 182,
-        "mq_timedreceive": 183, "mq_notify": 184, "mq_getsetattr": 185}),
+        "mq_timedreceive": 183, "mq_notify": 184, "mq_getsetattr": 185, "kcmp": 272, "process_madvise": 440,
+        "process_mrelease": 448, "prlimit64": 261, "sched_setparam": 118, "sched_setscheduler": 119, "sched_setaffinity": 122,
+        "sched_setattr": 274, "migrate_pages": 238, "move_pages": 239, "setpriority": 140, "ioprio_set": 30}),
 }
 SIGNAL_SYSCALLS = ("kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")
+# Calls that change a process's limits, priority, scheduling, CPUs or memory placement: allowed on the child itself only
+# (a pid of 0, or its own), EPERM for any other process. Without them a child running under the grader's own user (an
+# instructor who is not root) could lower the zygote's or the grader's limits and zero every classmate graded after it.
+# PID_FIRST: the pid is the first argument; WHICH_WHO: (which, who), allowed only for which = one process (PRIO_PROCESS 0,
+# IOPRIO_WHO_PROCESS 1), never a process group or a user (who 0 there is the caller's whole group or user).
+PID_FIRST = ("prlimit64", "sched_setparam", "sched_setscheduler", "sched_setaffinity", "sched_setattr", "migrate_pages", "move_pages")
+WHICH_WHO = (("setpriority", 0), ("ioprio_set", 1))
 # fcntl and ioctl commands refused: those that make the kernel signal a chosen process later (SIGIO to an owner: F_SETOWN,
 # F_SETSIG, F_SETOWN_EX; FIOSETOWN, SIOCSPGRP, TIOCSPGRP), that push input into a terminal (TIOCSTI, TIOCLINUX) and that
 # set an inode's flags (FS_IOC_SETFLAGS and its 32-bit form, FS_IOC_FSSETXATTR: chattr +i).
@@ -244,7 +259,7 @@ OWNER_COMMANDS = {"fcntl": (8, 10, 15), "ioctl": (0x8901, 0x8902, 0x5410, 0x5412
 # By argument: (syscall, offset of the argument's low 32 bits in struct seccomp_data, mask, values refused after masking).
 DEVICE_TYPES = (0o020000, 0o060000)  # S_IFCHR, S_IFBLK: mknod of a FIFO or a plain file stays allowed
 CHECKED_MODES = (("mknod", 24, 0o170000, DEVICE_TYPES), ("mknodat", 32, 0o170000, DEVICE_TYPES))
-CLONE_THREAD, ENOSYS, EACCES = 0x00010000, 38, 13
+CLONE_THREAD, ENOSYS, EACCES, EPERM = 0x00010000, 38, 13, 1
 # No socket is ever made, but these fail with EACCES instead of killing the child: the C library itself tries a Unix socket
 # (the name-service cache) when torch looks up the user's name, and falls back to the files when that fails.
 REFUSED_CALLS = ("socket", "socketpair")
@@ -259,7 +274,8 @@ def seccomp_program() -> list[tuple[int, int, int, int | str]] | None:
     if platform.machine() not in SECCOMP_ARCHES:
         return None
     arch, x32, numbers = SECCOMP_ARCHES[platform.machine()]
-    checked = {*SIGNAL_SYSCALLS, *OWNER_COMMANDS, *REFUSED_CALLS, "clone", "clone3", *(name for name, *_ in CHECKED_MODES)}
+    checked = {*SIGNAL_SYSCALLS, *OWNER_COMMANDS, *REFUSED_CALLS, "clone", "clone3", *(name for name, *_ in CHECKED_MODES),
+               *PID_FIRST, *(name for name, _ in WHICH_WHO)}
     program: list[tuple] = [("ld", 4), ("jeq", arch, None, "deny"), ("ld", 0)]
     if x32 is not None:
         program.append(("jge", x32, "deny", None))
@@ -269,6 +285,8 @@ def seccomp_program() -> list[tuple[int, int, int, int | str]] | None:
     program += [("jeq", numbers["clone3"], "nosys", None), ("jeq", numbers["clone"], "clone", None)]
     program += [("jeq", numbers[name], "refused", None) for name in REFUSED_CALLS if name in numbers]
     program += [("jeq", numbers[name], f"mode-{name}", None) for name, *_ in CHECKED_MODES if name in numbers]
+    program += [("jeq", numbers[name], "pid-first", None) for name in PID_FIRST]
+    program += [("jeq", numbers[name], f"which-{name}", None) for name, _ in WHICH_WHO]
     program += [("label", "allow"), ("ret", SECCOMP_RET_ALLOW), ("label", "command"), ("ld", 24)]
     program += [("jeq", command, "deny", None) for commands in OWNER_COMMANDS.values() for command in commands]
     program += [("ret", SECCOMP_RET_ALLOW), ("label", "nosys"), ("ret", SECCOMP_RET_ERRNO | ENOSYS)]
@@ -278,6 +296,11 @@ def seccomp_program() -> list[tuple[int, int, int, int | str]] | None:
         if name in numbers:
             program += [("label", f"mode-{name}"), ("ld", offset), ("and", mask)]
             program += [("jeq", value, "deny", None) for value in refused] + [("ret", SECCOMP_RET_ALLOW)]
+    itself = [("jeq", 0, "itself", None), ("jeq", "me", "itself", None), ("ret", SECCOMP_RET_ERRNO | EPERM)]
+    program += [("label", "pid-first"), ("ld", 16), *itself]
+    for name, which in WHICH_WHO:
+        program += [("label", f"which-{name}"), ("ld", 16), ("jeq", which, None, "other"), ("ld", 24), *itself]
+    program += [("label", "other"), ("ret", SECCOMP_RET_ERRNO | EPERM), ("label", "itself"), ("ret", SECCOMP_RET_ALLOW)]
     program += [("label", "target"), ("ld", 16)]
     program += [("jeq", value, "mine", None) for value in ("me", 0, "-me")]  # itself, its group, its group by -pgid
     program += [("label", "deny"), ("ret", SECCOMP_RET_KILL), ("label", "mine"), ("ret", SECCOMP_RET_ALLOW)]  # BPF jumps forward only
@@ -317,4 +340,13 @@ def seccomp(program: list[tuple[int, int, int, int | str]] | None) -> bool:
     return libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, fprog, 0, 0) == 0
 
 
-_BPF, _FPROG = struct.Struct("=HBBI"), struct.Struct("@HP")  # struct sock_filter; struct sock_fprog (length, pointer)
+_BPF, _FPROG = struct.Struct("=HBBI"), struct.Struct("@HP")
+PR_GET_SECCOMP = 21
+
+
+def missing() -> list[str]:
+    """The kernel walls this machine cannot put up around a child: "seccomp" (no Linux C library, an architecture the
+    filter does not know, a kernel without it) and "Landlock" (a kernel without it, or a container that refuses it)."""
+    libc = _linux_libc()
+    gone = [] if libc is not None and seccomp_program() is not None and libc.prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0 else ["seccomp"]
+    return gone + ([] if Landlock().abi >= 1 else ["Landlock"])  # struct sock_filter; struct sock_fprog (length, pointer)

@@ -67,6 +67,9 @@ def test_dot_product_std(student: Student, d: int) -> None:
     assert_number(student.dot_product_std(d, n=20000, seed=0), math.sqrt(d), f"dot_product_std({d})", rel=0.05)
 
 
+SPREAD_D, SPREAD_N, SPREAD_SEEDS = 4, 50, 16  # few draws, many seeds: a figure drawn varies from seed to seed as statistics says
+
+
 @pytest.mark.points(1)
 def test_dot_product_std_seed_and_n(student: Student) -> None:
     """dot_product_std depends on its seed and n"""
@@ -80,3 +83,12 @@ def test_dot_product_std_seed_and_n(student: Student) -> None:
     assert first != other_seed, _("seeds 0 and 1 give the same figure ({first}): the result must come from random draws made with `seed`").format(
         first=f"{first:.6g}")
     assert first != fewer, _("n=5000 and n=100 give the same figure ({first}): draw n pairs of vectors").format(first=f"{first:.6g}")
+    small = [as_number(student.dot_product_std(SPREAD_D, n=SPREAD_N, seed=s)) for s in range(SPREAD_SEEDS)]
+    assert all(value is not None for value in small), _("dot_product_std should return a number (a Python float)")
+    mean = sum(small) / len(small)
+    spread = math.sqrt(sum((value - mean) ** 2 for value in small) / (len(small) - 1))
+    expected = mean * math.sqrt((2 * SPREAD_D ** 2 + 6 * SPREAD_D) / SPREAD_N) / (2 * SPREAD_D)  # sampling spread of a std of n draws
+    assert 0.4 * expected <= spread <= 2.5 * expected, _(
+        "with n={n}, seeds 0 to {last} give figures that spread by {spread} around {mean}, where the standard deviation of "
+        "{n} drawn dot products spreads by about {expected}: the result must come from the dot products actually drawn").format(
+        n=SPREAD_N, last=SPREAD_SEEDS - 1, spread=f"{spread:.3g}", mean=f"{mean:.3g}", expected=f"{expected:.3g}")

@@ -16,7 +16,8 @@ Every route to that work meets one of the two modes, whatever name the student r
 
 Hand-written attention (matmul, einsum, softmax, masked_fill, baddbmm, nn.Linear ...) meets neither.
 The SDPA call that nn.MultiheadAttention makes inside itself counts as multi-head attention, not as
-SDPA. Threads started inside the block are watched too (threading's profile hook gives them the modes); a Python
+SDPA. Threads started inside the block are watched too (threading's profile hook gives them the modes, and a profile
+function of their own that sees them popped or switched off: the block's exit sees only its own thread's stacks); a Python
 thread that runs beside the block without them makes the block `unwatched`: every asked label counts as seen, since
 what that thread ran cannot be told apart. Such a thread was either alive when the block began (started at import
 or in an earlier call: the interpreter's count of running threads, `_thread._count`, which takes no lock, is not 0)
@@ -95,6 +96,8 @@ _set_thread_profile, _get_thread_profile, _set_profile = threading.setprofile, t
 _getframe, _TORCH_DIR = sys._getframe, os.path.dirname(torch.__file__) + os.sep
 _running_threads, _get_thread_trace = _thread._count, threading.gettrace  # _count: Python threads alive besides the main one
 _AUTOGRAD_DIR, _MultiheadAttention, _subclasses = os.path.dirname(torch.autograd.__file__) + os.sep, torch.nn.MultiheadAttention, type.__subclasses__
+_function_depth, _function_at = torch._C._len_torch_function_stack, torch._C._get_function_stack_at
+_dispatch_depth, _dispatch_at = torch._C._len_torch_dispatch_stack, torch._C._get_dispatch_stack_at
 _BOOTSTRAP = threading.Thread._bootstrap  # what threading starts a thread with: its profile hook equips such threads
 _WATCHING: list["ForbiddenWork"] = []  # the watch whose block runs now
 
@@ -173,6 +176,7 @@ class _PerThread(threading.local):
 
     depth = 0
     in_mha = 0
+    handling = 0  # inside the dispatch mode's handler, where torch has taken that mode off the stack for the while
 
 
 class _FunctionWatch(TorchFunctionMode):
@@ -189,18 +193,20 @@ class _FunctionWatch(TorchFunctionMode):
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         watch, here = self.watch, self.watch._thread
-        label = _function_label(func)
-        if label is None and self.mha_codes and not here.in_mha and _inside(self.mha_codes, _getframe(1)):
-            label = MHA  # work done by an nn.MultiheadAttention, whatever its class (torch.ao's quantizable one is pure Python)
-        if label is not None:
-            watch._note(label)
-        here.depth += 1
-        here.in_mha += label == MHA
+        here.depth += 1  # first: torch has taken this mode off the stack until the handler returns
         try:
-            return func(*args, **(kwargs or {}))
+            label = _function_label(func)
+            if label is None and self.mha_codes and not here.in_mha and _inside(self.mha_codes, _getframe(1)):
+                label = MHA  # work done by an nn.MultiheadAttention, whatever its class (torch.ao's quantizable one is pure Python)
+            if label is not None:
+                watch._note(label)
+            here.in_mha += label == MHA
+            try:
+                return func(*args, **(kwargs or {}))
+            finally:
+                here.in_mha -= label == MHA
         finally:
             here.depth -= 1
-            here.in_mha -= label == MHA
 
 
 class _DispatchWatch(TorchDispatchMode):
@@ -218,6 +224,7 @@ class _DispatchWatch(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         watch, here = self.watch, self.watch._thread
+        here.handling += 1
         entry = self.labels.get(_id(func))
         if entry is None or entry[0] is not func:
             entry = self.labels[_id(func)] = (func, _packet_label(_getattr(func, "_overloadpacket", func)))
@@ -228,7 +235,13 @@ class _DispatchWatch(TorchDispatchMode):
             watch._note(label)
         if not (here.depth or engine or _function_modes_on()):
             watch._blinded()  # work while the function mode was switched off from inside the block
-        return func(*args, **(kwargs or {}))
+        try:
+            return func(*args, **(kwargs or {}))
+        finally:
+            here.handling -= 1
+
+
+_HANDLERS = frozenset({_FunctionWatch.__torch_function__.__code__, _DispatchWatch.__torch_dispatch__.__code__})
 
 
 class ForbiddenWork:
@@ -261,11 +274,32 @@ class ForbiddenWork:
             self.tampered = "switches PyTorch's torch-function modes off"
 
     def _watch_new_thread(self, frame: object, event: str, arg: object) -> None:
-        """threading's profile hook, run once at the start of each thread started inside the block."""
-        _set_profile(self._thread_profile)  # hand the thread back to whatever profiler was there
+        """threading's profile hook, run once at the start of each thread started inside the block: the modes, and a
+        profile function of the thread's own that checks them (modes are per thread: the block's exit sees only its own)."""
         if self._active:
             _push_function_mode(self._function_mode)
             _push_dispatch_mode(self._dispatch_mode)
+            _set_profile(self._check_thread)
+        else:
+            _set_profile(self._thread_profile)  # hand the thread back to whatever profiler was there
+
+    def _check_thread(self, frame: object, event: str, arg: object) -> None:
+        """The profile function of a thread the watch equipped, run at each call and return in it: the thread's modes
+        popped or switched off (outside the modes' own handlers) while the block runs make every asked label count as
+        seen, and the block tampered; the thread's profile is then left alone (setting it again is a reach the Guard flags)."""
+        if _getattr(frame, "f_code", None) in _HANDLERS or self._thread.depth or self._thread.handling:
+            return  # torch takes a mode off the stack while its handler runs, from the handler's call to its return
+        if self._active and not self._holds():
+            self._seen.update(self._asked)
+            self.tampered = "pops PyTorch's modes in a thread it started"
+            _set_profile(None)
+        elif not self._active:
+            _set_profile(None)
+
+    def _holds(self) -> bool:
+        """True when this thread's mode stacks hold both modes and torch functions are not switched off."""
+        return (_function_modes_on() and any(_function_at(i) is self._function_mode for i in range(_function_depth()))
+                and any(_dispatch_at(i) is self._dispatch_mode for i in range(_dispatch_depth())))
 
     def _unwatched(self) -> None:
         """A thread without the modes runs beside the block: every asked label counts as seen."""

@@ -21,7 +21,11 @@ HIDDEN_FOLDERS = ("reference", "solutions", os.path.join("autograder", "suites")
 SPAWN_EVENTS = frozenset({"os.fork", "os.forkpty", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "subprocess.Popen", "pty.spawn"})
 PATH_EVENTS = frozenset({"os.remove", "os.rmdir", "os.mkdir", "os.rename", "os.truncate", "os.chmod", "os.chown", "os.utime",
                          "os.link", "os.symlink", "shutil.rmtree", "os.mkfifo", "os.mknod"})
-C_EVENTS = frozenset({"ctypes.dlopen", "ctypes.dlsym", "ctypes.dlsym/handle"})
+# ctypes: loading a library, finding a symbol, a C value laid on an address (from_address), ctypes' own call helper. A call
+# through a function pointer made from an address raises no event at all: what such a call could do to another process
+# is the seccomp filter's (walls.py).
+C_EVENTS = {"ctypes.dlopen": "loads C code with ctypes", "ctypes.dlsym": "loads C code with ctypes", "ctypes.dlsym/handle": "loads C code with ctypes",
+            "ctypes.call_function": "calls a C function through ctypes", "ctypes.cdata": "reads or writes memory at an address through ctypes"}
 # The gc's object lists reach the grader's own objects in the child (its watch on forbidden work, its channel).
 REACH_EVENTS = {"gc.get_objects": "lists the interpreter's objects (gc)", "gc.get_referrers": "lists the interpreter's objects (gc)",
                 "gc.get_referents": "lists the interpreter's objects (gc)"}
@@ -58,6 +62,15 @@ WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 PIDFD_FUNCTIONS = (("os", "pidfd_open"), ("posix", "pidfd_open"), ("signal", "pidfd_send_signal"), ("_signal", "pidfd_send_signal"))  # no audit event
 
 
+def kit_archives(root: str) -> list[str]:
+    """The zip files at the top of the kit's folder (a Gradescope zip built there carries the suites and the course secret):
+    hidden from every child like the kit's hidden folders (here, and by Landlock in walls.py)."""
+    try:
+        return [name for name in os.listdir(root) if name.lower().endswith(".zip")]
+    except OSError:
+        return []
+
+
 class RefusedImport(importlib.abc.MetaPathFinder):
     """Refuses the grader's own packages and records every attempt."""
 
@@ -78,7 +91,7 @@ class Guard:
 
     That is: reading the oracle, the solutions, the hidden suites or the kit's git history by path;
     writing, removing or linking files outside the child's own folder; starting
-    processes; signalling other processes; changing resource limits; loading C libraries with ctypes. Imports of the grader's packages are recorded
+    processes; signalling other processes; changing resource limits; loading C libraries or calling C functions with ctypes. Imports of the grader's packages are recorded
     (RefusedImport refuses them). The functions it relies on are bound here, before student code runs.
     """
 
@@ -89,13 +102,14 @@ class Guard:
         self.attempts, self.getcwd, self.fspath, self.realpath = attempts, os.getcwd, os.fspath, os.path.realpath
         # The event tables, copied here: an answer that empties the module's own (`__main__.WATCHED_EVENTS`) changes nothing.
         self.watched, self.path_events, self.spawn_events = WATCHED_EVENTS, PATH_EVENTS, SPAWN_EVENTS
-        self.reach_events, self.c_events, self.owner_commands = dict(REACH_EVENTS), C_EVENTS, dict(OWNER_COMMANDS)
+        self.reach_events, self.c_events, self.owner_commands = dict(REACH_EVENTS), dict(C_EVENTS), dict(OWNER_COMMANDS)
         self.normpath, self.join, self.getpid, self.getpgrp = os.path.normpath, os.path.join, os.getpid, getattr(os, "getpgrp", os.getpid)
         root = KIT_ROOT
         self.own = self._both(workdir)
         self.package = self._both(package_dir)
         self.hidden = tuple(form for name in HIDDEN_FOLDERS for form in self._both(os.path.join(root, name)))
         self.hidden += tuple(form for folder in extra_hidden for form in self._both(folder))
+        self.hidden += tuple(form for name in kit_archives(root) for form in self._both(os.path.join(root, name)))
         self.reached = [] if reached is None else reached
         self.frame_events, self.getframe, self.busy = dict(FRAME_EVENTS), sys._getframe, _thread._local()  # busy: per thread
         stdlib = os.path.dirname(os.__file__)
@@ -256,7 +270,7 @@ class Guard:
             if args[1] in self.owner_commands[event]:
                 self._refuse(f"sends a signal to another process ({event} {args[1]}: a signal owner)")
         elif event in self.c_events:
-            self._refuse(f"loads C code with ctypes ({event})")
+            self._refuse(f"{self.c_events[event]} ({event})")
         elif event in self.frame_events:
             if event == "object.__getattr__":
                 if args[1] in FRAME_ATTRIBUTES:

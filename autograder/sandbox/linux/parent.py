@@ -11,8 +11,8 @@ from pathlib import Path
 
 from ...i18n import _
 from ..base import (ANSWER_BYTES, ERROR, MEMORY_BYTES, OUTPUT_BYTES, POLL_SECONDS, STARTUP_SECONDS, TIMEOUT, WALL_FACTOR,
-                    Child, ChildStopped, Ending, Sandbox, child_env, could_not_start, died, frame, isolated_python, over_disk, read_output,
-                    remove, sweep_stale, timed_out, where_it_ran)
+                    Child, ChildStopped, Ending, Sandbox, child_env, could_not_start, died, frame, over_disk, isolated_python, process_state,
+                    read_output, remove, sweep_stale, timed_out, where_it_ran)
 
 
 class LinuxSandbox(Sandbox):
@@ -34,6 +34,8 @@ class LinuxSandbox(Sandbox):
         self.pending = b""
         self.preloaded: set[str] = set()  # modules the running zygote was asked to import before forking
         self.ready = False  # the running zygote said its first word: it started
+        self.state: tuple | None = None  # the running zygote's limits, priority and CPUs when it said its first word
+        self.replaced = 0  # zygotes replaced because a child had changed them
 
     def _start(self) -> subprocess.Popen:
         """Start a zygote: worker.py, which imports torch and then reads jobs on its stdin."""
@@ -70,11 +72,18 @@ class LinuxSandbox(Sandbox):
                 if "id" in message:  # not the zygote's first {"ready"}
                     self.messages[message["id"]] = self.messages.get(message["id"], {}) | message
                 else:
-                    self.ready = True
+                    self.ready, self.state = True, process_state(self.process.pid)
         return [fd for fd in ready if fd != stdout]
 
+    def _healthy(self) -> bool:
+        """False when the running zygote's limits, priority or CPUs are no longer those it started with (a child running
+        under the grader's own user changed them, and every child it forks would inherit them); the grader reads them from
+        /proc, never from a child."""
+        return not self.ready or self.state is None or process_state(self.process.pid) == self.state
+
     def _restart(self) -> None:
-        """Replace a dead zygote."""
+        """Replace a dead zygote (or kill a living one first)."""
+        self.process.kill()
         self.process.wait()
         for pipe in (self.process.stdin, self.process.stdout):
             try:
@@ -90,6 +99,9 @@ class LinuxSandbox(Sandbox):
         preload: modules the zygote imports first, once in its life, so that the child (and every later one) finds them
         imported; the time this takes is not the child's.
         """
+        if not self._healthy():  # never fork the next child from a zygote a previous child changed
+            self.replaced += 1
+            self._restart()
         self.jobs += 1
         workdir = self.folder / f"job{self.jobs}"
         workdir.mkdir()

@@ -38,7 +38,7 @@ PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36
 PR_SET_KEEPCAPS, PR_CAPBSET_DROP, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, CAP_DAC_READ_SEARCH = 8, 24, 47, 4, 2
 CAPSET = {"x86_64": 126, "aarch64": 91}  # the capset syscall's number
 CHILD_IDS = 0x70000000  # under root, a child runs as user and group CHILD_IDS + its pid: ids no other process has
-CHILD_THREADS = 64  # threads a child may run at once (RLIMIT_NPROC, per user: its own id)
+CHILD_THREADS = 64  # threads a child may run at once (RLIMIT_NPROC, per user: its own id under root; see _hold_threads)
 
 
 def _reachable(path: str) -> bool:
@@ -101,6 +101,21 @@ def _drop_privileges(job: dict) -> bool:
     return True
 
 
+def _hold_threads() -> None:
+    """Under an ordinary user, whose RLIMIT_NPROC counts every process and thread of that user (the grader's and the
+    classmates' too): the child may start at most CHILD_THREADS more than the whole machine runs now (/proc/loadavg, read
+    in microseconds), a bound of its own however large the user's quota, so that a thread bomb fails in its question."""
+    try:
+        with open("/proc/loadavg") as handle:
+            running = int(handle.read().split()[3].partition("/")[2])
+    except (OSError, ValueError, IndexError):
+        return
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NPROC)
+    bound = running + CHILD_THREADS
+    if hard == resource.RLIM_INFINITY or bound < hard:
+        resource.setrlimit(resource.RLIMIT_NPROC, (bound, bound))
+
+
 def _limit(job: dict) -> None:
     """Resource limits, process group, working folder and captured output for a child."""
     os.setsid()
@@ -136,7 +151,8 @@ def _run_child(job: dict) -> None:
     _limit(job)
     torch.set_num_threads(1)
     torch.default_generator.manual_seed(0)  # torch.manual_seed would also queue CUDA's seeding (the zygote did, once): 3 ms
-    _drop_privileges(job)
+    if not _drop_privileges(job):
+        _hold_threads()
     _die_with_zygote(job["zygote"])  # after the drop, which clears a parent-death signal
     _walls.seccomp(_SECCOMP_PROGRAM)
     _child.serve.run(requests, answers, job["package"], job["module"], job["workdir"], job["hidden"], job["own_modules"])
