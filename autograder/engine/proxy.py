@@ -106,6 +106,8 @@ class CallRecord:
     readings: list[float] = field(default_factory=list)  # the times the virtual clock gave, in order (the first thousands)
     tables: list = field(default_factory=list)  # per interval between two readings, the score tables that ran: [[T, d, how many], ...]
     backward_passes: int = 0  # the autograd engine's backward passes, counted in a counting_backward block
+    stale_passes: int = 0  # of those, the passes into parameters still holding gradients from before (no zero_grad)
+    optimizer_steps: int = 0  # the torch.optim steps taken in a counting_backward block
 
 
 def one_line(text: object, limit: int = 300) -> str:
@@ -234,7 +236,8 @@ class Student:
 
     @contextlib.contextmanager
     def counting_backward(self) -> Iterator[None]:
-        """Calls inside the block count the autograd engine's backward passes they run: `last.backward_passes`."""
+        """Calls inside the block count the autograd engine's backward passes they run (`last.backward_passes`), those into
+        gradients left from before (`last.stale_passes`) and torch.optim's steps (`last.optimizer_steps`)."""
         self._backward = True
         try:
             yield
@@ -289,11 +292,11 @@ class Student:
         except ChildStopped as stopped:
             raise CheckFailure(stopped.reason, "stopped") from None
         readings = answer.get("readings", [])
-        passes = answer.get("backward_passes", 0)
+        passes, stale, steps = (answer.get(name, 0) for name in ("backward_passes", "stale_passes", "optimizer_steps"))
         self.last = CallRecord(answer.get("reads", 0), list(answer.get("spied", [])),
                                [float(r) for r in readings if type(r) in (int, float)] if isinstance(readings, list) else [],
                                answer.get("tables", []) if isinstance(answer.get("tables"), list) else [],
-                               passes if type(passes) is int else 0)
+                               *(count if type(count) is int else 0 for count in (passes, stale, steps)))
         if answer.get("tampered"):
             raise Flagged(one_line(str(answer["tampered"]), 100))
         if answer.get("reached"):
@@ -403,6 +406,13 @@ def structure(handle: Handle) -> Structure:
     """Names and shapes of the parameters and buffers of the nn.Module behind handle, and its children's classes."""
     found = handle._student._value({"op": "structure", "target": handle._target})
     return Structure(found["class"], found["parameters"], {k: (v[0], v[1]) for k, v in found["buffers"].items()}, found["children"])
+
+
+def trained_share(handle: Handle) -> tuple[int, int]:
+    """(how many of the nn.Module's parameters the last backward pass of the latest counting_backward call reached, how many
+    it has): (0, n) for a model that is not the one trained."""
+    reached, total = handle._student._value({"op": "trained", "target": handle._target})
+    return int(reached), int(total)
 
 
 def load_weights(handle: Handle, state: dict[str, torch.Tensor]) -> None:
