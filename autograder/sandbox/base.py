@@ -232,7 +232,8 @@ def timed_out(seconds: float, where: str = "") -> str:
 
 
 STACK_FILE, STACK_SIGNAL = "stack.txt", getattr(signal, "SIGUSR1", None)  # as child/serve.py writes it
-STACK_WAIT = 0.5  # the most the grader waits for a stopped child's stack
+STACK_WAIT = 3.0  # the most the grader waits for a stopped child's stack: a child starved of a core on a busy machine is slow to
+STACK_SETTLED = 0.1  # write it, and the wait ends once the dump has not grown for this long
 STACK_SHOWN = 64 << 10  # the end of the stack file that is read
 _FRAME = re.compile(r'^\s*File "(.+)", line (\d+) in (.+)$')
 
@@ -250,10 +251,12 @@ def where_it_ran(pid: int | None, workdir: Path, package: Path) -> str:
             os.kill(pid, STACK_SIGNAL)
         except OSError:
             return ""
-        deadline = time.monotonic() + STACK_WAIT
-        while time.monotonic() < deadline and read_child_file(stack, STACK_SHOWN, last=True) == before:
+        deadline, seen, settled = time.monotonic() + STACK_WAIT, before, 0.0
+        while time.monotonic() < deadline and settled < STACK_SETTLED:  # the dump is written in a few small writes
             time.sleep(0.02)
-        time.sleep(0.02)  # the dump is written in a few small writes
+            now = read_child_file(stack, STACK_SHOWN, last=True)
+            settled = settled + 0.02 if now != before and now == seen else 0.0
+            seen = now
     text = read_child_file(stack, STACK_SHOWN, last=True).decode("utf-8", "replace")
     blocks = re.split(r"(?m)^(?=Current thread|Thread 0x)", text)
     latest = [block for block in blocks if block.strip()]
