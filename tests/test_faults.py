@@ -209,6 +209,19 @@ def test_one_endless_loop_costs_its_time_limit_only(tmp_path: Path):
     assert seconds <= WALL_FACTOR * LIMIT + max(3.0, overhead + 1.0), (seconds, overhead)  # charged time excludes waiting for a core
 
 
+@pytest.mark.parametrize("name, looping", [("loop_forever", "prefix_average gives the running mean"),
+                                           ("loop_in_causal_mask", "causal_mask is a bool lower triangle")])
+def test_an_endless_loop_costs_only_its_own_checks(tmp_path: Path, name: str, looping: str):
+    """The question's other functions go on in a fresh child after the one that loops ran out of time: their checks pass, the
+    looping one names its place, and the question is still reported as stopped at its limit."""
+    case = next(case for case in CASES if case.name == name)
+    result = grade(short_course(), package_with(tmp_path, case), [1]).questions[0]
+    outcomes = {test.name: test for test in result.tests}
+    assert result.status == "timeout" and f"stopped after {LIMIT:g} s" in result.reason
+    assert not outcomes[looping].passed and "It was running" in outcomes[looping].message, outcomes[looping].message
+    assert all(test.passed for test in result.tests if test.name != looping), [(t.name, t.message) for t in result.tests]
+
+
 def test_same_submission_same_scores_while_a_core_is_busy(tmp_path: Path):
     package = package_with(tmp_path, None)
     burner = subprocess.Popen([sys.executable, "-c", "while True: pass"])

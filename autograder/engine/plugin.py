@@ -84,6 +84,10 @@ class QuestionRun:
     failing: list[Failing] = field(default_factory=list)
     stand_in: Path | None = None  # the package copy graded instead, when an earlier question's module does not import
     fault: str = ""  # the traceback of the grader's own failure while grading this question: the question gets nothing
+    preload: tuple[str, ...] = ()  # the suite's preload marker, for a fresh child
+    stop: ChildStopped | None = None  # the first stop of a child replaced by a fresh one: the question's status
+    earlier_output: str = ""  # what the replaced children printed
+    orphans: int = 0  # processes the replaced children left running
 
 
 def check_name(item: pytest.Item) -> str:
@@ -263,6 +267,7 @@ class KitPlugin:
         if reach:
             run.status, run.reason = FLAGGED, Flagged(reach).message  # read, never run: the reach is the verdict
             raise CheckFailure(run.reason, "flagged")
+        run.preload = preload
         run.child = self.sandbox.open(self.package, question.module, question.time_limit, self.hidden, preload)
         try:
             imported = run.child.first()
@@ -290,14 +295,36 @@ class KitPlugin:
         if run.status:
             self.finish(question)
             raise CheckFailure(run.reason, "error")
-        run.student = Student(run.child, question)
+        run.student = Student(run.child, question, lambda: self.reopen(question))
         return run.student
+
+    def reopen(self, question: Question) -> Child | None:
+        """After the question's child stopped (a time limit, a crash): close it, keep its stop, output and orphans, and open a
+        fresh child on the same package for the question's other functions; None when it cannot start or import."""
+        run = self.run_of(question)
+        old = run.child
+        ending = old.close()
+        run.stop = run.stop or old.stopped
+        run.earlier_output += ending.output
+        run.orphans += ending.orphans
+        try:
+            child = self.sandbox.open(run.stand_in or self.package, question.module, question.time_limit, self.hidden, run.preload)
+        except Exception:  # noqa: BLE001 - no fresh child (the sandbox itself is gone): the remaining checks are not run
+            return None
+        run.child = child  # closed by finish() whatever its first word
+        try:
+            imported = child.first()
+        except Exception:  # noqa: BLE001 - the child's first word is the student's process speaking
+            return None
+        return child if imported["ok"] and not imported["refused"] and not imported.get("tampered") else None
 
     def finish(self, question: Question) -> None:
         """Close the question's child; processes it left running make the whole question an error."""
         run = self.run_of(question)
         if run.child is None:
             return
+        if run.student is not None:
+            run.student._reopen = None  # shrinking never starts a fresh child
         shrinking = run.failing if not run.status and not run.child.ended() else []
         for failing in shrinking:
             self.shrink(run, failing)
@@ -305,14 +332,14 @@ class KitPlugin:
         if run.stand_in is not None:
             remove(run.stand_in)
             run.stand_in = None
-        run.output = ending.output
-        stopped = None if shrinking else run.child.stopped  # alive when its checks ended: a stop while shrinking changes no score
+        run.output = run.earlier_output + ending.output
+        stopped = run.stop or (None if shrinking else run.child.stopped)  # alive when its checks ended: a stop while shrinking changes no score
         if stopped and not run.status:
             run.status, run.reason = stopped.status, stopped.reason
-        if ending.orphans:
+        if ending.orphans + run.orphans:
             run.status = ERROR
             run.reason = _("started {count} process(es) still running when it ended (the grader killed them): an answer may not start "
-                           "processes").format(count=ending.orphans)
+                           "processes").format(count=ending.orphans + run.orphans)
         run.child = None
 
     def shrink(self, run: QuestionRun, failing: Failing) -> None:

@@ -10,14 +10,14 @@ import contextlib
 import hashlib
 import re
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Callable, Iterator
 
 import torch
 
 from ..course.manifest import Question
 from ..i18n import N_, _
 from .inputs import seeded
-from ..sandbox import Child, ChildStopped
+from ..sandbox import CRASHED, TIMEOUT, Child, ChildStopped
 
 
 CLOCK_SPEEDS = (1.0e9, 2.0e9)  # units of work per virtual second: each virtual_clock block's speed lies between them
@@ -193,8 +193,12 @@ def _unchanged(after: torch.Tensor, before: torch.Tensor) -> bool:
 class Student:
     """The student's module for one question; attribute access gives callables that run in the child."""
 
-    def __init__(self, child: Child, question: Question) -> None:
-        self._child, self._question = child, question
+    def __init__(self, child: Child, question: Question, reopen: Callable[[], Child | None] | None = None) -> None:
+        """reopen: a fresh child for the question after its child stopped (None when none can be had): a function that ran
+        out of time or crashed costs its own checks, and the question's other functions go on in the fresh child."""
+        self._child, self._question, self._reopen = child, question, reopen
+        self._generation = 0  # how many times the child was replaced: a handle into an earlier one is gone
+        self._faulted: set[str] = set()  # the functions (or classes) whose call stopped a child
         self._forbid: tuple[str, ...] = ()
         self._clock: float | bool = False
         self._grad: bool | None = None
@@ -261,7 +265,7 @@ class Student:
         if isinstance(value, Handle):
             if value._number is None:
                 raise TypeError("a function of the student's module cannot be passed as an argument")
-            return {"__handle__": value._number}
+            return {"__handle__": value._target}
         if isinstance(value, Generator):
             return {"__generator__": seeded(value.seed)}  # from the course secret in class grading
         if isinstance(value, (list, tuple)):
@@ -285,11 +289,13 @@ class Student:
     def _ask(self, request: dict) -> dict:
         """Send a request and return the child's answer; every kind of failure becomes a CheckFailure."""
         __tracebackhide__ = True  # pytest shows the test's line, not the proxy's
+        function = self._function_of(request)
         if self._child.stopped:
-            raise CheckFailure(_("not run: the process had stopped during an earlier check"), "stopped")
+            self._fresh_child(function)
         try:
             answer = self._child.ask(request)
         except ChildStopped as stopped:
+            self._faulted.add(function)
             raise CheckFailure(stopped.reason, "stopped") from None
         readings = answer.get("readings", [])
         passes, stale, steps = (answer.get(name, 0) for name in ("backward_passes", "stale_passes", "optimizer_steps"))
@@ -315,6 +321,28 @@ class Student:
             error = answer["error"]
             raise StudentError(explain(error, self._question), error["type"], not_attempted(error, self._question))
         return answer
+
+    def _function_of(self, request: dict) -> str:
+        """The name of the student's function (or class) a request runs: its target, or the class a handle's object came
+        from; "" when unknown."""
+        target = request.get("target")
+        if isinstance(target, int):
+            made = self.made.get(target)
+            target = made.target if made is not None else None
+        return target if isinstance(target, str) else ""
+
+    def _fresh_child(self, function: str) -> None:
+        """After the child stopped: a fresh one for a function that did not stop a child (a time limit or a crash only);
+        else the CheckFailure that says this check was not run."""
+        __tracebackhide__ = True
+        stopped = self._child.stopped
+        if function in self._faulted or stopped is None or stopped.status not in (TIMEOUT, CRASHED) or self._reopen is None:
+            raise CheckFailure(_("not run: the process had stopped during an earlier check"), "stopped")
+        child = self._reopen()
+        if child is None:
+            raise CheckFailure(_("not run: the process had stopped during an earlier check"), "stopped")
+        self._child, self._generation = child, self._generation + 1
+        self.made, self.loaded = {}, {}
 
     def _value(self, request: dict) -> object:
         """The decoded value of the answer to request."""
@@ -368,8 +396,16 @@ class Handle:
     """An object that lives in the child: a function of the student's module, or a value that is not plain data."""
 
     def __init__(self, student: Student, target: object, description: str) -> None:
-        self._student, self._target, self._description = student, target, description
+        self._student, self._raw_target, self._description = student, target, description
         self._number = target if isinstance(target, int) else None
+        self._generation = getattr(student, "_generation", 0)  # a stand-in student of the tests has none
+
+    @property
+    def _target(self) -> object:
+        """The name or handle number the child knows this object by; an object of a child since replaced is gone."""
+        if self._number is not None and self._generation != self._student._generation:
+            raise CheckFailure(_("not run: the process had stopped during an earlier check"), "stopped")
+        return self._raw_target
 
     def __repr__(self) -> str:
         return f"<{self._description} in the sandbox>"

@@ -1,7 +1,6 @@
-"""Bug: causal_mask loops `while i < T: pass` and never increases i: an endless loop."""
-# says: It was running `causal_mask` (exercises/q01_causal_mask.py, line 20)
-# keeps: prefix_average gives the running mean
-# keeps: mask_scores hides exactly the masked scores
+# fault: an endless `while i < T: pass` in causal_mask, written on one line
+# expect: module=q01_causal_mask status=timeout match=It was running `causal_mask` (exercises/q01_causal_mask.py, line 20)
+"""Question 1: prefix averages as one matrix product, and the causal mask."""
 import torch
 from torch import Tensor
 
