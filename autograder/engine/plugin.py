@@ -24,7 +24,7 @@ from .inputs import INPUT_NOTE, describe_all, entries, shrink
 from .mistakes import named_in
 from .proxy import CheckFailure, Flagged, Refused, Student, StudentError, explain, one_line, refusal
 from .run import SUITES
-from .stand_in import broken_earlier, remove, stand_in_package
+from .stand_in import BROKEN, broken_earlier, remove, stand_in_package
 from .static import forbidden_uses, reaches
 
 if TYPE_CHECKING:
@@ -152,7 +152,7 @@ def _leaves(group: BaseException) -> list[BaseException]:
 
 def _about_input(error: BaseException) -> bool:
     """False for failures that every input would meet: forbidden or refused work, a missing or unwritten function, a stop."""
-    if isinstance(error, Refused) or (isinstance(error, StudentError) and error.type in ("MissingFunction", "NotImplementedError")):
+    if isinstance(error, Refused) or (isinstance(error, StudentError) and error.type in ("MissingFunction", "NotImplementedError", BROKEN)):
         return False
     return not isinstance(error, CheckFailure) or error.kind == "failed"
 
@@ -275,8 +275,10 @@ class KitPlugin:
                 self.course, question, imported["error"])
             if broken is not None:  # only an earlier question's module fails: grade the checks that do not call it
                 frame = imported["error"]["where"][-1]
-                reason = _("{file} does not import ({kind} at line {line}): fix it first, `check {number}`").format(
-                    file=broken.file, kind=one_line(imported["error"]["type"], 60), line=frame["line"], number=broken.number)
+                code = one_line(frame.get("code") or "", 120).strip()
+                reason = (_("{file} does not import ({kind} at line {line}: {code}): fix it first, `check {number}`") if code else
+                          _("{file} does not import ({kind} at line {line}): fix it first, `check {number}`")).format(
+                    file=broken.file, kind=one_line(imported["error"]["type"], 60), line=frame["line"], code=code, number=broken.number)
                 run.child.close()
                 run.stand_in = stand_in_package(self.package, broken, one_line(reason, 400), self.sandbox.folder)
                 run.child = self.sandbox.open(run.stand_in, question.module, question.time_limit, self.hidden, preload)

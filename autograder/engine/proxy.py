@@ -17,6 +17,7 @@ import torch
 from ..course.manifest import Question
 from ..i18n import N_, _
 from .inputs import seeded
+from .stand_in import BROKEN
 from ..sandbox import CRASHED, TIMEOUT, Child, ChildStopped
 
 
@@ -133,6 +134,8 @@ def explain(error: dict, question: Question) -> str:
     kind, message = one_line(error["type"], 100), str(error["message"])
     if kind in ("MissingFunction", "UnsavableResult"):
         return _child_line(error)
+    if kind == BROKEN:  # an earlier question's module that does not import: its reason, not the stand-in's line
+        return one_line(message)
     if kind == "NotImplementedError":
         frame = error["where"][-1] if error["where"] else None
         if frame and not frame["file"].endswith(question.file.split("/")[-1]):
