@@ -205,3 +205,22 @@ def test_an_earlier_module_with_a_syntax_error_is_said_once_with_the_students_li
     assert len(set(failed)) == 1, failed
     assert f"exercises/q02_scaled_scores.py does not import (SyntaxError at line {line}: " in failed[0], failed[0]
     assert "math.sqrt(d" in failed[0] and "raise" not in failed[0] and "smallest failing input" not in failed[0], failed[0]
+
+
+def test_an_earlier_question_is_blamed_only_for_the_functions_the_code_reaches_and_through_the_files_between() -> None:
+    """Question 3 imports causal_mask and mask_scores from question 1: a question 1 failing on prefix_average alone is not
+    blamed, one failing on causal_mask is. Question 10 reaches question 4 through question 5's file: a broken question 4 is
+    named, with question 5 when it fails too."""
+    failure = CaseResult("attention matches", False, "the weights differ")
+    first = QuestionResult(1, "", 8, "failed", tests=[CaseResult("prefix_average gives the running mean", False, "differs")])
+    report = Report([first, QuestionResult(3, "", 10, "failed", tests=[failure])])
+    assert 1 not in earlier_implicated(report.questions[1], report, COURSE)
+    first.tests = [CaseResult("causal_mask is a bool lower triangle", False, "differs")]
+    assert 1 in earlier_implicated(report.questions[1], report, COURSE)
+    heads = QuestionResult(4, "", 8, "failed", tests=[CaseResult("split_heads gives head h the columns", False, "differs")])
+    training = QuestionResult(10, "", 12, "failed", tests=[CaseResult("train", False, "the last losses average 3.1")])
+    fifth = QuestionResult(5, "", 14, "passed")
+    report = Report([heads, fifth, training])
+    assert earlier_implicated(training, report, COURSE) == [4]
+    fifth.status, fifth.tests = "failed", [CaseResult("output and weights match", False, "differs")]
+    assert earlier_implicated(training, report, COURSE) == [4, 5]
