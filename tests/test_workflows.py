@@ -80,3 +80,19 @@ def test_every_command_exists(command):
 def test_forced_backend_is_a_known_one():
     forced = [value for step in _steps() for value in re.findall(r"AUTOGRADER_SANDBOX=(\S+)", step.get("run", ""))]
     assert forced and set(forced) <= {"portable", "linux"}
+
+
+def test_the_readme_makes_a_venv_first_and_its_by_hand_command_runs() -> None:
+    """The README's set-up starts with a virtual environment on every system (PEP 668 refuses pip outside one on a stock
+    Debian or Ubuntu Python), and the way it gives to run an exercise by hand works from the kit's folder."""
+    import subprocess
+    import sys
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    setup = readme[readme.index("## Set up"):readme.index("## The student workflow")]
+    for line in ("python3 -m venv .venv", ". .venv/bin/activate", "py -m venv .venv", ".venv\\Scripts\\activate",
+                 "externally-managed-environment", "python -m exercises.q03_attention"):
+        assert line in setup, line
+    assert setup.index("python3 -m venv .venv") < setup.index("pip install")
+    ran = subprocess.run([sys.executable, "-m", "exercises.q03_attention"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert ran.returncode == 0, ran.stderr
