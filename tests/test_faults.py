@@ -193,7 +193,8 @@ def test_no_cheat_leaves_a_trace(graded: dict):
 
 def test_whole_corpus_fits_its_budget(graded: dict):
     timeouts = sum(case.statuses[0] == "timeout" for case in CASES)
-    assert graded["seconds"] < CASE_SECONDS[choose().backend] * len(CASES) + timeouts * LIMIT, graded["seconds"]
+    per_case = CASE_SECONDS[choose().backend]  # a timeout costs its limit, then a fresh child for the question's other functions
+    assert graded["seconds"] < per_case * len(CASES) + timeouts * (LIMIT + per_case), graded["seconds"]
 
 
 def test_one_endless_loop_costs_its_time_limit_only(tmp_path: Path):

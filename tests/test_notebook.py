@@ -96,3 +96,29 @@ def test_a_grading_process_that_fails_gives_no_point(monkeypatch):
     report = autograder.check(1, 2, solutions=True)
     assert report.score == 0 and [q.status for q in report.questions] == ["error", "error"]
     assert all(q.reason.startswith("the grader itself failed on this question, not your code") for q in report.questions)
+
+
+def test_an_interrupted_check_leaves_no_zombie(monkeypatch):
+    """The kernel's stop button during check(10): the grading process is ended and reaped (its exit status read) before the
+    KeyboardInterrupt reaches the notebook."""
+    import os
+    import signal
+    import threading
+
+    from autograder import notebook
+
+    started: list[subprocess.Popen] = []
+
+    class Recorded(subprocess.Popen):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            started.append(self)
+
+    monkeypatch.chdir(ROOT)
+    _kernel_history(monkeypatch, [])
+    monkeypatch.setattr(notebook.subprocess, "Popen", Recorded)
+    monkeypatch.setattr(notebook, "_SERVE", "import time; time.sleep(60)")
+    threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT)).start()  # what the stop button sends the kernel
+    with pytest.raises(KeyboardInterrupt):
+        autograder.check(10, solutions=True)
+    assert len(started) == 1 and started[0].returncode is not None  # waited for: no zombie
