@@ -165,8 +165,8 @@ SLOW = ("if q.dtype == torch.float32 and tuple(q.shape) == (2, 1):  # never amon
 
 
 def test_a_shrink_cut_short_by_time_keeps_the_original_input_on_every_run(tmp_path: Path):
-    """A failure whose shrinking outruns half the time limit names the input it failed on, never the point where the
-    machine's load stopped the shrink: the same message on every run (here two, in one sandbox)."""
+    """A failure whose shrinking runs the child out of its time limit (charged time, not the wait for a core) names the input
+    it failed on, never the point where the shrink stopped: the same message on every run (here two, in one sandbox)."""
     slow = _package(tmp_path, "slow", {"q03_attention.py": (SOFTMAX, SLOW + "weights = torch.softmax(scores, dim=-2)")})
     short = dataclasses.replace(COURSE, questions=tuple(dataclasses.replace(q, time_limit=2.5) if q.number == 3 else q
                                                        for q in COURSE.questions))
