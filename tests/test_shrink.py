@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+import torch
 
 from autograder.cli.report import render
 from autograder.course.manifest import load_course
@@ -197,3 +198,9 @@ def test_the_shrunk_input_is_the_same_on_two_runs_under_a_cpu_burner(tmp_path: P
     assert messages == _messages(second, 3) and messages, (messages, _messages(second, 3))
     causal = messages["causal attention matches F.scaled_dot_product_attention"]
     assert "[smallest failing input: q float32 (2, 1), k float32 (2, 1), v float32 (2, 1), causal=True]" in causal, causal
+
+
+def test_a_small_integer_input_is_named_with_its_values():
+    """Integer and boolean inputs are their values: a small one shows them; a float one, or a large one, only dtype and shape."""
+    inputs = {"lengths": torch.tensor([3, 5]), "mask": torch.tensor([[True, False]]), "x": torch.zeros(2), "big": torch.arange(9)}
+    assert describe_all(inputs) == "lengths int64 (2,) [3, 5], mask bool (1, 2) [[True, False]], x float32 (2,), big int64 (9,)"
