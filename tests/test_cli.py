@@ -106,6 +106,18 @@ def test_list_hint_and_selftest():
     assert selftest.returncode == 0 and "Q1." in selftest.stdout and "Model answer:" not in selftest.stdout  # not at full marks
 
 
+def test_hint_gives_the_next_hint_on_each_asking_and_all_with_all(kit: Path):
+    """`hint 3` shows the first hint and says how to get more; asked again, the first two; `--all` every one; the count is
+    kept under .autograder/ as the last check is."""
+    first, second = run(kit, "hint", "3"), run(kit, "hint", "3")
+    assert first.returncode == 0 and "1. " in first.stdout and "\n  2. " not in first.stdout and "hint 1 of " in first.stdout
+    assert "\n  2. " in second.stdout and "hint 2 of " in second.stdout
+    every = run(kit, "hint", "3", "--all")
+    assert "\n  3. " in every.stdout and " of " not in every.stdout.splitlines()[-1]
+    assert (kit / ".autograder" / "hints.json").exists()
+    assert "hint 1 of " in run(kit, "hint", "4").stdout  # each question counts on its own
+
+
 def test_list_remembers_the_last_check_until_the_file_changes(kit: Path):
     shutil.copy(kit / "solutions" / "q01_causal_mask.py", kit / "exercises")
     assert run(kit, "check", "1").returncode == 0

@@ -65,7 +65,9 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--json", action="store_true", help=_("print the report as one JSON object"))
     check.add_argument("--solutions", action="store_true", help=_("grade solutions/ instead of exercises/"))
     command("list", _("questions, points and current status"))
-    command("hint", _("the hints of question N")).add_argument("number", metavar="N")
+    hint = command("hint", _("the next hint of question N, from a nudge to a pointer"))
+    hint.add_argument("number", metavar="N")
+    hint.add_argument("--all", action="store_true", help=_("every hint of question N at once"))
     command("selftest", _("the self-test questions of N")).add_argument("number", metavar="N")
     plot = command("plot", _("draw question N's weights or timings as PNG files and print their paths"))
     plot.add_argument("number", metavar="N")
@@ -153,11 +155,18 @@ def _list(course: Course) -> int:
     return 0
 
 
-def _hint(course: Course, number: str) -> int:
+def _hint(course: Course, number: str, everything: bool) -> int:
+    """The hints of question number seen so far and the next one (all of them with everything)."""
+    from .progress import hints_to_show
+
     question = course.question(_numbers(course, [number])[0])
     print(_("Hints for question {number}, {title}:").format(number=question.number, title=question.title))
-    for index, hint in enumerate(question.hints, start=1):
+    shown = hints_to_show(course, question, everything)
+    for index, hint in enumerate(question.hints[:shown], start=1):
         print(wrap(f"{index}. {hint}"))
+    if shown < len(question.hints):
+        print(wrap(_("(hint {shown} of {total}: `python -m autograder hint {number}` again gives the next, `python -m autograder hint "
+                     "{number} --all` all of them)").format(shown=shown, total=len(question.hints), number=question.number)))
     return 0
 
 
@@ -201,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "list":
             return _list(course)
         if args.command == "hint":
-            return _hint(course, args.number)
+            return _hint(course, args.number, args.all)
         if args.command == "selftest":
             return _selftest(course, args.number)
         if args.command == "plot":

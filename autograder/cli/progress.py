@@ -9,6 +9,28 @@ from ..course.results import PASSED, Report
 from ..i18n import _, number_text
 
 MEMORY = Path(".autograder") / "last-check.json"  # under the kit's folder, ignored by git
+HINTS_SEEN = Path(".autograder") / "hints.json"  # how many hints of each question `hint N` has shown
+
+
+def hints_to_show(course: Course, question: Question, everything: bool) -> int:
+    """How many of question's hints `hint N` shows now: one more than last time (all with everything), remembered under
+    .autograder/; a memory that cannot be read or written starts again at the first hint."""
+    path = course.root / HINTS_SEEN
+    try:
+        seen = json.loads(path.read_text())
+    except (OSError, ValueError):
+        seen = {}
+    seen = seen if isinstance(seen, dict) else {}
+    before = seen.get(str(question.number))
+    before = before if type(before) is int and before > 0 else 0
+    shown = len(question.hints) if everything else min(before + 1, len(question.hints))
+    seen[str(question.number)] = shown
+    try:
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(json.dumps(seen, indent=1))
+    except OSError:
+        pass
+    return shown
 
 
 def _is_stub(body: list[ast.stmt]) -> bool:
