@@ -118,6 +118,22 @@ def test_hint_gives_the_next_hint_on_each_asking_and_all_with_all(kit: Path):
     assert "hint 1 of " in run(kit, "hint", "4").stdout  # each question counts on its own
 
 
+def test_printed_output_names_the_call_it_came_from_and_where_the_rest_is(kit: Path):
+    """Code that prints: the report's line names the call during which it printed first, with its inputs, and the file under
+    .autograder/ that holds all of it."""
+    source = (kit / "solutions" / "q01_causal_mask.py").read_text(encoding="utf-8")
+    source = source.replace('    return scores.masked_fill(~mask, float("-inf"))',
+                            '    print("DEBUG", tuple(scores.shape))\n    return scores.masked_fill(~mask, float("-inf"))', 1)
+    source = source.replace("weights / weights.sum(dim=-1, keepdim=True)", "weights / T", 1)  # and a bug, so that the report shows it
+    assert 'print("DEBUG"' in source and "weights / T" in source
+    (kit / "exercises" / "q01_causal_mask.py").write_text(source, encoding="utf-8")
+    done = run(kit, "check", "1")
+    text = " ".join(done.stdout.split())
+    assert "the first, during mask_scores(float32 (" in text and ": DEBUG (" in text, done.stdout
+    kept = kit / ".autograder" / "output-q01.txt"
+    assert ".autograder/output-q01.txt" in text and kept.read_text(encoding="utf-8").count("DEBUG") > 1
+
+
 def test_list_remembers_the_last_check_until_the_file_changes(kit: Path):
     shutil.copy(kit / "solutions" / "q01_causal_mask.py", kit / "exercises")
     assert run(kit, "check", "1").returncode == 0

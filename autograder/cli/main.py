@@ -117,7 +117,7 @@ def _package(course: Course, folder: str) -> Path:
 
 
 def _check(course: Course, args: argparse.Namespace) -> int:
-    from .progress import last_statuses, remember
+    from .progress import keep_output, last_statuses, remember
     from .report import render
     from ..engine.run import grade
 
@@ -128,6 +128,7 @@ def _check(course: Course, args: argparse.Namespace) -> int:
     report = grade(course, package, numbers, notes=not args.json)  # JSON: only what is graded
     if not args.solutions:
         remember(course, report)
+    keep_output(course, report)
     if args.json:
         print(json.dumps(report.to_dict()))
     else:

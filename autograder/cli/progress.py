@@ -9,6 +9,7 @@ from ..course.results import PASSED, Report
 from ..i18n import _, number_text
 
 MEMORY = Path(".autograder") / "last-check.json"  # under the kit's folder, ignored by git
+OUTPUT_FILE = ".autograder/output-q{number:02d}.txt"  # what a question's code printed at the last check, whole as kept
 HINTS_SEEN = Path(".autograder") / "hints.json"  # how many hints of each question `hint N` has shown
 
 
@@ -51,6 +52,21 @@ def _memory(course: Course) -> dict:
     except (OSError, ValueError):
         return {}
     return {key: entry for key, entry in memory.items() if isinstance(entry, dict)} if isinstance(memory, dict) else {}
+
+
+def keep_output(course: Course, report: Report) -> None:
+    """Write what each graded question's code printed to OUTPUT_FILE (remove the file of one that printed nothing), so
+    that the report can point to all of it."""
+    for result in report.questions:
+        path = course.root / OUTPUT_FILE.format(number=result.number)
+        try:
+            if result.output.strip():
+                path.parent.mkdir(exist_ok=True)
+                path.write_text(result.output, encoding="utf-8")
+            else:
+                path.unlink(missing_ok=True)
+        except OSError:
+            pass  # the report then shows the first line only
 
 
 def remember(course: Course, report: Report) -> None:

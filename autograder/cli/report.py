@@ -132,6 +132,22 @@ def earlier_implicated(question: QuestionResult, report: Report, course: Course)
     return implicated
 
 
+def printed_line(question: QuestionResult, course: Course) -> str:
+    """`your code printed 3 lines; the first, during causal_mask(T=1): DEBUG ... (all of them: .autograder/output-q01.txt)`."""
+    from .progress import OUTPUT_FILE
+
+    shown = question.output.strip().splitlines()
+    first = shown[0][:80]
+    line = (ngettext("your code printed {count} line; the first, during {call}: {line}",
+                     "your code printed {count} lines; the first, during {call}: {line}", len(shown)) if question.output_from else
+            ngettext("your code printed {count} line; the first: {line}", "your code printed {count} lines; the first: {line}", len(shown)))
+    line = line.format(count=len(shown), call=question.output_from, line=first)
+    kept = OUTPUT_FILE.format(number=question.number)
+    if (course.root / kept).exists():
+        line += " " + _("(all of it, as kept: {file})").format(file=kept)
+    return line
+
+
 def listed(numbers: list[int]) -> str:
     """`1, 2 and 4`: question numbers in a sentence, in the current language."""
     if len(numbers) == 1:
@@ -181,9 +197,7 @@ def render(report: Report, course: Course, label: str, answers: Collection[int] 
                                            len(numbers)).format(
                     number=question.number, listed=listed(implicated), numbers=" ".join(numbers)), "      ", width))
         if question.output.strip():
-            shown = question.output.strip().splitlines()
-            lines.append("      " + ngettext("your code printed {count} line; the first: {line}",
-                                             "your code printed {count} lines; the first: {line}", len(shown)).format(count=len(shown), line=shown[0][:80]))
+            lines.append(wrap(printed_line(question, course), "      ", width))
     lines += ["", "  " + _("Total: {score} / {max}").format(score=number_text(report.score), max=number_text(report.max_score))]
     earned = [q.number for q in report.questions if q.status == PASSED and course.question(q.number).selftest]
     opened = [n for n in earned if answers is None or n in answers]

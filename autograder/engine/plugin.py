@@ -503,7 +503,8 @@ class KitPlugin:
         run = self.run_of(question)
         if run.fault:
             return failed_result(question, run.fault, list(run.checks.values()))
-        result = QuestionResult(question.number, question.title, question.points, PASSED, output=run.output, notes=run.notes)
+        result = QuestionResult(question.number, question.title, question.points, PASSED, output=run.output, notes=run.notes,
+                                output_from=run.student.printed_first if run.student is not None and run.output.strip() else "")
         checks = list(run.checks.values())
         if not checks and not run.status:
             run.status, run.reason = ERROR, _("no check of question {number} ran: its suite autograder/suites/test_{module}.py is missing or empty").format(

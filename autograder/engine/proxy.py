@@ -16,7 +16,7 @@ import torch
 
 from ..course.manifest import Question
 from ..i18n import N_, _
-from .inputs import seeded
+from .inputs import describe, seeded
 from .stand_in import BROKEN
 from ..sandbox import CRASHED, TIMEOUT, Child, ChildStopped
 
@@ -201,6 +201,8 @@ class Student:
         out of time or crashed costs its own checks, and the question's other functions go on in the fresh child."""
         self._child, self._question, self._reopen = child, question, reopen
         self._generation = 0  # how many times the child was replaced: a handle into an earlier one is gone
+        self._printed = 0  # the bytes the current child had printed after the latest request
+        self.printed_first = ""  # the call during which the code printed first, `causal_mask(T=3)`
         self._faulted: set[str] = set()  # the functions (or classes) whose call stopped a child
         self._forbid: tuple[str, ...] = ()
         self._clock: float | bool = False
@@ -300,6 +302,8 @@ class Student:
         except ChildStopped as stopped:
             self._faulted.add(function)
             raise CheckFailure(stopped.reason, "stopped") from None
+        finally:
+            self._note_printing(request, function)
         readings = answer.get("readings", [])
         passes, stale, steps = (answer.get(name, 0) for name in ("backward_passes", "stale_passes", "optimizer_steps"))
         self.last = CallRecord(answer.get("reads", 0), list(answer.get("spied", [])),
@@ -325,6 +329,19 @@ class Student:
             raise StudentError(explain(error, self._question), error["type"], not_attempted(error, self._question))
         return answer
 
+    def _note_printing(self, request: dict, function: str) -> None:
+        """Remember the first call during which the student's code printed (its output file grew), named with its inputs."""
+        printed = self._child.printed()
+        if printed > self._printed and not self.printed_first:
+            if request.get("op") == "call":
+                arguments = [describe(value) for value in request.get("args", [])]
+                arguments += [f"{key}={describe(value)}" for key, value in request.get("kwargs", {}).items()]
+                called = function or _("a method")
+                self.printed_first = one_line(f"{called}({', '.join(arguments)})", 160)
+            else:
+                self.printed_first = one_line(function or _("an object"), 160)
+        self._printed = printed
+
     def _function_of(self, request: dict) -> str:
         """The name of the student's function (or class) a request runs: its target, or the class a handle's object came
         from; "" when unknown."""
@@ -344,7 +361,7 @@ class Student:
         child = self._reopen()
         if child is None:
             raise CheckFailure(_("not run: the process had stopped during an earlier check"), "stopped")
-        self._child, self._generation = child, self._generation + 1
+        self._child, self._generation, self._printed = child, self._generation + 1, 0
         self.made, self.loaded = {}, {}
 
     def _value(self, request: dict) -> object:

@@ -144,6 +144,14 @@ class Child:
         """True when the child was stopped or has exited on its own."""
         raise NotImplementedError
 
+    def printed(self) -> int:
+        """How many bytes the child has printed so far (its output.txt, in each backend's workdir); 0 when unknown."""
+        try:
+            info = os.lstat(Path(getattr(self, "workdir")) / "output.txt")
+        except (OSError, AttributeError, TypeError):
+            return 0
+        return info.st_size if stat.S_ISREG(info.st_mode) else 0
+
     def close(self) -> Ending:
         """Tell the child to stop and return what it left behind."""
         raise NotImplementedError
