@@ -360,6 +360,7 @@ class Student:
             raise CheckFailure(_("not run: the process had stopped during an earlier check"), "stopped")
         child = self._reopen()
         if child is None:
+            self._reopen = None  # one try: a fresh child that cannot start or import will not on the next check either
             raise CheckFailure(_("not run: the process had stopped during an earlier check"), "stopped")
         self._child, self._generation, self._printed = child, self._generation + 1, 0
         self.made, self.loaded = {}, {}
