@@ -172,3 +172,11 @@ def test_a_failing_report_in_french_says_the_exception_and_the_stop_in_french(ki
     assert question["reason"] == "le processus s'est terminé (code de sortie 3)\u00a0: n'appelez pas sys.exit() ni os._exit() dans une réponse"
     assert exited == " ".join(question["reason"].split()) and question["status"] == "crashed"
     assert not_run == "non exécutée : le processus s'était arrêté lors d'une vérification précédente"
+
+
+def test_the_call_that_printed_never_shows_a_generators_seed() -> None:
+    """A generator argument is named as such: its seed comes from the course secret in class grading."""
+    from autograder.engine.proxy import _shown
+
+    assert _shown({"__generator__": 12345}) == "generator" and "12345" not in _shown({"__generator__": 12345})
+    assert _shown(3) == "3" and _shown([16, 32]) == "[16, 32]" and _shown([{"__generator__": 1}]) == "list"
