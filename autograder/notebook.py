@@ -79,12 +79,14 @@ def check(*numbers: int, solutions: bool = False, notebook: bool | None = None, 
     return report
 
 
+STOP_SECONDS = 5.0  # the most an interrupted check waits for the grading process to stop on SIGTERM before killing it
+
+
 def _ask(course: Course, request: dict) -> CheckedReport:
     """The report of a grading process for request; every question an error, 0 points, when the process gave none."""
     from .engine.faults import grader_failed
 
-    done = subprocess.run([sys.executable, "-c", _SERVE], input=json.dumps(request), capture_output=True, text=True,
-                          cwd=KIT_DIR, encoding="utf-8", errors="replace", check=False)
+    done = _run(request)
     lines = done.stdout.strip().splitlines()
     try:
         answer = json.loads(lines[-1])
@@ -96,6 +98,24 @@ def _ask(course: Course, request: dict) -> CheckedReport:
     reason = answer.get("problem") or grader_failed(f"{answer.get('error')}\n{done.stderr[-4000:]}")  # the environment's, or the grader's
     return CheckedReport([QuestionResult(q.number, q.title, q.points, ERROR, [CaseResult(q.title, False, reason)], reason)
                           for q in map(course.question, request["numbers"])])
+
+
+def _run(request: dict) -> subprocess.CompletedProcess:
+    """The grading process's run on request; interrupted (the kernel's stop button, Ctrl-C), it is ended and reaped before
+    the interrupt goes on, so that no zombie is left under the kernel (subprocess.run waits a quarter of a second only)."""
+    process = subprocess.Popen([sys.executable, "-c", _SERVE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, cwd=KIT_DIR, encoding="utf-8", errors="replace")
+    try:
+        stdout, stderr = process.communicate(json.dumps(request))
+    except BaseException:
+        process.terminate()  # the grader closes its sandbox on SIGTERM
+        try:
+            process.communicate(timeout=STOP_SECONDS)
+        except BaseException:  # noqa: B036 - a second interrupt, or a grader that will not stop: kill it and reap it all the same
+            process.kill()
+            process.communicate()
+        raise
+    return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
 
 
 def _question(entry: dict, weights: list[float]) -> QuestionResult:

@@ -618,6 +618,25 @@ def test_backward_passes_counts_each_run_of_the_engine() -> None:
     assert passes.count == 3 and _mode_stacks() == ([], [])
 
 
+def test_backward_passes_sees_gradients_left_over_and_counts_optimiser_steps() -> None:
+    """A pass into parameters that still hold gradients is stale; zero_grad before it is not; torch.autograd.grad accumulates
+    nothing; every torch.optim step is counted and the last pass's leaves are the parameters trained."""
+    model = nn.Linear(3, 2)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    x = torch.randn(4, 3)
+    with backward.BackwardPasses() as passes:
+        for clear in (True, False, False, True):
+            if clear:
+                optimizer.zero_grad()
+            model(x).square().sum().backward()
+            optimizer.step()
+        torch.autograd.grad(model(x).sum(), list(model.parameters()))
+    assert (passes.count, passes.stale, passes.steps) == (5, 2, 4)
+    assert {id(leaf) for leaf in passes.leaves} == {id(p) for p in model.parameters()}
+    optimizer.step()
+    assert passes.steps == 4  # the hook is gone after the block
+
+
 def test_reading_the_mode_stack_marks_a_reach_and_datetime_reads_the_clock() -> None:
     """The clock's speed is not on the dispatch-mode stack, and reading that stack from student code is a reach; datetime.now()
     differences are virtual time."""

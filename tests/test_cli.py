@@ -107,6 +107,34 @@ def test_list_hint_and_selftest():
     assert selftest.returncode == 0 and "Q1." in selftest.stdout and "Model answer:" not in selftest.stdout  # not at full marks
 
 
+def test_hint_gives_the_next_hint_on_each_asking_and_all_with_all(kit: Path):
+    """`hint 3` shows the first hint and says how to get more; asked again, the first two; `--all` every one; the count is
+    kept under .autograder/ as the last check is."""
+    first, second = run(kit, "hint", "3"), run(kit, "hint", "3")
+    assert first.returncode == 0 and "1. " in first.stdout and "\n  2. " not in first.stdout and "hint 1 of " in first.stdout
+    assert "\n  2. " in second.stdout and "hint 2 of " in second.stdout
+    every = run(kit, "hint", "3", "--all")
+    assert "\n  3. " in every.stdout and " of " not in every.stdout.splitlines()[-1]
+    assert (kit / ".autograder" / "hints.json").exists()
+    assert "hint 1 of " in run(kit, "hint", "4").stdout  # each question counts on its own
+
+
+def test_printed_output_names_the_call_it_came_from_and_where_the_rest_is(kit: Path):
+    """Code that prints: the report's line names the call during which it printed first, with its inputs, and the file under
+    .autograder/ that holds all of it."""
+    source = (kit / "solutions" / "q01_causal_mask.py").read_text(encoding="utf-8")
+    source = source.replace('    return scores.masked_fill(~mask, float("-inf"))',
+                            '    print("DEBUG", tuple(scores.shape))\n    return scores.masked_fill(~mask, float("-inf"))', 1)
+    source = source.replace("weights / weights.sum(dim=-1, keepdim=True)", "weights / T", 1)  # and a bug, so that the report shows it
+    assert 'print("DEBUG"' in source and "weights / T" in source
+    (kit / "exercises" / "q01_causal_mask.py").write_text(source, encoding="utf-8")
+    done = run(kit, "check", "1")
+    text = " ".join(done.stdout.split())
+    assert "the first, during mask_scores(float32 (" in text and ": DEBUG (" in text, done.stdout
+    kept = kit / ".autograder" / "output-q01.txt"
+    assert ".autograder/output-q01.txt" in text and kept.read_text(encoding="utf-8").count("DEBUG") > 1
+
+
 def test_list_remembers_the_last_check_until_the_file_changes(kit: Path):
     shutil.copy(kit / "solutions" / "q01_causal_mask.py", kit / "exercises")
     assert run(kit, "check", "1").returncode == 0
@@ -188,3 +216,11 @@ def test_no_bytecode_written_into_the_kit_when_the_user_asks_for_none(kit: Path)
                           timeout=120, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
     assert done.returncode == 0, done.stderr
     assert not list((kit / "autograder").rglob("__pycache__")), list((kit / "autograder").rglob("__pycache__"))
+
+
+def test_the_call_that_printed_never_shows_a_generators_seed() -> None:
+    """A generator argument is named as such: its seed comes from the course secret in class grading."""
+    from autograder.engine.proxy import _shown
+
+    assert _shown({"__generator__": 12345}) == "generator" and "12345" not in _shown({"__generator__": 12345})
+    assert _shown(3) == "3" and _shown([16, 32]) == "[16, 32]" and _shown([{"__generator__": 1}]) == "list"

@@ -189,3 +189,38 @@ def test_an_earlier_module_that_does_not_import_costs_only_the_checks_that_call_
     passed = {test.name: test.passed for test in result.tests}
     assert result.status == "failed" and sum(passed.values()) == 3 and not passed["time_attention reports one forward, robust to noise"]
     assert "exercises/q03_attention.py does not import (SyntaxError at line" in result.tests[0].message
+
+
+def test_an_earlier_module_with_a_syntax_error_is_said_once_with_the_students_line(tmp_path: Path) -> None:
+    """A syntax error in question 2's file seen from question 3: every check that calls it says that file does not import, with
+    the student's own line, in the same words (the report says it once), with no line of the kit's stand-in and no input."""
+    package = _package(tmp_path / "package")
+    broken = package / "q02_scaled_scores.py"
+    source = broken.read_text(encoding="utf-8")
+    broken.write_text(source.replace("/ math.sqrt(d)  #", "/ math.sqrt(d  #", 1), encoding="utf-8")
+    line = next(number for number, text in enumerate(broken.read_text(encoding="utf-8").splitlines(), 1) if "math.sqrt(d  #" in text)
+    result = grade_many(COURSE, [(package, [3])])[0].questions[0]
+    failed = [test.message for test in result.tests if not test.passed]
+    assert result.status == "failed" and failed
+    assert len(set(failed)) == 1, failed
+    assert f"exercises/q02_scaled_scores.py does not import (SyntaxError at line {line}: " in failed[0], failed[0]
+    assert "math.sqrt(d" in failed[0] and "raise" not in failed[0] and "smallest failing input" not in failed[0], failed[0]
+
+
+def test_an_earlier_question_is_blamed_only_for_the_functions_the_code_reaches_and_through_the_files_between() -> None:
+    """Question 3 imports causal_mask and mask_scores from question 1: a question 1 failing on prefix_average alone is not
+    blamed, one failing on causal_mask is. Question 10 reaches question 4 through question 5's file: a broken question 4 is
+    named, with question 5 when it fails too."""
+    failure = CaseResult("attention matches", False, "the weights differ")
+    first = QuestionResult(1, "", 8, "failed", tests=[CaseResult("prefix_average gives the running mean", False, "differs")])
+    report = Report([first, QuestionResult(3, "", 10, "failed", tests=[failure])])
+    assert 1 not in earlier_implicated(report.questions[1], report, COURSE)
+    first.tests = [CaseResult("causal_mask is a bool lower triangle", False, "differs")]
+    assert 1 in earlier_implicated(report.questions[1], report, COURSE)
+    heads = QuestionResult(4, "", 8, "failed", tests=[CaseResult("split_heads gives head h the columns", False, "differs")])
+    training = QuestionResult(10, "", 12, "failed", tests=[CaseResult("train", False, "the last losses average 3.1")])
+    fifth = QuestionResult(5, "", 14, "passed")
+    report = Report([heads, fifth, training])
+    assert earlier_implicated(training, report, COURSE) == [4]
+    fifth.status, fifth.tests = "failed", [CaseResult("output and weights match", False, "differs")]
+    assert earlier_implicated(training, report, COURSE) == [4, 5]

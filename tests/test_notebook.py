@@ -130,3 +130,29 @@ def test_the_readmes_shell_form_in_a_notebook_runs_the_kernels_python(tmp_path):
         done = subprocess.run([sys.executable, "-m", "IPython", "--quick", "--no-banner", "--colors=NoColor", "-c", cell + "\nprint('kernel alive')"],
                               capture_output=True, text=True, cwd=ROOT, env={**os.environ, "PATH": str(empty)}, timeout=300)
         assert "Total: " in done.stdout and "kernel alive" in done.stdout, done
+
+
+def test_an_interrupted_check_leaves_no_zombie(monkeypatch):
+    """The kernel's stop button during check(10): the grading process is ended and reaped (its exit status read) before the
+    KeyboardInterrupt reaches the notebook."""
+    import os
+    import signal
+    import threading
+
+    from autograder import notebook
+
+    started: list[subprocess.Popen] = []
+
+    class Recorded(subprocess.Popen):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            started.append(self)
+
+    monkeypatch.chdir(ROOT)
+    _kernel_history(monkeypatch, [])
+    monkeypatch.setattr(notebook.subprocess, "Popen", Recorded)
+    monkeypatch.setattr(notebook, "_SERVE", "import time; time.sleep(60)")
+    threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT)).start()  # what the stop button sends the kernel
+    with pytest.raises(KeyboardInterrupt):
+        autograder.check(10, solutions=True)
+    assert len(started) == 1 and started[0].returncode is not None  # waited for: no zombie

@@ -144,8 +144,13 @@ def test_figure_is_drawn_from_the_data_and_saved(picture: Callable, tmp_path: Pa
     figure = data.figure()
     if isinstance(data, Heatmaps):
         rows, cols = data.panels.shape[:2]
-        assert len(figure.axes) == rows * cols + 1  # the heatmaps and one colour bar
-        for index, ax in enumerate(figure.axes[:-1]):
+        curve = int(data.losses is not None)  # question 10: its losses beside the heads
+        assert len(figure.axes) == rows * cols + curve + 1  # the heatmaps, the losses, one colour bar
+        if curve:
+            (line,) = figure.axes[rows * cols].lines[:1]
+            np.testing.assert_array_equal(line.get_ydata(), data.losses)
+            assert len(data.losses) == 300 and data.losses[-1] < 1.0 < data.guessing
+        for index, ax in enumerate(figure.axes[:rows * cols]):
             np.testing.assert_array_equal(ax.images[0].get_array(), data.panels[index // cols, index % cols])
         assert [ax.get_title() for ax in figure.axes[:cols]] == data.col_labels
         assert len(figure.axes[0].patches) == (data.panels.shape[-1] - 1 if data.diagonal == -1 else 0)

@@ -1,9 +1,14 @@
 """The sandbox's two backends behind one interface: the choice by probes, the words when the sandbox cannot start, where a
 stopped child was, and the same verdicts from both on the faults that matter most."""
+import faulthandler
 import os
 import resource
 import signal
 import stat
+import subprocess
+import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -26,6 +31,32 @@ def test_a_missing_piece_chooses_the_portable_backend(monkeypatch: pytest.Monkey
     assert chosen.backend == "portable" and chosen.missing == ("os.pidfd_open",) and not chosen.forced
     monkeypatch.setenv(FORCE_VARIABLE, "linux")
     assert choose().backend == "linux" and choose().forced
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGSTOP") or not hasattr(faulthandler, "register"), reason="no POSIX signals")
+def test_where_a_slow_child_was_is_waited_for(tmp_path: Path) -> None:
+    """A child that gets no core for a second (a busy machine) still names its place: the grader waits for its dump."""
+    package = tmp_path / "exercises"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "q01_causal_mask.py").write_text("def causal_mask(T):\n    i = 0\n    while i < T: pass\n")
+    script = (f"import faulthandler, signal, sys; sys.path.insert(0, {str(tmp_path)!r}); "
+              f"faulthandler.register(signal.SIGUSR1, file=open({str(tmp_path / 'stack.txt')!r}, 'w'), all_threads=True, chain=False); "
+              "from exercises.q01_causal_mask import causal_mask; print('ready', flush=True); causal_mask(3)")
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=tmp_path)
+    waking = threading.Timer(1.0, child.send_signal, (signal.SIGCONT,))  # Popen's: nothing once the child is gone
+    try:
+        assert child.stdout.readline().strip() == "ready"
+        time.sleep(0.3)  # into the loop
+        os.kill(child.pid, signal.SIGSTOP)
+        waking.start()
+        found = where_it_ran(child.pid, tmp_path, package)
+        assert found == " It was running `causal_mask` (exercises/q01_causal_mask.py, line 3).", (tmp_path / "stack.txt").read_text()
+    finally:
+        if waking.is_alive():
+            waking.join()
+        child.kill()
+        child.wait()
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+import torch
 
 from autograder.cli.report import render
 from autograder.course.manifest import load_course
@@ -165,8 +166,8 @@ SLOW = ("if q.dtype == torch.float32 and tuple(q.shape) == (2, 1):  # never amon
 
 
 def test_a_shrink_cut_short_by_time_keeps_the_original_input_on_every_run(tmp_path: Path):
-    """A failure whose shrinking outruns half the time limit names the input it failed on, never the point where the
-    machine's load stopped the shrink: the same message on every run (here two, in one sandbox)."""
+    """A failure whose shrinking runs the child out of its time limit (charged time, not the wait for a core) names the input
+    it failed on, never the point where the shrink stopped: the same message on every run (here two, in one sandbox)."""
     slow = _package(tmp_path, "slow", {"q03_attention.py": (SOFTMAX, SLOW + "weights = torch.softmax(scores, dim=-2)")})
     short = dataclasses.replace(COURSE, questions=tuple(dataclasses.replace(q, time_limit=2.5) if q.number == 3 else q
                                                        for q in COURSE.questions))
@@ -174,3 +175,32 @@ def test_a_shrink_cut_short_by_time_keeps_the_original_input_on_every_run(tmp_pa
     assert _messages(first, 3) == _messages(second, 3) and _messages(first, 3), (_messages(first, 3), _messages(second, 3))
     assert not any("(2, 1)" in message for message in _messages(first, 3).values()), _messages(first, 3)
     assert next(q for q in first.questions if q.number == 3).status == "failed"
+
+
+def test_the_shrunk_input_is_the_same_on_two_runs_under_a_cpu_burner(tmp_path: Path):
+    """Shrinking's budget is work (re-runs), not seconds: with every core busy and a short time limit, two runs both name the
+    smallest failing input, the same one, where a budget in seconds stopped wherever the load left it."""
+    import os
+    import subprocess
+    import sys
+
+    package = _package(tmp_path, "softmax", {"q03_attention.py": (SOFTMAX, "weights = torch.softmax(scores, dim=-2)")})
+    short = dataclasses.replace(COURSE, questions=tuple(dataclasses.replace(q, time_limit=2.0) if q.number == 3 else q
+                                                       for q in COURSE.questions))
+    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() or 2)]
+    try:
+        first, second = grade_many(short, [(package, [3]), (package, [3])])
+    finally:
+        for burner in burners:
+            burner.kill()
+            burner.wait()
+    messages = _messages(first, 3)
+    assert messages == _messages(second, 3) and messages, (messages, _messages(second, 3))
+    causal = messages["causal attention matches F.scaled_dot_product_attention"]
+    assert "[smallest failing input: q float32 (2, 1), k float32 (2, 1), v float32 (2, 1), causal=True]" in causal, causal
+
+
+def test_a_small_integer_input_is_named_with_its_values():
+    """Integer and boolean inputs are their values: a small one shows them; a float one, or a large one, only dtype and shape."""
+    inputs = {"lengths": torch.tensor([3, 5]), "mask": torch.tensor([[True, False]]), "x": torch.zeros(2), "big": torch.arange(9)}
+    assert describe_all(inputs) == "lengths int64 (2,) [3, 5], mask bool (1, 2) [[True, False]], x float32 (2,), big int64 (9,)"

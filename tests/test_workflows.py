@@ -90,3 +90,19 @@ def test_the_runners_keep_the_encoding_students_have():
     environments += [step.get("env") or {} for step in _steps()]
     set_here = {name for env in environments for name in env} | {name for step in _steps() for name in re.findall(r"\b(PYTHON\w+)=", step.get("run", ""))}
     assert not set_here & {"PYTHONUTF8", "PYTHONIOENCODING", "PYTHONLEGACYWINDOWSSTDIO"}, set_here
+
+
+def test_the_readme_makes_a_venv_first_and_its_by_hand_command_runs() -> None:
+    """The README's set-up starts with a virtual environment on every system (PEP 668 refuses pip outside one on a stock
+    Debian or Ubuntu Python), and the way it gives to run an exercise by hand works from the kit's folder."""
+    import subprocess
+    import sys
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    setup = readme[readme.index("## Set up"):readme.index("## The student workflow")]
+    for line in ("python3 -m venv .venv", ". .venv/bin/activate", "py -m venv .venv", ".venv\\Scripts\\activate",
+                 "externally-managed-environment", "python -m exercises.q03_attention"):
+        assert line in setup, line
+    assert setup.index("python3 -m venv .venv") < setup.index("pip install")
+    ran = subprocess.run([sys.executable, "-m", "exercises.q03_attention"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert ran.returncode == 0, ran.stderr

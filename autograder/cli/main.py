@@ -65,7 +65,9 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--json", action="store_true", help=_("print the report as one JSON object"))
     check.add_argument("--solutions", action="store_true", help=_("grade solutions/ instead of exercises/"))
     command("list", _("questions, points and current status"))
-    command("hint", _("the hints of question N")).add_argument("number", metavar="N")
+    hint = command("hint", _("the next hint of question N, from a nudge to a pointer"))
+    hint.add_argument("number", metavar="N")
+    hint.add_argument("--all", action="store_true", help=_("every hint of question N at once"))
     command("selftest", _("the self-test questions of N")).add_argument("number", metavar="N")
     plot = command("plot", _("draw question N's weights or timings as PNG files and print their paths"))
     plot.add_argument("number", metavar="N")
@@ -117,7 +119,7 @@ def _package(course: Course, folder: str) -> Path:
 
 
 def _check(course: Course, args: argparse.Namespace) -> int:
-    from .progress import last_statuses, remember
+    from .progress import keep_output, last_statuses, remember
     from .report import render
     from ..engine.run import grade
 
@@ -128,6 +130,7 @@ def _check(course: Course, args: argparse.Namespace) -> int:
     report = grade(course, package, numbers, notes=not args.json)  # JSON: only what is graded
     if not args.solutions:
         remember(course, report)
+    keep_output(course, report)
     if args.json:
         print(json.dumps(report.to_dict()))
     else:
@@ -155,11 +158,18 @@ def _list(course: Course) -> int:
     return 0
 
 
-def _hint(course: Course, number: str) -> int:
+def _hint(course: Course, number: str, everything: bool) -> int:
+    """The hints of question number seen so far and the next one (all of them with everything)."""
+    from .progress import hints_to_show
+
     question = course.question(_numbers(course, [number])[0])
     print(_("Hints for question {number}, {title}:").format(number=question.number, title=question.title))
-    for index, hint in enumerate(question.hints, start=1):
+    shown = hints_to_show(course, question, everything)
+    for index, hint in enumerate(question.hints[:shown], start=1):
         print(wrap(f"{index}. {hint}"))
+    if shown < len(question.hints):
+        print(wrap(_("(hint {shown} of {total}: `python -m autograder hint {number}` again gives the next, `python -m autograder hint "
+                     "{number} --all` all of them)").format(shown=shown, total=len(question.hints), number=question.number)))
     return 0
 
 
@@ -215,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "list":
             return _list(course)
         if args.command == "hint":
-            return _hint(course, args.number)
+            return _hint(course, args.number, args.all)
         if args.command == "selftest":
             return _selftest(course, args.number)
         if args.command == "plot":

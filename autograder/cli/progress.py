@@ -9,6 +9,29 @@ from ..course.results import PASSED, Report
 from ..i18n import _, number_text
 
 MEMORY = Path(".autograder") / "last-check.json"  # under the kit's folder, ignored by git
+OUTPUT_FILE = ".autograder/output-q{number:02d}.txt"  # what a question's code printed at the last check, whole as kept
+HINTS_SEEN = Path(".autograder") / "hints.json"  # how many hints of each question `hint N` has shown
+
+
+def hints_to_show(course: Course, question: Question, everything: bool) -> int:
+    """How many of question's hints `hint N` shows now: one more than last time (all with everything), remembered under
+    .autograder/; a memory that cannot be read or written starts again at the first hint."""
+    path = course.root / HINTS_SEEN
+    try:
+        seen = json.loads(path.read_text())
+    except (OSError, ValueError):
+        seen = {}
+    seen = seen if isinstance(seen, dict) else {}
+    before = seen.get(str(question.number))
+    before = before if type(before) is int and before > 0 else 0
+    shown = len(question.hints) if everything else min(before + 1, len(question.hints))
+    seen[str(question.number)] = shown
+    try:
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(json.dumps(seen, indent=1))
+    except OSError:
+        pass
+    return shown
 
 
 def _is_stub(body: list[ast.stmt]) -> bool:
@@ -29,6 +52,21 @@ def _memory(course: Course) -> dict:
     except (OSError, ValueError):
         return {}
     return {key: entry for key, entry in memory.items() if isinstance(entry, dict)} if isinstance(memory, dict) else {}
+
+
+def keep_output(course: Course, report: Report) -> None:
+    """Write what each graded question's code printed to OUTPUT_FILE (remove the file of one that printed nothing), so
+    that the report can point to all of it."""
+    for result in report.questions:
+        path = course.root / OUTPUT_FILE.format(number=result.number)
+        try:
+            if result.output.strip():
+                path.parent.mkdir(exist_ok=True)
+                path.write_text(result.output, encoding="utf-8")
+            else:
+                path.unlink(missing_ok=True)
+        except OSError:
+            pass  # the report then shows the first line only
 
 
 def remember(course: Course, report: Report) -> None:

@@ -1,9 +1,11 @@
 """Render a Report as the table a student reads in the terminal."""
+import ast
 import dataclasses
 import re
 import shutil
 import textwrap
 from collections.abc import Collection
+from pathlib import Path
 
 from ..course.manifest import Course, decode_answer
 from ..course.results import FAILED, PASSED, CaseResult, QuestionResult, Report
@@ -64,18 +66,86 @@ def failed_lines(tests: list[CaseResult], width: int) -> list[str]:
     return lines
 
 
+def _imports(course: Course, number: int) -> dict[int, set[str]] | None:
+    """{other question: the names the student's file of question number imports from its file ("*" for a whole module)};
+    None when the file cannot be read or parsed."""
+    try:
+        tree = ast.parse((course.root / course.question(number).file).read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    stems = {Path(q.file).stem: q.number for q in course.questions if q.number != number}
+    found: dict[int, set[str]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[-1] in stems:
+            found.setdefault(stems[node.module.split(".")[-1]], set()).update(alias.name for alias in node.names)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                if alias.name.split(".")[-1] in stems:
+                    found.setdefault(stems[alias.name.split(".")[-1]], set()).add("*")
+    return found
+
+
+def reached(course: Course, number: int) -> dict[int, set[str]]:
+    """{earlier question: the names of its file that the code of question number may run}, through every file on the way
+    (question 10 -> 5 -> 4); a file that cannot be parsed counts as using all of its course.yaml requires."""
+    seen: dict[int, set[str]] = {}
+    stack = [number]
+    while stack:
+        current = stack.pop()
+        imports = _imports(course, current)
+        if imports is None:
+            imports = {required: {"*"} for required in course.question(current).requires}
+        for other, names in imports.items():
+            if other not in seen and other != number:
+                stack.append(other)
+            seen.setdefault(other, set()).update(names)
+    seen.pop(number, None)
+    return seen
+
+
+def _broken(course: Course, result: QuestionResult | None) -> set[str]:
+    """The functions of the question whose checks failed in result, as far as the checks' names tell; {"*"} when unknown."""
+    if result is None or result.status not in (FAILED, PASSED):
+        return {"*"}
+    failed = [test.name for test in result.tests if not test.passed]
+    named = {function for function in course.question(result.number).functions for name in failed
+             if re.search(rf"\b{re.escape(function)}\b", name)}
+    return named or {"*"}
+
+
 def earlier_implicated(question: QuestionResult, report: Report, course: Course) -> list[int]:
-    """The required questions whose code may explain the failures: known not to be at full marks, or named in a failure and not
-    known to be at full marks."""
+    """The earlier questions whose code may explain the failures: one the question's code reaches (through the files on the
+    way: 10 -> 5 -> 4) whose file a failure names, or that is known not to be at full marks and whose broken functions (as far
+    as this report's checks tell) are among the names reached; never one at full marks."""
     failures = [question.reason] + [test.message for test in question.tests if not test.passed]
-    known = {result.number: result.status for result in report.questions}
+    results = {result.number: result for result in report.questions}
     implicated = []
-    for number in course.question(question.number).requires:
+    for number, names in sorted(reached(course, question.number).items()):
         name = course.question(number).file.split("/")[-1]
-        status = known.get(number) or last_status(course, course.question(number))
-        if status != PASSED and (status is not None or any(name in failure for failure in failures)):  # never one at full marks
+        result = results.get(number)
+        status = result.status if result is not None else last_status(course, course.question(number))
+        if status == PASSED:
+            continue
+        broken = _broken(course, result)
+        if any(name in failure for failure in failures) or (status is not None and ("*" in names or "*" in broken or names & broken)):
             implicated.append(number)
     return implicated
+
+
+def printed_line(question: QuestionResult, course: Course) -> str:
+    """`your code printed 3 lines; the first, during causal_mask(T=1): DEBUG ... (all of them: .autograder/output-q01.txt)`."""
+    from .progress import OUTPUT_FILE
+
+    shown = question.output.strip().splitlines()
+    first = shown[0][:80]
+    line = (ngettext("your code printed {count} line; the first, during {call}: {line}",
+                     "your code printed {count} lines; the first, during {call}: {line}", len(shown)) if question.output_from else
+            ngettext("your code printed {count} line; the first: {line}", "your code printed {count} lines; the first: {line}", len(shown)))
+    line = line.format(count=len(shown), call=question.output_from, line=first)
+    kept = OUTPUT_FILE.format(number=question.number)
+    if (course.root / kept).exists():
+        line += " " + _("(all of it, as kept: {file})").format(file=kept)
+    return line
 
 
 def listed(numbers: list[int]) -> str:
@@ -127,9 +197,7 @@ def render(report: Report, course: Course, label: str, answers: Collection[int] 
                                            len(numbers)).format(
                     number=question.number, listed=listed(implicated), numbers=" ".join(numbers)), "      ", width))
         if question.output.strip():
-            shown = question.output.strip().splitlines()
-            lines.append("      " + ngettext("your code printed {count} line; the first: {line}",
-                                             "your code printed {count} lines; the first: {line}", len(shown)).format(count=len(shown), line=shown[0][:80]))
+            lines.append(wrap(printed_line(question, course), "      ", width))
     lines += ["", "  " + _("Total: {score} / {max}").format(score=number_text(report.score), max=number_text(report.max_score))]
     earned = [q.number for q in report.questions if q.status == PASSED and course.question(q.number).selftest]
     opened = [n for n in earned if answers is None or n in answers]

@@ -56,6 +56,7 @@ class QuestionResult:
     reason: str = ""
     output: str = ""
     notes: list[str] = field(default_factory=list)
+    output_from: str = ""  # the call during which the code printed first: `causal_mask(T=3)`
 
     @property
     def score(self) -> float:
@@ -76,6 +77,8 @@ class QuestionResult:
             entry["reason"] = self.reason
         if self.output:
             entry["output"] = self.output
+        if self.output_from:
+            entry["output_from"] = self.output_from
         if self.notes:
             entry["notes"] = self.notes
         return entry
@@ -89,7 +92,8 @@ def question_from_dict(entry: dict) -> QuestionResult:
     passed, failed = sum(t[1] for t in tests), sum(not t[1] for t in tests)
     weight = score * failed / (passed * (points - score)) if passed and failed and points > score else 1.0  # each passed check's
     result = QuestionResult(int(entry.get("number", 0)), entry.get("title", ""), points, entry.get("status", ERROR),
-                            reason=entry.get("reason", ""), output=entry.get("output", ""), notes=list(entry.get("notes", [])))
+                            reason=entry.get("reason", ""), output=entry.get("output", ""), notes=list(entry.get("notes", [])),
+                            output_from=str(entry.get("output_from", "")))
     result.tests = [CaseResult(name, ok, message, weight if ok else 1.0, mistake, values) for name, ok, message, mistake, values in tests]
     return result
 

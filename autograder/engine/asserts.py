@@ -6,7 +6,7 @@ import math
 
 import torch
 
-from ..i18n import _, ngettext, number_text
+from ..i18n import N_, _, ngettext, number_text
 from .mistakes import recognise
 from .proxy import CheckFailure, Handle, Unsupported
 
@@ -101,6 +101,28 @@ def row_sums(got: torch.Tensor, expected: torch.Tensor) -> str:
     measured = low if low == high else _("{low} to {high}").format(low=low, high=high)
     sentence = _("; its rows sum to {measured}, not 1") if expected.dim() > 1 else _("; it sums to {measured}, not 1")
     return sentence.format(measured=measured)
+
+
+def softmax_axis(got: object) -> str:
+    """`; the weights sum to 1 over the head axis (dim 1), not over the keys (the last axis): ...` when got, attention weights
+    (..., T, T), sum to 1 along another axis and not along the last one (sums that are not numbers are left out); else ""."""
+    if type(got) is not torch.Tensor or got.dim() < 2 or not got.is_floating_point() or got.numel() == 0:
+        return ""
+
+    def sums_to_one(dim: int) -> bool:
+        sums = got.double().sum(dim=dim)
+        finite = sums[torch.isfinite(sums)]
+        return finite.numel() > 0 and bool(torch.allclose(finite, torch.ones_like(finite), atol=1e-4))
+
+    if sums_to_one(-1):
+        return ""
+    names = {got.dim() - 2: N_("the query axis"), 0: N_("the batch axis")} | ({1: N_("the head axis")} if got.dim() == 4 else {})
+    axes = [dim for dim in range(got.dim() - 1) if sums_to_one(dim)]
+    if not axes:
+        return ""
+    axis = _("{name} (dim {dim})").format(name=_(names[axes[0]]), dim=axes[0]) if axes[0] in names else _("dim {dim}").format(dim=axes[0])
+    return _("; the weights sum to 1 over {axis}, not over the keys (the last axis): the softmax runs over that axis; give it "
+             "dim=-1").format(axis=axis)
 
 
 def steady_factor(got: torch.Tensor, expected: torch.Tensor) -> float | None:
@@ -216,7 +238,8 @@ def assert_same(got: object, expected: object, names: str | tuple[str, ...] = "t
     problem = output_mismatch(got, expected, names)
     if problem:
         judged = naming(got)
-        _fail(problem + judged[0], (got, expected, names), judged)
+        weights = [part for part, name in zip(got if isinstance(got, (tuple, list)) else (got,), names) if name == N_("the weights")]
+        _fail(problem + (judged[0] or "".join(softmax_axis(part) for part in weights[:1])), (got, expected, names), judged)
 
 
 def assert_number(got: object, expected: float, what: str, rel: float = 1e-9, abs_: float = 0.0) -> None:

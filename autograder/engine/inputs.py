@@ -34,11 +34,16 @@ def randn(*shape: int, seed: int, dtype: torch.dtype = torch.float32, scale: flo
     return torch.randn(shape, generator=torch.Generator().manual_seed(seeded(seed)), dtype=dtype) * scale
 
 
+VALUES_SHOWN = 8  # an integer or boolean tensor of at most this many entries is named with its values too
+
+
 def describe(value: object) -> str:
-    """`float32 (2, 3)` for a tensor, the repr of anything else: how an input is named in a failure message."""
+    """`float32 (2, 3)` for a tensor (`int64 (2,) [3, 5]` for a small one of integers or booleans, whose values are the
+    input), the repr of anything else: how an input is named in a failure message."""
     if isinstance(value, torch.Tensor):
         kind = str(value.dtype).removeprefix("torch.")
-        return f"{kind} {tuple(value.shape)}"
+        small = not value.is_floating_point() and not value.is_complex() and value.numel() <= VALUES_SHOWN
+        return f"{kind} {tuple(value.shape)}" + (f" {value.tolist()}" if small else "")
     if isinstance(value, torch.dtype):
         return str(value)
     if isinstance(value, float):

@@ -24,7 +24,7 @@ from .inputs import INPUT_NOTE, describe_all, entries, shrink
 from .mistakes import named_in
 from .proxy import CheckFailure, Flagged, Refused, Student, StudentError, explain, one_line, refusal
 from .run import SUITES
-from .stand_in import broken_earlier, remove, stand_in_package
+from .stand_in import BROKEN, broken_earlier, remove, stand_in_package
 from .static import check_docstrings, forbidden_uses, reaches
 
 if TYPE_CHECKING:
@@ -39,7 +39,6 @@ MARKERS = (
     "drawn(make_one, choices, order): set by engine.inputs.draw on each input it made, so that a failure can be shrunk",
 )
 SIDE_BY_SIDE = 16  # the most entries per tensor for which a failure shows the student's result next to the expected one
-SHRINK_SHARE = 0.5  # shrinking gives up once the question's child has used this share of its time limit (the original input stays)
 GRADER_CODE = tuple(str(Path(__file__).resolve().parent.parent / part) for part in (  # the kit's code outside a check's body
     "engine/plugin.py", "engine/proxy.py", "engine/run.py", "sandbox", "course", "i18n.py"))
 
@@ -84,6 +83,10 @@ class QuestionRun:
     failing: list[Failing] = field(default_factory=list)
     stand_in: Path | None = None  # the package copy graded instead, when an earlier question's module does not import
     fault: str = ""  # the traceback of the grader's own failure while grading this question: the question gets nothing
+    preload: tuple[str, ...] = ()  # the suite's preload marker, for a fresh child
+    stop: ChildStopped | None = None  # the first stop of a child replaced by a fresh one: the question's status
+    earlier_output: str = ""  # what the replaced children printed
+    orphans: int = 0  # processes the replaced children left running
 
 
 def check_name(item: pytest.Item) -> str:
@@ -148,7 +151,7 @@ def _leaves(group: BaseException) -> list[BaseException]:
 
 def _about_input(error: BaseException) -> bool:
     """False for failures that every input would meet: forbidden or refused work, a missing or unwritten function, a stop."""
-    if isinstance(error, Refused) or (isinstance(error, StudentError) and error.type in ("MissingFunction", "NotImplementedError")):
+    if isinstance(error, Refused) or (isinstance(error, StudentError) and error.type in ("MissingFunction", "NotImplementedError", BROKEN)):
         return False
     return not isinstance(error, CheckFailure) or error.kind == "failed"
 
@@ -263,6 +266,7 @@ class KitPlugin:
         if reach:
             run.status, run.reason = FLAGGED, Flagged(reach).message  # read, never run: the reach is the verdict
             raise CheckFailure(run.reason, "flagged")
+        run.preload = preload
         run.child = self.sandbox.open(self.package, question.module, question.time_limit, self.hidden, preload)
         try:
             imported = run.child.first()
@@ -270,8 +274,10 @@ class KitPlugin:
                 self.course, question, imported["error"])
             if broken is not None:  # only an earlier question's module fails: grade the checks that do not call it
                 frame = imported["error"]["where"][-1]
-                reason = _("{file} does not import ({kind} at line {line}): fix it first, `check {number}`").format(
-                    file=broken.file, kind=one_line(imported["error"]["type"], 60), line=frame["line"], number=broken.number)
+                code = one_line(frame.get("code") or "", 120).strip()
+                reason = (_("{file} does not import ({kind} at line {line}: {code}): fix it first, `check {number}`") if code else
+                          _("{file} does not import ({kind} at line {line}): fix it first, `check {number}`")).format(
+                    file=broken.file, kind=one_line(imported["error"]["type"], 60), line=frame["line"], code=code, number=broken.number)
                 run.child.close()
                 run.stand_in = stand_in_package(self.package, broken, one_line(reason, 400), self.sandbox.folder)
                 run.child = self.sandbox.open(run.stand_in, question.module, question.time_limit, self.hidden, preload)
@@ -290,14 +296,36 @@ class KitPlugin:
         if run.status:
             self.finish(question)
             raise CheckFailure(run.reason, "error")
-        run.student = Student(run.child, question)
+        run.student = Student(run.child, question, lambda: self.reopen(question))
         return run.student
+
+    def reopen(self, question: Question) -> Child | None:
+        """After the question's child stopped (a time limit, a crash): close it, keep its stop, output and orphans, and open a
+        fresh child on the same package for the question's other functions; None when it cannot start or import."""
+        run = self.run_of(question)
+        old = run.child
+        ending = old.close()
+        run.stop = run.stop or old.stopped
+        run.earlier_output += ending.output
+        run.orphans += ending.orphans
+        try:
+            child = self.sandbox.open(run.stand_in or self.package, question.module, question.time_limit, self.hidden, run.preload)
+        except Exception:  # noqa: BLE001 - no fresh child (the sandbox itself is gone): the remaining checks are not run
+            return None
+        run.child = child  # closed by finish() whatever its first word
+        try:
+            imported = child.first()
+        except Exception:  # noqa: BLE001 - the child's first word is the student's process speaking
+            return None
+        return child if imported["ok"] and not imported["refused"] and not imported.get("tampered") else None
 
     def finish(self, question: Question) -> None:
         """Close the question's child; processes it left running make the whole question an error."""
         run = self.run_of(question)
         if run.child is None:
             return
+        if run.student is not None:
+            run.student._reopen = None  # shrinking never starts a fresh child
         shrinking = run.failing if not run.status and not run.child.ended() else []
         for failing in shrinking:
             self.shrink(run, failing)
@@ -305,14 +333,14 @@ class KitPlugin:
         if run.stand_in is not None:
             remove(run.stand_in)
             run.stand_in = None
-        run.output = ending.output
-        stopped = None if shrinking else run.child.stopped  # alive when its checks ended: a stop while shrinking changes no score
+        run.output = run.earlier_output + ending.output
+        stopped = run.stop or (None if shrinking else run.child.stopped)  # alive when its checks ended: a stop while shrinking changes no score
         if stopped and not run.status:
             run.status, run.reason = stopped.status, stopped.reason
-        if ending.orphans:
+        if ending.orphans + run.orphans:
             run.status = ERROR
             run.reason = _("started {count} process(es) still running when it ended (the grader killed them): an answer may not start "
-                           "processes").format(count=ending.orphans)
+                           "processes").format(count=ending.orphans + run.orphans)
         run.child = None
 
     def shrink(self, run: QuestionRun, failing: Failing) -> None:
@@ -324,13 +352,10 @@ class KitPlugin:
         make_one, choices, order = item.get_closest_marker("drawn").args
         names = list(item.callspec.params)
         last: list[BaseException] = []
-        out_of_time: list[bool] = []
 
         def fails(values: dict[str, object]) -> BaseException | None:
             """The failure of the check's body on values, None when it passes or the child cannot take more."""
-            if run.child.spent > SHRINK_SHARE * run.child.time_limit:
-                out_of_time.append(True)
-            if run.child.stopped or out_of_time or len(values) != len(names):
+            if run.child.stopped or len(values) != len(names):
                 return None
             run.student.forbid(failing.labels)
             try:
@@ -350,7 +375,9 @@ class KitPlugin:
             original = fails(dict(item.callspec.params))
             wanted = _signature(original if original is not None else failing.error)
             shrunk = shrink(make_one, choices, still_fails, order)
-        if shrunk is not None and not out_of_time:  # a shrink cut short by time would stop wherever the machine's load left it
+        # The budget is work, SHRINK_TRIES re-runs, never seconds: the same input on every run, however busy the machine. A child
+        # stopped at its time limit (charged time, not the wait for a core) on the way keeps the input the check failed on.
+        if shrunk is not None and not run.child.stopped:
             error = fails(shrunk) or last[-1]  # once more, in the student's language
             inputs = self.inputs.get((item.module.__name__, item.originalname), 1)
             failing.check.message, failing.check.kind, failing.check.values = failure(item, error, inputs, shrunk)
@@ -476,7 +503,8 @@ class KitPlugin:
         run = self.run_of(question)
         if run.fault:
             return failed_result(question, run.fault, list(run.checks.values()))
-        result = QuestionResult(question.number, question.title, question.points, PASSED, output=run.output, notes=run.notes)
+        result = QuestionResult(question.number, question.title, question.points, PASSED, output=run.output, notes=run.notes,
+                                output_from=run.student.printed_first if run.student is not None and run.output.strip() else "")
         checks = list(run.checks.values())
         if not checks and not run.status:
             run.status, run.reason = ERROR, _("no check of question {number} ran: its suite autograder/suites/test_{module}.py is missing or empty").format(

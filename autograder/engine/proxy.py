@@ -10,14 +10,15 @@ import contextlib
 import hashlib
 import re
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Callable, Iterator
 
 import torch
 
 from ..course.manifest import Question
 from ..i18n import N_, _
-from .inputs import seeded
-from ..sandbox import Child, ChildStopped
+from .inputs import describe, seeded
+from .stand_in import BROKEN
+from ..sandbox import CRASHED, TIMEOUT, Child, ChildStopped
 
 
 CLOCK_SPEEDS = (1.0e9, 2.0e9)  # units of work per virtual second: each virtual_clock block's speed lies between them
@@ -106,6 +107,8 @@ class CallRecord:
     readings: list[float] = field(default_factory=list)  # the times the virtual clock gave, in order (the first thousands)
     tables: list = field(default_factory=list)  # per interval between two readings, the score tables that ran: [[T, d, how many], ...]
     backward_passes: int = 0  # the autograd engine's backward passes, counted in a counting_backward block
+    stale_passes: int = 0  # of those, the passes into parameters still holding gradients from before (no zero_grad)
+    optimizer_steps: int = 0  # the torch.optim steps taken in a counting_backward block
 
 
 def one_line(text: object, limit: int = 300) -> str:
@@ -131,6 +134,8 @@ def explain(error: dict, question: Question) -> str:
     kind, message = one_line(error["type"], 100), str(error["message"])
     if kind in ("MissingFunction", "UnsavableResult"):
         return _child_line(error)
+    if kind == BROKEN:  # an earlier question's module that does not import: its reason, not the stand-in's line
+        return one_line(message)
     if kind == "NotImplementedError":
         frame = error["where"][-1] if error["where"] else None
         if frame and not frame["file"].endswith(question.file.split("/")[-1]):
@@ -188,11 +193,29 @@ def _unchanged(after: torch.Tensor, before: torch.Tensor) -> bool:
     return torch.allclose(after, before, rtol=0, atol=16 * torch.finfo(before.dtype).eps * max(1.0, scale), equal_nan=True)
 
 
+def _shown(value: object) -> str:
+    """An argument as sent to the child, named for the student: a tensor by dtype and shape, a generator or an object of theirs
+    by what it is (never a generator's seed, which comes from the course secret in class grading)."""
+    if isinstance(value, dict) and "__generator__" in value:
+        return "generator"
+    if isinstance(value, dict) and "__handle__" in value:
+        return _("an object")
+    if isinstance(value, dict) or (isinstance(value, (list, tuple)) and any(isinstance(item, (dict, list, tuple, torch.Tensor)) for item in value)):
+        return one_line(type(value).__name__, 20)
+    return one_line(describe(value), 60)
+
+
 class Student:
     """The student's module for one question; attribute access gives callables that run in the child."""
 
-    def __init__(self, child: Child, question: Question) -> None:
-        self._child, self._question = child, question
+    def __init__(self, child: Child, question: Question, reopen: Callable[[], Child | None] | None = None) -> None:
+        """reopen: a fresh child for the question after its child stopped (None when none can be had): a function that ran
+        out of time or crashed costs its own checks, and the question's other functions go on in the fresh child."""
+        self._child, self._question, self._reopen = child, question, reopen
+        self._generation = 0  # how many times the child was replaced: a handle into an earlier one is gone
+        self._printed = 0  # the bytes the current child had printed after the latest request
+        self.printed_first = ""  # the call during which the code printed first, `causal_mask(T=3)`
+        self._faulted: set[str] = set()  # the functions (or classes) whose call stopped a child
         self._forbid: tuple[str, ...] = ()
         self._clock: float | bool = False
         self._grad: bool | None = None
@@ -234,7 +257,8 @@ class Student:
 
     @contextlib.contextmanager
     def counting_backward(self) -> Iterator[None]:
-        """Calls inside the block count the autograd engine's backward passes they run: `last.backward_passes`."""
+        """Calls inside the block count the autograd engine's backward passes they run (`last.backward_passes`), those into
+        gradients left from before (`last.stale_passes`) and torch.optim's steps (`last.optimizer_steps`)."""
         self._backward = True
         try:
             yield
@@ -258,7 +282,7 @@ class Student:
         if isinstance(value, Handle):
             if value._number is None:
                 raise TypeError("a function of the student's module cannot be passed as an argument")
-            return {"__handle__": value._number}
+            return {"__handle__": value._target}
         if isinstance(value, Generator):
             return {"__generator__": seeded(value.seed)}  # from the course secret in class grading
         if isinstance(value, (list, tuple)):
@@ -282,18 +306,22 @@ class Student:
     def _ask(self, request: dict) -> dict:
         """Send a request and return the child's answer; every kind of failure becomes a CheckFailure."""
         __tracebackhide__ = True  # pytest shows the test's line, not the proxy's
+        function = self._function_of(request)
         if self._child.stopped:
-            raise CheckFailure(_("not run: the process had stopped during an earlier check"), "stopped")
+            self._fresh_child(function)
         try:
             answer = self._child.ask(request)
         except ChildStopped as stopped:
+            self._faulted.add(function)
             raise CheckFailure(stopped.reason, "stopped") from None
+        finally:
+            self._note_printing(request, function)
         readings = answer.get("readings", [])
-        passes = answer.get("backward_passes", 0)
+        passes, stale, steps = (answer.get(name, 0) for name in ("backward_passes", "stale_passes", "optimizer_steps"))
         self.last = CallRecord(answer.get("reads", 0), list(answer.get("spied", [])),
                                [float(r) for r in readings if type(r) in (int, float)] if isinstance(readings, list) else [],
                                answer.get("tables", []) if isinstance(answer.get("tables"), list) else [],
-                               passes if type(passes) is int else 0)
+                               *(count if type(count) is int else 0 for count in (passes, stale, steps)))
         if answer.get("tampered"):
             raise Flagged(one_line(str(answer["tampered"]), 100))
         if answer.get("reached"):
@@ -312,6 +340,42 @@ class Student:
             error = answer["error"]
             raise StudentError(explain(error, self._question), error["type"], not_attempted(error, self._question))
         return answer
+
+    def _note_printing(self, request: dict, function: str) -> None:
+        """Remember the first call during which the student's code printed (its output file grew), named with its inputs."""
+        printed = self._child.printed()
+        if printed > self._printed and not self.printed_first:
+            if request.get("op") == "call":
+                arguments = [_shown(value) for value in request.get("args", [])]
+                arguments += [f"{key}={_shown(value)}" for key, value in request.get("kwargs", {}).items()]
+                called = function or _("a method")
+                self.printed_first = one_line(f"{called}({', '.join(arguments)})", 160)
+            else:
+                self.printed_first = one_line(function or _("an object"), 160)
+        self._printed = printed
+
+    def _function_of(self, request: dict) -> str:
+        """The name of the student's function (or class) a request runs: its target, or the class a handle's object came
+        from; "" when unknown."""
+        target = request.get("target")
+        if isinstance(target, int):
+            made = self.made.get(target)
+            target = made.target if made is not None else None
+        return target if isinstance(target, str) else ""
+
+    def _fresh_child(self, function: str) -> None:
+        """After the child stopped: a fresh one for a function that did not stop a child (a time limit or a crash only);
+        else the CheckFailure that says this check was not run."""
+        __tracebackhide__ = True
+        stopped = self._child.stopped
+        if function in self._faulted or stopped is None or stopped.status not in (TIMEOUT, CRASHED) or self._reopen is None:
+            raise CheckFailure(_("not run: the process had stopped during an earlier check"), "stopped")
+        child = self._reopen()
+        if child is None:
+            self._reopen = None  # one try: a fresh child that cannot start or import will not on the next check either
+            raise CheckFailure(_("not run: the process had stopped during an earlier check"), "stopped")
+        self._child, self._generation, self._printed = child, self._generation + 1, 0
+        self.made, self.loaded = {}, {}
 
     def _value(self, request: dict) -> object:
         """The decoded value of the answer to request."""
@@ -365,8 +429,16 @@ class Handle:
     """An object that lives in the child: a function of the student's module, or a value that is not plain data."""
 
     def __init__(self, student: Student, target: object, description: str) -> None:
-        self._student, self._target, self._description = student, target, description
+        self._student, self._raw_target, self._description = student, target, description
         self._number = target if isinstance(target, int) else None
+        self._generation = getattr(student, "_generation", 0)  # a stand-in student of the tests has none
+
+    @property
+    def _target(self) -> object:
+        """The name or handle number the child knows this object by; an object of a child since replaced is gone."""
+        if self._number is not None and self._generation != self._student._generation:
+            raise CheckFailure(_("not run: the process had stopped during an earlier check"), "stopped")
+        return self._raw_target
 
     def __repr__(self) -> str:
         return f"<{self._description} in the sandbox>"
@@ -403,6 +475,13 @@ def structure(handle: Handle) -> Structure:
     """Names and shapes of the parameters and buffers of the nn.Module behind handle, and its children's classes."""
     found = handle._student._value({"op": "structure", "target": handle._target})
     return Structure(found["class"], found["parameters"], {k: (v[0], v[1]) for k, v in found["buffers"].items()}, found["children"])
+
+
+def trained_share(handle: Handle) -> tuple[int, int]:
+    """(how many of the nn.Module's parameters the last backward pass of the latest counting_backward call reached, how many
+    it has): (0, n) for a model that is not the one trained."""
+    reached, total = handle._student._value({"op": "trained", "target": handle._target})
+    return int(reached), int(total)
 
 
 def load_weights(handle: Handle, state: dict[str, torch.Tensor]) -> None:

@@ -12,7 +12,12 @@ from pathlib import Path
 
 from ..course.manifest import Course, Question
 
+BROKEN = "EarlierModuleBroken"  # the stand-in's ImportError: the grader shows its reason alone, once, without this file's line
 STAND_IN = '''"""Stands in for {file}, which does not import: every name taken from it raises ImportError when called."""
+
+
+class {broken}(ImportError):
+    """{file} does not import."""
 
 
 def __getattr__(name):
@@ -20,7 +25,7 @@ def __getattr__(name):
         raise AttributeError(name)
 
     def unavailable(*args, **kwargs):
-        raise ImportError({reason!r})
+        raise {broken}({reason!r})
 
     unavailable.__name__ = name
     return unavailable
@@ -43,7 +48,7 @@ def stand_in_package(package: Path, broken: Question, reason: str, private: Path
     copy = Path(tempfile.mkdtemp(prefix="stand-in-", dir=private)) / package.name
     shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__", ".git"))
     name = Path(broken.file).name
-    (copy / name).write_text(STAND_IN.format(file=broken.file, reason=reason), encoding="utf-8")
+    (copy / name).write_text(STAND_IN.format(file=broken.file, reason=reason, broken=BROKEN), encoding="utf-8")
     return copy
 
 

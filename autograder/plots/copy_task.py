@@ -1,9 +1,12 @@
-"""Question 10: the heads of the student's trained copy-task model on one sample sequence, the previous position outlined."""
+"""Question 10: the heads of the student's trained copy-task model on one sample sequence, the previous position outlined,
+beside the loss of each training step."""
+import math
+
 import numpy as np
 
 from ..engine.proxy import Student
 from ..i18n import _, number_text
-from ..suites.test_q10_train import HEADS, TRAIN_KWARGS, T, _trained_model, tokens
+from ..suites.test_q10_train import HEADS, TRAIN_KWARGS, VOCAB, T, _trained_model, tokens
 from .grid import Heatmaps
 from .values import pair, table
 
@@ -17,7 +20,7 @@ def previous_share(weights: np.ndarray) -> np.ndarray:
 
 def trained_heads(student: Student, label: str) -> Heatmaps:
     """train_copy_task with the suite's settings, then each head's weights (T, T) on a seeded sample of T tokens."""
-    model = _trained_model(student, TRAIN_KWARGS)[0]
+    model, losses = _trained_model(student, TRAIN_KWARGS)[:2]
     model.eval()
     sample = tokens(1, T, SAMPLE_SEED)  # (1, T)
     with student.no_grad():
@@ -31,4 +34,12 @@ def trained_heads(student: Student, label: str) -> Heatmaps:
     return Heatmaps("q10_trained_heads.png", title, found[None], [_("trained model")],
                     [_("head {h}: {share} on the previous").format(h=h, share=number_text(share, ".2f")) for h, share in enumerate(shares)],
                     (_("query i"), _("key j")),
-                    diagonal=-1)
+                    diagonal=-1, losses=_finite_floats(losses), guessing=math.log(VOCAB))
+
+
+def _finite_floats(losses: object) -> list[float] | None:
+    """The losses train_copy_task returned as a list of numbers (NaN and infinities kept out of the curve), None when they are
+    not a list of numbers."""
+    if not isinstance(losses, (list, tuple)) or not all(type(v) in (int, float) for v in losses):
+        return None
+    return [float(v) if math.isfinite(v) else float("nan") for v in losses]

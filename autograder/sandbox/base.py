@@ -145,6 +145,14 @@ class Child:
         """True when the child was stopped or has exited on its own."""
         raise NotImplementedError
 
+    def printed(self) -> int:
+        """How many bytes the child has printed so far (its output.txt, in each backend's workdir); 0 when unknown."""
+        try:
+            info = os.lstat(Path(getattr(self, "workdir")) / "output.txt")
+        except (OSError, AttributeError, TypeError):
+            return 0
+        return info.st_size if stat.S_ISREG(info.st_mode) else 0
+
     def close(self) -> Ending:
         """Tell the child to stop and return what it left behind."""
         raise NotImplementedError
@@ -234,7 +242,8 @@ def timed_out(seconds: float, where: str = "") -> str:
 
 
 STACK_FILE, STACK_SIGNAL = "stack.txt", getattr(signal, "SIGUSR1", None)  # as child/serve.py writes it
-STACK_WAIT = 0.5  # the most the grader waits for a stopped child's stack
+STACK_WAIT = 3.0  # the most the grader waits for a stopped child's stack: a child starved of a core on a busy machine is slow to
+STACK_SETTLED = 0.1  # write it, and the wait ends once the dump has not grown for this long
 STACK_SHOWN = 64 << 10  # the end of the stack file that is read
 SOURCE_READ = 1 << 20  # the most of a student's file read to find the loop a stopped child was in
 _FRAME = re.compile(r'^\s*File "(.+)", line (\d+) in (.+)$')
@@ -253,10 +262,12 @@ def where_it_ran(pid: int | None, workdir: Path, package: Path) -> str:
             os.kill(pid, STACK_SIGNAL)
         except OSError:
             return ""
-        deadline = time.monotonic() + STACK_WAIT
-        while time.monotonic() < deadline and read_child_file(stack, STACK_SHOWN, last=True) == before:
+        deadline, seen, settled = time.monotonic() + STACK_WAIT, before, 0.0
+        while time.monotonic() < deadline and settled < STACK_SETTLED:  # the dump is written in a few small writes
             time.sleep(0.02)
-        time.sleep(0.02)  # the dump is written in a few small writes
+            now = read_child_file(stack, STACK_SHOWN, last=True)
+            settled = settled + 0.02 if now != before and now == seen else 0.0
+            seen = now
     text = read_child_file(stack, STACK_SHOWN, last=True).decode("utf-8", "replace")
     blocks = re.split(r"(?m)^(?=Current thread|Thread 0x)", text)
     latest = [block for block in blocks if block.strip()]

@@ -2,7 +2,7 @@
 import pytest
 import torch
 
-from autograder.engine.asserts import assert_same, kind, known_mistake, past_change, unmoved_from
+from autograder.engine.asserts import assert_same, kind, known_mistake, past_change, softmax_axis, unmoved_from
 from autograder.engine.inputs import case, randn
 from autograder.engine.proxy import Handle, Student, StudentError, load_weights, structure
 from autograder.i18n import N_, _
@@ -93,9 +93,12 @@ def test_future_blind(student: Student, d_model: int, n_heads: int, x: torch.Ten
                        "module?").format(change=rerun)
     if leak:
         mistake = known_mistake(again)  # the same output as a known mistake's: say which, rather than guess
+        weights = model(x, return_weights=True) if not mistake else None
+        axis = softmax_axis(weights[1]) if isinstance(weights, (tuple, list)) and len(weights) == 2 else ""
         raise AssertionError(_("changing x at positions {start} and later changed the output at an earlier position ({change})").format(
-            start=start, change=leak) + mistake if mistake else _("changing x at positions {start} and later changed the output at an "
-                                                                  "earlier position ({change}): is the mask applied?").format(start=start, change=leak))
+            start=start, change=leak) + (mistake or axis) if mistake or axis else _(
+            "changing x at positions {start} and later changed the output at an earlier position ({change}): is the mask "
+            "applied?").format(start=start, change=leak))
     assert not unmoved_from(first, second, start, dim=1), _(
         "changing x at positions {start} and later changed no output, not even there: the output must depend on x").format(start=start)
 

@@ -22,6 +22,7 @@ FITS = [case(Ts=[16, 32, 64, 128], seconds=[1.0, 4.0, 16.0, 64.0]), case(Ts=NOIS
 BYTES = [case(args=args) for args in ((1,), (1000,), (4096,), (300, torch.float64), (64, torch.float16))]
 FLOPS = [case(T=T, d=d) for T, d in ((1, 1), (5, 3), (128, 64), (1000, 16))]
 WALL = {"Ts": [256, 512, 1024, 2048], "d": 64, "budget": 1.5}  # real timings for the note: as many T as fit in the budget
+UNITS = ((3, N_("milliseconds")), (6, N_("microseconds")), (9, N_("nanoseconds")))  # a figure 10**power times one forward
 CLOCK_GRAIN = 2e-6  # seconds: a datetime reading is rounded to the microsecond
 
 
@@ -44,6 +45,13 @@ def _per_forward(record: CallRecord, T: int, d: int) -> list[float]:
         if count > 0:
             spans.append((stop - start) / count)
     return sorted(spans)
+
+
+def _forwards(record: CallRecord, T: int, d: int, first: int, last: int | None = None) -> int:
+    """How many T x T score tables over d (attention forwards on (T, d) inputs) ran between readings first and last (first + 1
+    when not given)."""
+    return sum(entry[2] for tables in record.tables[first:first + 1 if last is None else last] for entry in tables
+               if isinstance(entry, list) and len(entry) == 3 and entry[:2] == [T, d])
 
 
 def _measured(value: float, spans: list[float]) -> bool:
@@ -72,10 +80,24 @@ def test_time_attention(student: Student, T: int, d: int, repeats: int) -> None:
             "(T, d) inputs ran; time the attention and return what you measured")
         return
     timed = _timed(record.readings)
-    spans = [sum(timed), record.readings[-1] - record.readings[0]] if timed else []
-    if any(_equals(value, span) for span in spans) and abs(ratio / repeats - 1) < 0.3:  # what was measured is the whole loop
-        raise AssertionError(_("the figure is about {repeats} forwards long: return the time of one forward, not the total").format(repeats=repeats))
-    assert not 500 <= ratio <= 2000, _("the figure looks like milliseconds: return seconds, as time.perf_counter gives them")
+    readings = record.readings
+    in_timed = sum(_forwards(record, T, d, index) for index in range(0, 2 * len(timed), 2))
+    totals = [(sum(timed), in_timed), (readings[-1] - readings[0], _forwards(record, T, d, 0, len(readings) - 1))] if timed else []
+    together = next((count for span, count in totals if count > 1 and _equals(value, span)), 0)
+    if together:  # what was measured is several forwards, added up
+        raise AssertionError(_("the figure is the time of all {count} forwards you timed, added up: return the time of one forward "
+                               "(the minimum or the median of the repeats), not the total").format(count=together))
+    runs = [index for index in range(len(readings) - 1) if _forwards(record, T, d, index) == 1]
+    if ratio > 1.3 and any(_equals(value, readings[index + 1] - readings[index], CLOCK_GRAIN) for index in runs):
+        raise AssertionError((_("the figure is the one forward you timed, {ratio} times one forward's work: a single run counts whatever "
+                                "burst of interference or cold start hit it; time several repeats after a warm-up and keep the minimum "
+                                "or the median") if len(runs) == 1 else
+                              _("the figure is one of your {count} timed forwards, {ratio} times one forward's work: a burst of "
+                                "interference or a cold start hit it; keep the minimum or the median of the repeats")).format(
+            ratio=number_text(ratio, ".1f"), count=len(runs)))
+    unit = next((name for power, name in UNITS if 0.5 <= ratio / 10**power <= BURST_SIZE + 2), None)  # a mean may hold a burst
+    if unit is not None:
+        raise AssertionError(_("the figure looks like {unit}: return seconds, as time.perf_counter gives them").format(unit=_(unit)))
     if len(timed) > 1 and _equals(value, sum(timed) / len(timed)):
         raise AssertionError(_("the figure is {ratio} times one forward: it is the mean of your timed repeats, which the bursts of "
                                "interference pull up (up to {burst}x); keep the minimum or the median").format(

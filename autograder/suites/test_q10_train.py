@@ -1,5 +1,4 @@
 """Question 10: copy_batch, TinyAttentionLM, train_copy_task."""
-import itertools
 import math
 
 import pytest
@@ -8,7 +7,7 @@ import torch.nn.functional as F
 
 from autograder.engine.asserts import first_position, kind, past_change, unmoved_from
 from autograder.engine.inputs import case, seeded
-from autograder.engine.proxy import CheckFailure, Generator, Handle, Student, StudentError, structure
+from autograder.engine.proxy import CallRecord, CheckFailure, Generator, Handle, Student, StudentError, structure, trained_share
 from autograder.i18n import _, number_text
 
 # An optimizer's first step imports torch._dynamo (800 modules, over a second): done once in the sandbox, not per student.
@@ -53,19 +52,6 @@ def _pairs(outs: list) -> None:
     for out in outs:
         assert isinstance(out, (tuple, list)) and len(out) == 2 and all(type(t) is torch.Tensor for t in out), \
             _("copy_batch returned {kind}; expected a tuple (x, y) of tensors").format(kind=kind(out))
-
-
-def _climbs(losses: list[float]) -> None:
-    """Fail when the losses, up to the first that is not finite, climb above log(VOCAB) (guessing) and end above where they
-    began: a training loop whose gradients pile up, step after step, does that whatever the learning rate."""
-    finite = list(itertools.takewhile(math.isfinite, losses))
-    if len(finite) < 20:
-        return
-    start, end = sum(finite[:10]) / 10, sum(finite[-10:]) / 10
-    assert not (end > math.log(VOCAB) and end > start), _(
-        "the losses climb, to an average of {end} over the last steps, above the {expected} of guessing (log {vocab}): the gradients "
-        "pile up from step to step; clear them before each backward (optimizer.zero_grad())").format(
-        end=number_text(end, ".3g"), expected=number_text(math.log(VOCAB), ".2f"), vocab=VOCAB)
 
 
 @pytest.mark.points(2)
@@ -150,12 +136,12 @@ def test_tiny_attention_lm(student: Student, x: torch.Tensor, return_weights: bo
             "tokens").format(start=future_from)
 
 
-def _trained_model(student: Student, kwargs: dict) -> tuple[Handle, object, int]:
-    """train_copy_task(**kwargs) as (the model's handle, the losses, the autograd engine's backward passes in the call); a first
-    item that is no nn.Module fails the check."""
+def _trained_model(student: Student, kwargs: dict) -> tuple[Handle, object, CallRecord]:
+    """train_copy_task(**kwargs) as (the model's handle, the losses, the record of the call: its backward passes, those into
+    gradients left from before, torch.optim's steps); a first item that is no nn.Module fails the check."""
     with student.counting_backward():
         result = student.train_copy_task(**kwargs)
-    passes = student.last.backward_passes
+    passes = student.last
     if not isinstance(result, (tuple, list)) or len(result) != 2:
         raise CheckFailure(_("train_copy_task should return (model, losses); it returned {kind}").format(kind=kind(result)))
     trained = result[0]
@@ -186,7 +172,7 @@ def _honours_seed_and_lr(student: Student, kwargs: dict, losses: list[float]) ->
 def test_train_copy_task(student: Student, epochs: int, steps_per_epoch: int, batch_size: int, lr: float, seed: int,
                          held_out: torch.Tensor) -> None:
     """train_copy_task honours its arguments and learns to copy the previous token"""
-    model, losses, passes = _trained_model(student, {"epochs": epochs, "steps_per_epoch": steps_per_epoch, "batch_size": batch_size,
+    model, losses, record = _trained_model(student, {"epochs": epochs, "steps_per_epoch": steps_per_epoch, "batch_size": batch_size,
                                              "lr": lr, "seed": seed})
     model.eval()
     with student.no_grad():
@@ -200,9 +186,14 @@ def test_train_copy_task(student: Student, epochs: int, steps_per_epoch: int, ba
     steps = epochs * steps_per_epoch
     assert len(losses) == steps, _("{count} losses for epochs * steps_per_epoch = {steps} steps: record every step's loss, use the "
                                   "arguments").format(count=len(losses), steps=steps)
-    assert passes == steps, _("the autograd engine ran {passes} backward passes in train_copy_task for {steps} steps: train the "
-                              "model, one loss.backward() per step").format(passes=passes, steps=steps)
-    _climbs(losses)
+    assert record.backward_passes == steps, _("the autograd engine ran {passes} backward passes in train_copy_task for {steps} steps: "
+                                              "train the model, one loss.backward() per step").format(passes=record.backward_passes, steps=steps)
+    assert record.stale_passes == 0, _(
+        "in {stale} of {steps} steps loss.backward() added its gradients to those left from an earlier step: the gradients pile "
+        "up; clear them before each backward (optimizer.zero_grad())").format(stale=record.stale_passes, steps=steps)
+    assert record.optimizer_steps == steps, _(
+        "the torch.optim optimiser took {taken} steps in {steps} batches: call optimizer.step() once per batch, after "
+        "loss.backward()").format(taken=record.optimizer_steps, steps=steps)
     assert all(math.isfinite(v) for v in losses), _("some losses are NaN or infinite")
     assert abs(losses[0] - math.log(VOCAB)) <= 1.0, \
         _("the first loss is {loss}; an untrained model should be near log({vocab}) = {expected}").format(
@@ -211,15 +202,25 @@ def test_train_copy_task(student: Student, epochs: int, steps_per_epoch: int, ba
         _honours_seed_and_lr(student, {"epochs": epochs, "steps_per_epoch": steps_per_epoch, "batch_size": batch_size, "lr": lr,
                                        "seed": seed}, losses)
         return
-    final = sum(losses[-10:]) / 10
-    assert final < 1.0, _("the last losses average {final}; they should end well below 1.0 (is position 0 ignored, are the gradients "
-                          "cleared before each backward, is the optimiser stepping?)").format(final=number_text(final, ".2f"))
     assert type(logits) is torch.Tensor and logits.shape == (*held_out.shape, VOCAB), \
         _("the trained model's logits are {kind}; expected a {shape} tensor").format(kind=kind(logits), shape=(*held_out.shape, VOCAB))
+    final = sum(losses[-10:]) / 10
+    probabilities = bool((logits >= 0).all()) and torch.allclose(logits.double().sum(dim=-1), torch.ones(held_out.shape, dtype=torch.float64),
+                                                               atol=1e-3)
+    assert not (final >= 1.0 and probabilities), _(
+        "the model's outputs are probabilities (each row is at least 0 and sums to 1), and the losses end at an average of {final}: "
+        "cross_entropy applies the softmax itself; give it the logits").format(final=number_text(final, ".2f"))
+    assert final < 1.0, _("the last losses average {final}; they should end well below 1.0. The gradients are cleared before each "
+                          "backward and the optimiser steps once per batch: look at what the loss is given (logits and the targets "
+                          "y, with position 0 ignored) and at the learning rate").format(final=number_text(final, ".2f"))
     loss = F.cross_entropy(logits[:, 1:].reshape(-1, VOCAB).float(), held_out[:, :-1].reshape(-1)).item()
+    reached, total = trained_share(model)
+    assert reached, _("the model returned is not the one trained (the training's backward passes reach none of its {total} "
+                      "parameters): return the model you trained").format(total=total)
     assert abs(loss - final) <= 0.1 + 0.5 * max(loss, final), _(
-        "the last losses average {final}, yet on a fresh batch the returned model's loss is {loss}: return the model you trained, "
-        "and the loss of each of its steps").format(final=number_text(final, ".2f"), loss=number_text(loss, ".2f"))
+        "the last losses average {final}, yet on a fresh copy batch (uniform tokens, y[:, t] = x[:, t - 1]) the model trained, "
+        "which is the one returned, has a loss of {loss}: it was trained on other batches than these, or the losses recorded "
+        "are not its loss").format(final=number_text(final, ".2f"), loss=number_text(loss, ".2f"))
     assert loss < 1.0, _("on a fresh batch the trained model's loss is {loss}; it should be well below 1.0").format(loss=number_text(loss, ".2f"))
     assert (logits[:, 0].argmax(dim=-1) == 0).double().mean() <= 0.5, \
         _("the model learned to predict token 0 at position 0: targets of -100 must be ignored by the loss, not replaced")

@@ -1,6 +1,8 @@
-"""Known scalar functions the grader can pass to the student's code (numerical_grad), counting their calls."""
+"""Known scalar functions the grader can pass to the student's code (numerical_grad), counting their calls and keeping the
+first points they were evaluated at."""
 import torch
 
+POINTS_KEPT = 64  # the points kept per function: enough for the grader to see each nudge of the first entries
 FUNCTIONS = {
     "cubic": lambda x: (x**3).sum() - 2 * (x**2).sum(),
     "sin_exp": lambda x: torch.sin(x).sum() + torch.exp(0.5 * x).prod(),
@@ -10,13 +12,17 @@ FUNCTIONS = {
 
 
 class Counted:
-    """One of FUNCTIONS, by name, counting how often it is called (read back as the attribute `calls`)."""
+    """One of FUNCTIONS, by name, counting how often it is called (the attribute `calls`) and keeping copies of the first
+    POINTS_KEPT points it was evaluated at (`points`)."""
 
     def __init__(self, name: str) -> None:
         self.function = FUNCTIONS[name]
         self.calls = 0
+        self.points: list[torch.Tensor] = []
 
     def __call__(self, x: torch.Tensor) -> torch.Tensor:
         """The function's value at x."""
         self.calls += 1
+        if len(self.points) < POINTS_KEPT and isinstance(x, torch.Tensor):
+            self.points.append(x.detach().clone())
         return self.function(x)

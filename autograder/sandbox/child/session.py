@@ -40,6 +40,7 @@ class Session:
         self.ids: dict[int, int] = {}  # id(object) -> handle number, so one object keeps one handle
         self.spied: list[str] = []  # what the latest call's watch saw, kept when the call raised
         self.unwatched = False  # whether a thread ran beside the latest call without the watch, kept likewise
+        self.trained: tuple = ()  # the leaves of the last backward pass of the latest call that counted them
 
     def _handle(self, value: object) -> int:
         """The handle number of value, kept alive in this session."""
@@ -80,6 +81,8 @@ class Session:
                 answer |= self._call(request)
             elif op == "getattr":
                 answer["value"] = getattr(self._target(request["target"]), request["name"])
+            elif op == "trained":
+                answer["value"] = trained_share(self._target(request["target"]), self.trained)
             elif op == "structure":
                 answer["value"] = structure(self._target(request["target"]))
             elif op == "wall_times":
@@ -124,7 +127,8 @@ class Session:
                         try:
                             value = function(*args, **kwargs)
                         finally:
-                            result["backward_passes"] = passes.count
+                            result |= {"backward_passes": passes.count, "stale_passes": passes.stale, "optimizer_steps": passes.steps}
+                            self.trained = passes.leaves
                 else:
                     with spy:
                         value = function(*args, **kwargs)
@@ -173,6 +177,15 @@ def structure(model: object) -> dict:
         found["buffers"] |= {prefix + k: [list(v.shape), str(v.dtype)] for k, v in read(module, "_buffers").items() if v is not None}
         stack += [(f"{prefix}{k}.", v) for k, v in read(module, "_modules").items() if v is not None]
     return found
+
+
+def trained_share(model: object, leaves: tuple) -> list[int]:
+    """[how many of the nn.Module's parameters the last counted backward pass reached, how many it has]."""
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"expected an nn.Module, got a {type(model).__name__}")
+    reached = {id(leaf) for leaf in leaves}
+    parameters = list(model.parameters())
+    return [sum(id(p) in reached for p in parameters), len(parameters)]
 
 
 def load(model: object, state: dict) -> None:

@@ -42,7 +42,8 @@ BANK = Bank(9, {"fit_exponent": cost.fit_exponent, "scores_bytes": cost.scores_b
             {"scores_bytes": lambda T, dtype=torch.float32: T * T * 4}),
     Mistake("bytes_getsizeof", N_("sys.getsizeof adds the Python object's own overhead to the data"), 3,
             {"scores_bytes": lambda T, dtype=torch.float32: sys.getsizeof(torch.empty(T, T, dtype=dtype))}),
-    Mistake("flops_half", N_("the count is half the right one: count both products, and 2 flops per multiply-add"), 3,
+    Mistake("flops_half", N_("the count is half the right one: a multiply-add is 2 flops (a multiplication and an addition), "
+                                     "and there are two products (q k^T and weights v); one of the two is left out"), 3,
             {"attention_flops": lambda T, d: 2 * T * T * d}),
     Mistake("flops_counts_softmax", N_("the softmax's T * T is counted; count only the two matrix products"), 3,
             {"attention_flops": lambda T, d: 4 * T * T * d + T * T}),

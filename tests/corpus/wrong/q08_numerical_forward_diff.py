@@ -1,4 +1,5 @@
 """Bug: numerical_grad uses the one-sided difference (f(x + eps) - f(x)) / eps."""
+# says: and at x itself, never at x - 
 from typing import Callable
 
 import torch

@@ -1,4 +1,5 @@
 """Bug (public issue): torchdynamo's benchmark `timed` helper: no warm-up, and its `times` argument left at 1, so one cold run is timed."""
+# says: the one forward you timed
 # Source: pytorch/pytorch issue 93634 "Should we add warmup and more iterations to benchmark timing?" about
 # benchmarks/common.py's `timed(model, model_iter_fn, example_inputs, times=1)`: `t0 = time.perf_counter()`, the calls,
 # `t1 = time.perf_counter()`, `return (t1 - t0) / times`; "The argument `times` is not used in function calls ... so it's

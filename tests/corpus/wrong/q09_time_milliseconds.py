@@ -1,4 +1,5 @@
 """Bug: time_attention returns milliseconds (the min times 1000) instead of seconds."""
+# says: the figure looks like milliseconds
 import math
 import time
 

@@ -1,4 +1,5 @@
 """Bug: time_attention times a single forward with no warm-up, so a noisy or cold run counts."""
+# says: the one forward you timed
 import math
 import time
 

@@ -1,4 +1,5 @@
 """Bug: time_attention returns the total time of all the repeats instead of one forward."""
+# says: added up
 import math
 import time
 

@@ -1,5 +1,6 @@
 """Bug: train_copy_task never calls optimizer.zero_grad(), so gradients pile up over the steps."""
-# says: are the gradients cleared before each backward
+# says: the gradients pile up; clear them before each backward (optimizer.zero_grad())
+# never says: is the optimiser stepping
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn

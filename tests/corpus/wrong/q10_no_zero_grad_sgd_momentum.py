@@ -1,5 +1,5 @@
 """Bug: a d2l-style SGD-with-momentum loop that never calls optimizer.zero_grad(): the gradients pile up and the loss climbs."""
-# says: the gradients pile up from step to step
+# says: the gradients pile up; clear them before each backward
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn

@@ -1,4 +1,5 @@
 """Bug (public issue): zero_grad is called once at the start of each epoch instead of every step, so gradients pile up within an epoch."""
+# says: the gradients pile up; clear them before each backward
 # Source: pytorch/pytorch issue 47175 "Show warning if optimizer.zero_grad() was not called before optimizer.step()": "It is
 # easy to introduce an extremely nasty bug in your code by forgetting to call zero_grad() or calling it at the beginning of
 # each epoch instead of the beginning of each iteration" (the same bug fixed in wenet-e2e/wekws pull request 73).

@@ -1,5 +1,5 @@
 """Bug: train_copy_task keeps a deep copy of the model made before training and returns it instead of the trained model."""
-# says: return the model you trained, and the loss of each of its steps
+# says: the model returned is not the one trained
 import copy
 
 import torch

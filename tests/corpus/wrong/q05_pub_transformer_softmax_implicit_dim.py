@@ -1,0 +1,47 @@
+"""Bug (public code): nn.Softmax() with its implicit dim: on the 4-D scores it runs over the heads, not the keys."""
+# Source: hyunwoongko/transformer before 391c9cd, models/layers/scale_dot_product_attention.py: `self.softmax = nn.Softmax()`,
+# `score = score.masked_fill(mask == 0, -10000)`, `score = self.softmax(score)` on (batch, head, length, length) scores.
+# says: the weights sum to 1 over the head axis (dim 1)
+# never says: is the mask applied?
+import torch
+from torch import Tensor, nn
+
+from .q01_causal_mask import causal_mask, mask_scores
+from .q02_scaled_scores import scaled_scores
+from .q04_heads import combine_heads, split_heads
+
+
+class MultiHeadSelfAttention(nn.Module):
+    """Causal multi-head self-attention: (B, T, D) -> (B, T, D)."""
+
+    def __init__(self, d_model: int, n_heads: int, max_len: int = 1024) -> None:
+        """Fused q/k/v projection `qkv`, output projection `proj`, causal mask buffer for max_len positions.
+
+        qkv = nn.Linear(d_model, 3 * d_model): of its 3 * d_model outputs, the first d_model are q, the next d_model k,
+        the last d_model v (the layout of nn.MultiheadAttention's in_proj_weight); proj = nn.Linear(d_model, d_model).
+        Raises ValueError when d_model is not divisible by n_heads.
+        """
+        super().__init__()
+        if d_model % n_heads != 0:
+            raise ValueError(f"d_model={d_model} is not divisible by n_heads={n_heads}")
+        self.n_heads = n_heads
+        self.max_len = max_len
+        self.qkv = nn.Linear(d_model, 3 * d_model)  # rows ordered q, k, v
+        self.proj = nn.Linear(d_model, d_model)
+        self.register_buffer("mask", causal_mask(max_len), persistent=False)  # (max_len, max_len), not trained
+        self.softmax = nn.Softmax()  # no dim given: on 4-D input nn.Softmax picks dim 1
+
+    def forward(self, x: Tensor, return_weights: bool = False) -> Tensor | tuple[Tensor, Tensor]:
+        """x (B, T, D) -> out (B, T, D), plus weights (B, H, T, T) when return_weights.
+
+        Raises ValueError when T is larger than the max_len given to __init__.
+        """
+        B, T, D = x.shape
+        if T > self.max_len:
+            raise ValueError(f"sequence length {T} exceeds max_len={self.max_len}")
+        q, k, v = self.qkv(x).split(D, dim=-1)  # (B, T, 3D) -> three (B, T, D)
+        q, k, v = (split_heads(t, self.n_heads) for t in (q, k, v))  # each (B, H, T, d)
+        scores = scaled_scores(q, k).masked_fill(~self.mask[:T, :T], -10000)  # (B, H, T, T)
+        weights = self.softmax(scores)  # (B, H, T, T)
+        out = self.proj(combine_heads(weights @ v))  # (B, H, T, d) -> (B, T, D)
+        return (out, weights) if return_weights else out

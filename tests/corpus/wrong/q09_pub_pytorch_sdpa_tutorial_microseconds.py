@@ -1,0 +1,44 @@
+"""Bug (public code): the timer of PyTorch's SDPA tutorial, which returns microseconds (blocked_autorange().mean * 1e6)."""
+# Source: pytorch/tutorials, intermediate_source/scaled_dot_product_attention_tutorial.py, benchmark_torch_function_in_microseconds:
+# `t0 = benchmark.Timer(stmt="f(*args, **kwargs)", globals=...)`, `return t0.blocked_autorange().mean * 1e6`.
+# says: the figure looks like microseconds
+# never says: a noisy or cold run got in
+import math
+import time
+
+import torch
+from torch.utils import benchmark
+
+from .q03_attention import attention
+
+
+def benchmark_torch_function_in_microseconds(f, *args, **kwargs):
+    t0 = benchmark.Timer(stmt="f(*args, **kwargs)", globals={"args": args, "kwargs": kwargs, "f": f})
+    return t0.blocked_autorange().mean * 1e6
+
+
+def time_attention(T: int, d: int = 64, repeats: int = 5) -> float:
+    """Seconds of one causal attention forward on random (T, d) inputs, after a warm-up; min over repeats."""
+    q, k, v = torch.randn(3, T, d).unbind(0)  # three (T, d)
+    attention(q, k, v)  # warm-up
+    return benchmark_torch_function_in_microseconds(attention, q, k, v)
+
+
+def fit_exponent(Ts: list[int], seconds: list[float]) -> float:
+    """Least-squares slope of log(seconds) against log(T) over all the points."""
+    xs = [math.log(T) for T in Ts]
+    ys = [math.log(s) for s in seconds]
+    x_mean, y_mean = sum(xs) / len(xs), sum(ys) / len(ys)
+    covariance = sum((x - x_mean) * (y - y_mean) for x, y in zip(xs, ys))
+    variance = sum((x - x_mean) ** 2 for x in xs)
+    return covariance / variance
+
+
+def scores_bytes(T: int, dtype: torch.dtype = torch.float32) -> int:
+    """Bytes taken by one T x T table of scores of the given dtype."""
+    return T * T * dtype.itemsize
+
+
+def attention_flops(T: int, d: int) -> int:
+    """Floating-point operations of q @ k^T and weights @ v for (T, d) inputs; a multiply-add counts 2."""
+    return 2 * (2 * T * T * d)

@@ -1,0 +1,39 @@
+"""Bug: time_attention warms up, then times a single call: whatever noise hits that one run counts."""
+# says: the one forward you timed
+# never says: not the total
+import math
+import time
+
+import torch
+
+from .q03_attention import attention
+
+
+def time_attention(T: int, d: int = 64, repeats: int = 5) -> float:
+    """Seconds of one causal attention forward on random (T, d) inputs, after a warm-up; min over repeats."""
+    q, k, v = torch.randn(3, T, d).unbind(0)  # three (T, d)
+    for _ in range(repeats):
+        attention(q, k, v)  # warm-up
+    start = time.perf_counter()
+    attention(q, k, v)
+    return time.perf_counter() - start
+
+
+def fit_exponent(Ts: list[int], seconds: list[float]) -> float:
+    """Least-squares slope of log(seconds) against log(T) over all the points."""
+    xs = [math.log(T) for T in Ts]
+    ys = [math.log(s) for s in seconds]
+    x_mean, y_mean = sum(xs) / len(xs), sum(ys) / len(ys)
+    covariance = sum((x - x_mean) * (y - y_mean) for x, y in zip(xs, ys))
+    variance = sum((x - x_mean) ** 2 for x in xs)
+    return covariance / variance
+
+
+def scores_bytes(T: int, dtype: torch.dtype = torch.float32) -> int:
+    """Bytes taken by one T x T table of scores of the given dtype."""
+    return T * T * dtype.itemsize
+
+
+def attention_flops(T: int, d: int) -> int:
+    """Floating-point operations of q @ k^T and weights @ v for (T, d) inputs; a multiply-add counts 2."""
+    return 2 * (2 * T * T * d)

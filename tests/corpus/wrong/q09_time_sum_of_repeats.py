@@ -1,0 +1,41 @@
+"""Bug: time_attention times each repeat on its own, then returns their sum instead of the minimum."""
+# says: the time of all 5 forwards you timed, added up
+# never says: a noisy or cold run got in
+import math
+import time
+
+import torch
+
+from .q03_attention import attention
+
+
+def time_attention(T: int, d: int = 64, repeats: int = 5) -> float:
+    """Seconds of one causal attention forward on random (T, d) inputs, after a warm-up; min over repeats."""
+    q, k, v = torch.randn(3, T, d).unbind(0)  # three (T, d)
+    attention(q, k, v)  # warm-up: first calls pay one-off costs
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        attention(q, k, v)
+        times.append(time.perf_counter() - start)
+    return sum(times)
+
+
+def fit_exponent(Ts: list[int], seconds: list[float]) -> float:
+    """Least-squares slope of log(seconds) against log(T) over all the points."""
+    xs = [math.log(T) for T in Ts]
+    ys = [math.log(s) for s in seconds]
+    x_mean, y_mean = sum(xs) / len(xs), sum(ys) / len(ys)
+    covariance = sum((x - x_mean) * (y - y_mean) for x, y in zip(xs, ys))
+    variance = sum((x - x_mean) ** 2 for x in xs)
+    return covariance / variance
+
+
+def scores_bytes(T: int, dtype: torch.dtype = torch.float32) -> int:
+    """Bytes taken by one T x T table of scores of the given dtype."""
+    return T * T * dtype.itemsize
+
+
+def attention_flops(T: int, d: int) -> int:
+    """Floating-point operations of q @ k^T and weights @ v for (T, d) inputs; a multiply-add counts 2."""
+    return 2 * (2 * T * T * d)
