@@ -288,3 +288,14 @@ def test_grade_gives_the_linux_backends_grades(removals: tuple[str, ...], class_
     assert [status for status, _score, _reason in reports["ben"]] == ["timeout", "failed"]
     workers = [line for line in log.read_text(encoding="utf-8").splitlines() if "multiprocessing" in line and "spawn_main" in line]
     assert len(workers) == 2, "each worker is a spawned interpreter"
+
+
+def test_torchs_own_messages_are_not_the_students_output(kit: Path, tmp_path: Path) -> None:
+    """torch's lazy detection of the CPU writes to standard error where the kernel refuses it (tests/simulate/lazy_cpuinfo.py):
+    the portable child runs it before it captures the student's output, so the line goes to the sandbox's log."""
+    python, _ = _simulated_interpreter(tmp_path / "interpreter", (*MACOS, "lazy_cpuinfo"))
+    done = _run(python, kit, "check", "1", "2", "--solutions", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["score"] == report["max_score"] and report["sandbox"]["backend"] == "portable"
+    assert [question.get("output", "") for question in report["questions"]] == ["", ""]
