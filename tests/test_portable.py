@@ -45,9 +45,11 @@ OVERRIDES = {
 }
 
 
-def _simulated_interpreter(prefix: Path, removals: tuple[str, ...]) -> tuple[Path, Path]:
+def _simulated_interpreter(prefix: Path, removals: tuple[str, ...], settings: dict[str, object] | None = None) -> tuple[Path, Path]:
     """(an interpreter whose every process first loads the tests/simulate/ files named by removals, the log where each of
-    its processes writes its command line)."""
+    its processes writes its command line). The first file is loaded before anything else, the others once the site
+    folders of this environment are on the path (torch and psutil are found); settings: `NAME = value` lines of those
+    files rewritten (NAME = value)."""
     real = Path(os.path.realpath(sys.executable))
     (prefix / "bin").mkdir(parents=True)
     (prefix / "bin" / "python").symlink_to(real)
@@ -56,14 +58,14 @@ def _simulated_interpreter(prefix: Path, removals: tuple[str, ...]) -> tuple[Pat
     packages = prefix / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"
     packages.mkdir(parents=True)
     log = prefix / "processes.txt"
-    source = (ROOT / "tests" / "simulate" / "no_linux.py").read_text(encoding="utf-8")
-    (packages / "_no_linux.py").write_text(source.replace("LOG = None", f"LOG = {str(log)!r}", 1), encoding="utf-8")
-    (packages / "00_no_linux.pth").write_text("import _no_linux\n")
     ours = [entry for entry in site.getsitepackages() if Path(entry).is_dir()]
     (packages / "01_this_environment.pth").write_text("".join(f"import site; site.addsitedir({entry!r})\n" for entry in ours))
-    for order, name in enumerate(removals[1:], start=2):  # after the environment's own .pth files: torch and psutil are found
-        shutil.copy(ROOT / "tests" / "simulate" / f"{name}.py", packages / f"_{name}.py")
-        (packages / f"{order:02d}_{name}.pth").write_text(f"import _{name}\n")
+    for order, name in enumerate(removals, start=1):
+        lines = (ROOT / "tests" / "simulate" / f"{name}.py").read_text(encoding="utf-8").splitlines()
+        for key, value in {"LOG": str(log), **(settings or {})}.items():
+            lines = [f"{key} = {value!r}" if line.startswith(f"{key} = ") else line for line in lines]
+        (packages / f"_{name}.py").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        (packages / f"{0 if order == 1 else order:02d}_{name}.pth").write_text(f"import _{name}\n")
     return prefix / "bin" / "python", log
 
 

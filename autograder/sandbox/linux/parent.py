@@ -11,8 +11,8 @@ from pathlib import Path
 
 from ...i18n import _
 from ..base import (ANSWER_BYTES, ERROR, MEMORY_BYTES, OUTPUT_BYTES, POLL_SECONDS, STARTUP_SECONDS, TIMEOUT, WALL_FACTOR,
-                    Child, ChildStopped, Ending, Sandbox, child_env, could_not_start, died, frame, over_disk, read_output,
-                    remove, sweep_stale, timed_out, where_it_ran)
+                    Child, ChildStopped, Ending, Sandbox, child_env, could_not_start, died, environment_problem, frame, over_disk,
+                    read_output, refused, remove, sweep_stale, timed_out, where_it_ran)
 
 
 class LinuxSandbox(Sandbox):
@@ -58,10 +58,15 @@ class LinuxSandbox(Sandbox):
         if stdout in ready:
             chunk = os.read(stdout, 1 << 16)
             if not chunk:
-                ready = self.ready
-                self._restart()
-                if not ready:  # it died before its first word: it could not start
-                    raise could_not_start(Path(self.errors.name))
+                ready, code = self.ready, self.process.wait()
+                self.errors.seek(0)
+                lacking = environment_problem(self.errors.read().decode("utf-8", "replace"), self.backend)
+                try:
+                    self._restart()
+                except OSError as error:  # the system refuses the new zygote too (a limit on processes)
+                    raise refused(error, self.backend) from None
+                if not ready or lacking:  # it died before its first word, or for want of memory or processes
+                    raise could_not_start(Path(self.errors.name), self.backend, killed=code == -signal.SIGKILL)
                 raise ChildStopped(ERROR, _("the grader's worker stopped while this question ran (does the answer kill it?)"))
             self.pending += chunk
             while b"\n" in self.pending:
