@@ -74,5 +74,35 @@ def test_a_sandbox_killed_before_it_said_anything_ran_out_of_memory(tmp_path: Pa
     errors = tmp_path / "worker-errors.txt"
     errors.write_bytes(b"")
     killed = could_not_start(errors, "portable", killed=True)
-    assert killed.environment and "ran out of memory" in killed.reason and "576 MB" in killed.reason
+    assert killed.environment and "ran out of memory" in killed.reason and f"{MEMORY_NEEDED['portable'] >> 20} MB" in killed.reason
     assert "ran out of memory" not in could_not_start(errors, "portable").reason
+
+
+def test_the_memory_left_counts_the_containers_limit(tmp_path: Path) -> None:
+    from autograder.sandbox.machine import available_memory
+
+    membership = tmp_path / "cgroup"
+    (tmp_path / "v2" / "hub").mkdir(parents=True)  # cgroup v2, the notebook server's cgroup: 512 MB, 200 MB used
+    (tmp_path / "v2" / "hub" / "memory.max").write_text(f"{512 << 20}\n")
+    (tmp_path / "v2" / "hub" / "memory.current").write_text(f"{200 << 20}\n")
+    membership.write_text("0::/hub\n")
+    assert available_memory(tmp_path / "v2", membership) == 312 << 20
+    (tmp_path / "v1" / "memory").mkdir(parents=True)  # cgroup v1 as a container sees it: its own cgroup at the root
+    (tmp_path / "v1" / "memory" / "memory.limit_in_bytes").write_text(f"{350 << 20}\n")
+    (tmp_path / "v1" / "memory" / "memory.usage_in_bytes").write_text(f"{50 << 20}\n")
+    membership.write_text("4:memory:/docker/abc\n1:cpu:/\n")
+    assert available_memory(tmp_path / "v1", membership) == 300 << 20
+    (tmp_path / "v1" / "memory" / "memory.limit_in_bytes").write_text("9223372036854771712\n")  # no limit
+    assert available_memory(tmp_path / "v1", membership) > 300 << 20
+
+
+def test_a_machine_short_of_memory_is_warned_before_grading(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    from autograder.sandbox import Sandbox, machine
+
+    monkeypatch.setattr(machine, "available_memory", lambda: 300 << 20)
+    Sandbox().close()
+    warning = capsys.readouterr().err
+    assert "only 300 MB of memory are available" in warning and f"{MEMORY_NEEDED['linux'] >> 20} MB" in warning
+    monkeypatch.setattr(machine, "available_memory", lambda: 4 << 30)
+    Sandbox().close()
+    assert capsys.readouterr().err == ""
