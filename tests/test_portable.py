@@ -156,7 +156,8 @@ def linux_report(kit: Path) -> dict:
 @pytest.mark.parametrize("removals", [MACOS, WINDOWS], ids=["macos-like", "windows-like"])
 def test_the_student_path_gives_the_linux_backends_report(removals: tuple[str, ...], kit: Path, linux_report: dict,
                                                           tmp_path: Path) -> None:
-    python, log = _simulated_interpreter(tmp_path / "interpreter", removals)
+    used = tmp_path / "windows-branches.txt"
+    python, log = _simulated_interpreter(tmp_path / "interpreter", removals, {"USED": str(used)})
     done = _run(python, kit, "check", *map(str, NUMBERS), "--json")
     assert done.returncode == 1, done.stderr
     report = json.loads(done.stdout)
@@ -168,6 +169,10 @@ def test_the_student_path_gives_the_linux_backends_report(removals: tuple[str, .
     assert "MiB of output" in json.dumps(report["questions"][5])
     children = [line for line in log.read_text(encoding="utf-8").splitlines() if "portable/worker.py" in line]
     assert len(children) >= len(NUMBERS), "the removal must reach every child the kit starts"
+    if removals == WINDOWS:  # the kit's Windows-only code ran: binary mode, creation flags, Job Objects, a crash's code
+        assert set(used.read_text(encoding="utf-8").split("\n")) >= {"msvcrt.setmode", "CREATE_NEW_PROCESS_GROUP",
+                                                                    "AssignProcessToJobObject", "TerminateJobObject",
+                                                                    "crash code 0xc0000409"}
 
 
 def test_solutions_and_plot_on_the_simulated_interpreter(simulated: tuple[Path, Path], kit: Path, tmp_path: Path) -> None:

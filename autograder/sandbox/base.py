@@ -200,7 +200,7 @@ LOG_FOLDER = "autograder-logs"  # in the temporary folder: kept when a sandbox's
 _KEPT: dict[Path, Path] = {}  # a sandbox's errors file -> the log kept of it
 
 
-def could_not_start(errors: Path, backend: str, killed: bool = False) -> ChildStopped:
+def could_not_start(errors: Path, backend: str = "linux", killed: bool = False) -> ChildStopped:
     """The stop of a question whose sandbox could not start (no torch for the child, a missing piece, too little memory, too
     few processes, a process that died before it could take a job): the cause in one line, what to do (what the machine
     lacks, when it lacks something), and a kept copy of errors (what the processes said). backend: the one running; killed:

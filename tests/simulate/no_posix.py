@@ -43,6 +43,18 @@ try:
 except ImportError:
     psutil = None
 
+USED = None  # the test writes a file's path here: each Windows stand-in the kit calls writes its name there, once a process
+_used: set[str] = set()
+
+
+def _use(name: str) -> None:
+    """Note that the kit took the Windows branch name in this process."""
+    if USED and name not in _used:
+        _used.add(name)
+        with open(USED, "a", encoding="utf-8") as used:
+            used.write(name + "\n")
+
+
 _os = types.ModuleType("os", os.__doc__)  # the real os, for the modules that implement processes on this machine
 _os.__dict__.update(vars(os))
 for name, module in list(sys.modules.items()):
@@ -104,6 +116,7 @@ def _setmode(fd: int, mode: int) -> int:
     """msvcrt.setmode: remember fd's mode; the previous one (text)."""
     os.fstat(fd)  # EBADF for a closed descriptor, as on Windows
     msvcrt.binary.add(fd)
+    _use("msvcrt.setmode")
     return 0x4000
 
 
@@ -131,6 +144,7 @@ def _popen_init_as_windows(self: subprocess.Popen, *args: object, creationflags:
     if creationflags & ~subprocess.CREATE_NEW_PROCESS_GROUP:
         raise ValueError(f"creation flags {creationflags:#x}: not simulated")
     if creationflags:
+        _use("CREATE_NEW_PROCESS_GROUP")
         kwargs["start_new_session"] = True
     _popen_init(self, *args, **kwargs)
 
@@ -138,6 +152,8 @@ def _popen_init_as_windows(self: subprocess.Popen, *args: object, creationflags:
 def _exit_status_as_windows(self: subprocess.Popen, *args: object, **kwargs: object) -> None:
     """Popen._handle_exitstatus, giving a crash the code Windows gives it."""
     _handle_exitstatus(self, *args, **kwargs)
+    if self.returncode in CRASH_CODES:
+        _use(f"crash code {CRASH_CODES[self.returncode]:#x}")
     self.returncode = CRASH_CODES.get(self.returncode, self.returncode)
 
 
@@ -160,6 +176,7 @@ def _terminate(handle: int, code: int) -> int:
     """TerminateJobObject: kill every process of the job and what they started; 0 (failed) for a handle that is not a job's."""
     if not isinstance(_jobs.get(handle), dict):
         return 0
+    _use("TerminateJobObject")
     for pid in _jobs[handle]["pids"]:
         try:
             root = psutil.Process(pid)
@@ -181,6 +198,7 @@ def _assign(handle: int, process: int) -> int:
     """AssignProcessToJobObject: the process joins the job; its address space is capped at the job's memory limit."""
     job, pid = _jobs[handle], _jobs[process]
     job["pids"].append(pid)
+    _use("AssignProcessToJobObject")
     if job["memory"] and psutil is not None:
         psutil.Process(pid).rlimit(psutil.RLIMIT_AS, (job["memory"], job["memory"]))
     return 1
