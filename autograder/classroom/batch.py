@@ -11,8 +11,9 @@ entries, keeping the others' reports; --deadline DATE grades each repository's l
 the same fingerprint (commit and hash of the graded files) and grader version is not graded again, unless
 --force: an interrupted run started again with the same command grades only what is missing or changed.
 
-Locally the entries are graded by --jobs worker processes (default: the core count). The driver imports torch,
-pytest and the grading engine once, then forks the workers, which therefore start with all of it imported;
+Locally the entries are graded by --jobs worker processes (default: the core count). On Linux the driver imports
+torch, pytest and the grading engine once, then forks the workers, which therefore start with all of it imported (on
+macOS and Windows, where a fork after torch is unsafe or impossible, each worker is spawned: portability.py);
 each starts one Sandbox (whose zygote imports torch once) and keeps it for its whole life, grading one entry at
 a time in one pytest run (the suites collected once) and sending each report back as soon as it is done. With
 --scheduler the same work goes to a Dask cluster (cluster.py), and the results come back to the same on_result.
@@ -47,6 +48,7 @@ from ..i18n import _
 from ..engine.stopping import STOPPING_SIGNALS, Stopped, exit_status, stop_on_signals
 from ..sandbox import missing_walls, process_state, sweep_stale
 from . import similarity, summary
+from .portability import Locked, exclusive, start_method
 from .exports import FILES as EXPORTS, canvas_csv, moodle_csv, safe_cell
 from .intake import Contents, Entry, discover, fingerprint_of, read_entry, student_key
 from .summary import Summary, entry_status
@@ -252,8 +254,9 @@ def _preload(entries: list[Entry]) -> None:
 
 
 def _die_with_parent(parent: int) -> None:
-    """This worker is killed when the driver dies (even by SIGKILL), and keeps off the terminal's Ctrl-C."""
-    os.setpgrp()  # Ctrl-C reaches the driver only, which stops the workers itself: no half-graded report is sent
+    """This worker is killed when the driver dies (even by SIGKILL, on Linux), and keeps off the terminal's Ctrl-C (POSIX)."""
+    if hasattr(os, "setpgrp"):
+        os.setpgrp()  # Ctrl-C reaches the driver only, which stops the workers itself: no half-graded report is sent
     try:
         import ctypes
 
@@ -267,6 +270,7 @@ def _die_with_parent(parent: int) -> None:
 def _worker(connection: object, course: Course, parent: int, scratch_root: str, hidden: tuple[str, ...]) -> None:
     """A worker's life: one Sandbox and one pytest run; grade each entry received and send back (index, report); stop on None."""
     _die_with_parent(parent)
+    _preload([])  # a spawned worker (macOS, Windows) imports here what a forked one has from the driver
     for signum in STOPPING_SIGNALS:
         signal.signal(signum, signal.SIG_DFL)  # not the driver's handler: until the sandbox exists, a stop just ends this process
     from ..sandbox import Sandbox
@@ -313,13 +317,14 @@ def _worker(connection: object, course: Course, parent: int, scratch_root: str, 
 
 
 class Pool:
-    """`jobs` forked worker processes, each grading one entry at a time; a worker that dies is replaced."""
+    """`jobs` worker processes (forked on Linux, spawned elsewhere: portability.py), each grading one entry at a time; a
+    worker that dies is replaced."""
 
     def __init__(self, course: Course, jobs: int, scratch: Path, hidden: tuple[Path, ...]) -> None:
         """scratch: a folder for the workers' packages, which this pool's owner removes; hidden: folders no student's code may
         read (OUT, where the classmates' reports are, and what the caller adds)."""
         self.course, self.jobs, self.scratch, self.hidden = course, jobs, scratch, hidden
-        self.context = multiprocessing.get_context("fork")
+        self.context = multiprocessing.get_context(start_method())
         self.workers: list[tuple[object, object]] = []  # (process, connection)
 
     def _start(self) -> tuple[object, object]:
@@ -519,18 +524,12 @@ def chosen(entries: list[Entry], students: list[str] | None, folder: Path) -> li
 
 def _lock(out: Path) -> object:
     """An exclusive lock on OUT for this run: two runs writing the same reports would undo each other."""
-    import fcntl
-
     try:
-        handle = open(out / LOCK, "a")  # noqa: SIM115 - held for the whole run, closed by main()
-    except OSError as error:
-        raise OutputError(out / LOCK, error) from error
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        handle.close()
+        return exclusive(out / LOCK)  # held for the whole run, closed by main()
+    except Locked:
         raise UsageError(_("another `grade` run is writing to {out}: wait for it to finish").format(out=out)) from None
-    return handle
+    except OSError as error:  # the lock file cannot be made (a full or read-only disk)
+        raise OutputError(out / LOCK, error) from error
 
 
 def main(args: argparse.Namespace, course: Course | None = None) -> int:

@@ -100,7 +100,12 @@ class Sandbox:
         if cls is Sandbox:
             from .choice import backend_class, choose
 
+            from .machine import memory_warning
+
             choice, cls = choose(), backend_class()
+            warning = memory_warning(choice.backend)
+            if warning:
+                print(warning, file=sys.stderr)
             made = super().__new__(cls)
             made.choice = choice
             return made
@@ -209,9 +214,11 @@ def child_env(folder: Path) -> dict[str, str]:
 _KEPT: dict[Path, Path] = {}  # a sandbox's errors file -> the log kept of it
 
 
-def could_not_start(errors: Path) -> ChildStopped:
-    """The stop of a question whose sandbox could not start (no torch for the child, a missing piece, a process that died
-    before it could take a job): the cause in one line, what to do, and a kept copy of errors (what the processes said)."""
+def could_not_start(errors: Path, backend: str = "linux", killed: bool = False) -> ChildStopped:
+    """The stop of a question whose sandbox could not start (no torch for the child, a missing piece, too little memory, too
+    few processes, a process that died before it could take a job): the cause in one line, what to do (what the machine
+    lacks, when it lacks something), and a kept copy of errors (what the processes said). backend: the one running; killed:
+    the process was killed (SIGKILL) before it said anything, as the kernel kills a process when memory runs out."""
     try:
         text = errors.read_bytes().decode("utf-8", "replace")
     except OSError:
@@ -225,15 +232,84 @@ def could_not_start(errors: Path) -> ChildStopped:
         log.write_text(f"python: {sys.executable}\nsys.path: {sys.path}\n\n{text}", encoding="utf-8")
     except OSError:
         log = errors
+    lacking = environment_problem(text, backend) or (memory_shortage(backend) if killed and not lines else None)
     missing = re.search(r"No module named '([^']+)'", cause)
+    if lacking:
+        reason = _("the sandbox could not start, a problem of this machine and not of your code: {cause}. {todo} "
+                   "The details are in {log}.").format(cause=cause, todo=lacking, log=log)
+        return ChildStopped(ERROR, reason, environment=True)
     if missing:
         todo = _("Install {module} for the Python that runs the kit ({python}), then check again.").format(
             module=missing.group(1).split(".")[0], python=sys.executable)
-    else:
+    elif backend == "linux":
         todo = _("Reinstall the kit (`pip install -e .` in its folder); setting AUTOGRADER_SANDBOX=portable tries the other sandbox.")
+    else:
+        todo = _("Reinstall the kit (`pip install -e .` in its folder).")
     reason = _("the sandbox could not start, a problem of the kit's installation and not of your code: {cause}. {todo} "
                "The details are in {log}.").format(cause=cause, todo=todo, log=log)
     return ChildStopped(ERROR, reason, environment=True)
+
+
+# What a sandbox needs of the machine: the most memory grading the solutions held at once (`check --solutions`, all ten
+# questions: the proportional set size of the grader and its sandbox's processes together, sampled every 0.3 s; measured
+# 503 MB and 595 MB on Linux, torch 2.13, where an earlier count gave 448 and 576), and the processes it runs at once
+# (the grader, the zygote and a child; the portable backend's grader, a child and its warm spare), threads not counted.
+MEMORY_NEEDED = {"linux": 503 << 20, "portable": 595 << 20}
+PROCESSES_NEEDED = 3
+_OUT_OF_PROCESSES = re.compile(r"BlockingIOError|Resource temporarily unavailable|EAGAIN|\[Errno 11\]")
+_OUT_OF_MEMORY = re.compile(r"MemoryError|[Cc]annot allocate memory|failed to map segment|std::bad_alloc|[Oo]ut of memory|ENOMEM|"
+                            r"\[Errno 12\]")
+
+
+def environment_problem(text: str, backend: str) -> str | None:
+    """What the machine lacks, as a sentence that says what the kit needs, when text (what a sandbox's process said before it
+    died) shows the system refused it a process or memory; None otherwise."""
+    if _OUT_OF_PROCESSES.search(text):
+        return _("The system refused to start another process: a limit on processes (`ulimit -u`, or a container's pids.max) "
+                 "is reached. The kit needs {count} processes of its own at once, besides their threads; raise the limit or "
+                 "end other processes.").format(count=PROCESSES_NEEDED)
+    if _OUT_OF_MEMORY.search(text):
+        return memory_shortage(backend)
+    return None
+
+
+def memory_shortage(backend: str) -> str:
+    """The sentence for a sandbox that ran out of memory: what grading needs with this backend, and what to do."""
+    return _("The machine ran out of memory: grading needs about {needed} MB (the {backend} sandbox; {other} MB with the "
+             "other one). Close other programs, or give the container or notebook server more memory.").format(
+        needed=MEMORY_NEEDED.get(backend, max(MEMORY_NEEDED.values())) >> 20, backend=backend,
+        other=MEMORY_NEEDED["portable" if backend == "linux" else "linux"] >> 20)
+
+
+def refused(error: OSError, backend: str) -> ChildStopped:
+    """The stop of a question whose process the system refused to start (error: what starting it raised)."""
+    lacking = environment_problem(f"{type(error).__name__}: {error}", backend) or _("it could not start a process ({error})").format(
+        error=error)
+    return ChildStopped(ERROR, _("the sandbox could not start, a problem of this machine and not of your code: {todo}").format(
+        todo=lacking), environment=True)
+
+
+class RefusedChild(Child):
+    """A question's child that could not be started (the system refused the process): every call raises its stop."""
+
+    def __init__(self, stopped: ChildStopped) -> None:
+        self.stopped = stopped
+
+    def first(self) -> dict:
+        """Raise the stop."""
+        raise self.stopped
+
+    def ask(self, request: dict) -> dict:
+        """Raise the stop."""
+        raise self.stopped
+
+    def ended(self) -> bool:
+        """Always True."""
+        return True
+
+    def close(self) -> Ending:
+        """Nothing ran: no orphan, no output."""
+        return Ending(0, "")
 
 
 def timed_out(seconds: float, where: str = "") -> str:

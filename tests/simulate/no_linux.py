@@ -2,27 +2,24 @@
 
 tests/test_portable.py puts this file in the site-packages of a fake environment (a pyvenv.cfg beside a link to the
 real interpreter) with a .pth line that imports it, so that every process started with that interpreter, `python -I`
-children included, loses the pieces before anything else runs: os.fork, os.forkpty, os.mkfifo, os.pidfd_open,
-os.O_PATH, the resource and fcntl modules, prctl and syscall through ctypes, reads of /proc (psutil's own excepted: it
-has a native implementation on every other platform) and select on anything but a socket (as on Windows). Each
-process that loads it appends its argv to LOG, so the test can see that the removal reached it.
+children included, loses the pieces before anything else runs: os.pidfd_open, os.O_PATH, prctl and syscall through
+ctypes (so neither Landlock nor seccomp), and reads of /proc (psutil's own excepted: it has a native implementation on
+every other platform). What POSIX gives every Unix (fork, fcntl, resource, FIFOs, select on pipes) stays: macos.py
+adds macOS's own ways, no_posix.py takes POSIX away (Windows). Each process that loads it appends its argv to LOG, so
+the test can see that the removal reached it.
 """
 import builtins
 import errno
 import os
 import posix
-import select
-import stat
 import sys
 
 LOG = None  # the test writes the log's path here when it copies this file
 
 for module in (os, posix):
-    for name in ("fork", "forkpty", "mkfifo", "pidfd_open", "O_PATH"):
+    for name in ("pidfd_open", "O_PATH"):
         if hasattr(module, name):
             delattr(module, name)
-for name in ("resource", "fcntl"):
-    sys.modules[name] = None  # `import resource` raises ImportError, as on Windows
 
 
 def _from_psutil() -> bool:
@@ -57,19 +54,6 @@ import io  # noqa: E402
 io.open = builtins.open
 for name in ("open", "listdir", "scandir", "stat"):
     setattr(os, name, _refusing(getattr(os, name)))
-
-_select = select.select
-
-
-def _select_sockets_only(rlist: list, wlist: list, xlist: list, timeout: float | None = None) -> tuple:
-    for item in (*rlist, *wlist, *xlist):
-        fd = item if isinstance(item, int) else item.fileno()
-        if not stat.S_ISSOCK(os.fstat(fd).st_mode):
-            raise OSError(errno.ENOTSOCK, "select works on sockets only on this platform (simulated)")
-    return _select(rlist, wlist, xlist, timeout)
-
-
-select.select = _select_sockets_only
 
 import ctypes  # noqa: E402
 

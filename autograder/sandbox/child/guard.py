@@ -71,6 +71,15 @@ def kit_archives(root: str) -> list[str]:
         return []
 
 
+def _case_blind(folder: str) -> bool:
+    """True when the volume holding folder ignores case: the folder's name with its letters' case swapped is the folder."""
+    swapped = folder.swapcase()
+    try:
+        return swapped != folder and os.path.samefile(folder, swapped)
+    except (OSError, ValueError):
+        return False
+
+
 class RefusedImport(importlib.abc.MetaPathFinder):
     """Refuses the grader's own packages and records every attempt."""
 
@@ -110,6 +119,10 @@ class Guard:
         self.hidden = tuple(form for name in HIDDEN_FOLDERS for form in self._both(os.path.join(root, name)))
         self.hidden += tuple(form for folder in extra_hidden for form in self._both(folder))
         self.hidden += tuple(form for name in kit_archives(root) for form in self._both(os.path.join(root, name)))
+        # Where the volume ignores case (macOS's default, Windows), `SOLUTIONS/` opens solutions/: there a path is also
+        # compared as the file system compares it, by the identity (device, inode) of each folder it goes through.
+        self.stat, self.dirname = os.stat, os.path.dirname
+        self.hidden_ids = frozenset(self._identity(form) for form in self.hidden) - {None} if _case_blind(root) else frozenset()
         self.reached = [] if reached is None else reached
         self.frame_events, self.getframe, self.busy = dict(FRAME_EVENTS), sys._getframe, _thread._local()  # busy: per thread
         stdlib = os.path.dirname(os.__file__)
@@ -131,7 +144,7 @@ class Guard:
         self.create_builtin = _imp.create_builtin
         _imp.create_builtin = self._first_copy  # a second copy of a built-in module gives back what was taken from the first
         for name in ("_text", "_forms", "_under", "_hidden", "_writable", "_refuse", "_reach", "_students", "_library", "_handed_back",
-                     "_memory", "_first_copy"):  # bound on the instance: replacing them on the class afterwards (`__main__.Guard._refuse = ...`) reaches nothing
+                     "_memory", "_first_copy", "_identity", "_in_hidden_folder"):  # bound on the instance: replacing them on the class afterwards (`__main__.Guard._refuse = ...`) reaches nothing
             setattr(self, name, getattr(self, name))
 
     def _first_copy(self, spec: object) -> object:
@@ -174,10 +187,31 @@ class Guard:
             return False
         if any(self._under(form, self.hidden) for form in forms):
             return True
+        if self.hidden_ids and self._in_hidden_folder(forms[0]):
+            return True
         written = self._text(path)
         if written.startswith(os.sep):
             return False
-        return any(part in ("reference", "solutions", "suites", ".git") for part in written.split(os.sep))  # may be relative to a dir_fd
+        parts = [part.casefold() if self.hidden_ids else part for part in written.split(os.sep)]
+        return any(part in ("reference", "solutions", "suites", ".git") for part in parts)  # may be relative to a dir_fd
+
+    def _identity(self, path: str) -> tuple[int, int] | None:
+        """(device, inode) of path, None when it cannot be read."""
+        try:
+            info = self.stat(path)
+        except (OSError, ValueError):
+            return None
+        return info.st_dev, info.st_ino
+
+    def _in_hidden_folder(self, path: str) -> bool:
+        """True when path, or a folder on its way, is a hidden folder by the file system's identity (whatever its case)."""
+        while True:
+            if self._identity(path) in self.hidden_ids:
+                return True
+            parent = self.dirname(path)
+            if parent == path:
+                return False
+            path = parent
 
     def _writable(self, path: object) -> bool:
         """True only inside the child's own folder (and /dev/null)."""

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from ...i18n import _
 from ..base import (ANSWER_BYTES, ERROR, MEMORY_BYTES, OUTPUT_BYTES, POLL_SECONDS, STARTUP_SECONDS, TIMEOUT, WALL_FACTOR,
-                    Child, ChildStopped, Ending, Sandbox, child_env, could_not_start, died, frame, over_disk, isolated_python, process_state,
-                    read_output, remove, sweep_stale, timed_out, where_it_ran)
+                    Child, ChildStopped, Ending, RefusedChild, Sandbox, child_env, could_not_start, died, environment_problem, frame,
+                    isolated_python, over_disk, process_state, read_output, refused, remove, sweep_stale, timed_out, where_it_ran)
 
 
 class LinuxSandbox(Sandbox):
@@ -30,7 +30,9 @@ class LinuxSandbox(Sandbox):
         self.errors = open(self.folder / "worker-errors.txt", "w+b")
         self.jobs = 0
         self.messages: dict[int, dict] = {}  # job id -> the zygote's last word on it ({"pid"} or {"exit", "orphans"})
-        self.process = self._start()
+        self.process: subprocess.Popen | None = None  # None while the system refuses to start a zygote (a limit on processes)
+        self.refused: ChildStopped | None = None
+        self._start_or_refuse()
         self.pending = b""
         self.preloaded: set[str] = set()  # modules the running zygote was asked to import before forking
         self.ready = False  # the running zygote said its first word: it started
@@ -44,6 +46,14 @@ class LinuxSandbox(Sandbox):
         return subprocess.Popen([*isolated_python(), str(here / "worker.py")], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=self.errors, cwd=self.folder, env=env)
 
+    def _start_or_refuse(self) -> None:
+        """Start a zygote if there is none; where the system refuses it, remember why (refused) for the questions."""
+        if self.process is None:
+            try:
+                self.process, self.refused = self._start(), None
+            except OSError as error:
+                self.refused = refused(error, self.backend)
+
     def worker_error(self) -> str:
         """The last line the zygote wrote on stderr, or a generic one."""
         self.errors.seek(0)
@@ -55,15 +65,21 @@ class LinuxSandbox(Sandbox):
 
         Raises ChildStopped when the zygote itself is gone (a fresh one is started for the next question).
         """
+        if self.process is None:  # the system refused the zygote (a limit on processes)
+            raise self.refused
         stdout = self.process.stdout.fileno()
         ready, _writable, _failed = select.select([stdout, *extra], [], [], timeout)
         if stdout in ready:
             chunk = os.read(stdout, 1 << 16)
             if not chunk:
-                ready = self.ready
+                ready, code = self.ready, self.process.wait()
+                self.errors.seek(0)
+                lacking = environment_problem(self.errors.read().decode("utf-8", "replace"), self.backend)
                 self._restart()
-                if not ready:  # it died before its first word: it could not start
-                    raise could_not_start(Path(self.errors.name))
+                if self.process is None:  # the system refuses the new zygote (a limit on processes)
+                    raise self.refused
+                if not ready or lacking:  # it died before its first word, or for want of memory or processes
+                    raise could_not_start(Path(self.errors.name), self.backend, killed=code == -signal.SIGKILL)
                 raise ChildStopped(ERROR, _("the grader's worker stopped while this question ran (does the answer kill it?)"))
             self.pending += chunk
             while b"\n" in self.pending:
@@ -82,7 +98,7 @@ class LinuxSandbox(Sandbox):
         return not self.ready or self.state is None or process_state(self.process.pid) == self.state
 
     def _restart(self) -> None:
-        """Replace a dead zygote (or kill a living one first)."""
+        """Replace a dead zygote, or kill a living one first (process None, and refused why, while the system refuses a new one)."""
         self.process.kill()
         self.process.wait()
         for pipe in (self.process.stdin, self.process.stdout):
@@ -90,18 +106,23 @@ class LinuxSandbox(Sandbox):
                 pipe.close()
             except OSError:
                 pass
-        self.process, self.pending, self.preloaded, self.ready = self._start(), b"", set(), False
+        self.process, self.pending, self.preloaded, self.ready = None, b"", set(), False
+        self._start_or_refuse()
 
-    def open(self, package: Path, module: str, time_limit: float, hidden: tuple[Path, ...] = (), preload: tuple[str, ...] = ()) -> "LinuxChild":
+    def open(self, package: Path, module: str, time_limit: float, hidden: tuple[Path, ...] = (),
+             preload: tuple[str, ...] = ()) -> "LinuxChild | RefusedChild":
         """Fork a child that imports exercises.<module> from package; it answers requests until closed.
 
         hidden: folders the child may not read, beside the kit's own (other students' packages); the package stays readable.
         preload: modules the zygote imports first, once in its life, so that the child (and every later one) finds them
         imported; the time this takes is not the child's.
         """
-        if not self._healthy():  # never fork the next child from a zygote a previous child changed
+        self._start_or_refuse()
+        if self.process is not None and not self._healthy():  # never fork the next child from a zygote a previous child changed
             self.replaced += 1
             self._restart()
+        if self.process is None:
+            return RefusedChild(self.refused)
         self.jobs += 1
         workdir = self.folder / f"job{self.jobs}"
         workdir.mkdir()
@@ -129,11 +150,14 @@ class LinuxSandbox(Sandbox):
                 if attempt:
                     break  # this one died too: the child's first word (pump) says why
                 self._restart()
+                if self.process is None:
+                    break  # the system refused a new one: the child's first word (pump) says so
         return child
 
     def wait_ready(self, timeout: float) -> None:
         """Wait up to timeout seconds for the zygote's first word ({"ready"}, left unread for pump)."""
-        select.select([self.process.stdout], [], [], timeout)
+        if self.process is not None:
+            select.select([self.process.stdout], [], [], timeout)
 
     @staticmethod
     def kill(pid: int | None) -> None:
@@ -148,6 +172,10 @@ class LinuxSandbox(Sandbox):
     def close(self) -> None:
         """Stop the zygote and every child it forked (a killed zygote's children would run on to their CPU limit; a clean exit
         of torch costs half a second)."""
+        if self.process is None:  # the system never let one start
+            self.errors.close()
+            remove(self.folder)
+            return
         if self.process.poll() is None:  # read while the zygote lives: none of its children is reaped, so no pid was reused
             for pid in _children(self.process.pid):
                 for kill in (os.killpg, os.kill):  # a child leads its own session; a process it started may not

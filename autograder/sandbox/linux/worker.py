@@ -120,7 +120,10 @@ def _limit(job: dict) -> None:
     """Resource limits, process group, working folder and captured output for a child."""
     os.setsid()
     for name, value in (("RLIMIT_AS", job["memory_bytes"]), ("RLIMIT_FSIZE", job["output_bytes"]), ("RLIMIT_CORE", 0)):
-        resource.setrlimit(getattr(resource, name), (value, value))
+        which = getattr(resource, name)
+        ceiling = resource.getrlimit(which)[1]  # a lower limit set on the grader (`ulimit -v` on a small server) stays
+        value = value if ceiling == resource.RLIM_INFINITY else min(value, ceiling)
+        resource.setrlimit(which, (value, value))
     cpu = int(job["time_limit"]) + 2
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a flood of output gets an error instead of a kill

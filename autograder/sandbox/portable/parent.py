@@ -11,7 +11,6 @@ import os
 import queue
 import signal
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -20,8 +19,8 @@ from pathlib import Path
 from ...i18n import _
 from .job_object import JobObject, for_child
 from ..base import (ANSWER_BYTES, ERROR, MEMORY_BYTES, OUTPUT_BYTES, POLL_SECONDS, STARTUP_SECONDS, TIMEOUT, WALL_FACTOR, Child,
-                    ChildStopped, Ending, Sandbox, child_env, could_not_start, died, frame, isolated_python, load_answer, over_disk, read_output,
-                    remove, sweep_stale, timed_out, where_it_ran)
+                    ChildStopped, Ending, RefusedChild, Sandbox, child_env, could_not_start, died, frame, isolated_python, load_answer, over_disk,
+                    read_output, refused, remove, sweep_stale, timed_out, where_it_ran)
 
 WORKER = Path(__file__).resolve().parent / "worker.py"
 EXIT_SECONDS = 2.0  # how long a child told to stop may take before it is killed
@@ -120,31 +119,38 @@ class PortableSandbox(Sandbox):
         self.errors = open(self.folder / "worker-errors.txt", "w+b")
         self.jobs = 0
         self.opened: list[PortableChild] = []  # the children given a question, killed at close if still running
-        self.spare: PortableChild | None = self._spawn()
+        self.spare: PortableChild | RefusedChild | None = self._spawn()
 
     @property
     def process(self) -> subprocess.Popen | None:
         """The warm spare's process, if there is one."""
-        return self.spare.popen if self.spare else None
+        return self.spare.popen if isinstance(self.spare, PortableChild) else None
 
-    def _spawn(self) -> "PortableChild":
-        """Start a child in a folder of its own; it imports torch and waits for its job."""
+    def _spawn(self) -> "PortableChild | RefusedChild":
+        """Start a child in a folder of its own; it imports torch and waits for its job. A RefusedChild when the system
+        refuses the process (a limit on processes, no memory): its question says so."""
         self.jobs += 1
         workdir = self.folder / f"job{self.jobs}"
         workdir.mkdir()
-        popen = subprocess.Popen([*isolated_python(), str(WORKER)], stdin=subprocess.PIPE,
-                                 stdout=subprocess.PIPE, stderr=self.errors, cwd=workdir, env=child_env(workdir),
-                                 start_new_session=callable(getattr(os, "setsid", None)),
-                                 creationflags=getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0))
+        try:
+            popen = subprocess.Popen([*isolated_python(), str(WORKER)], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=self.errors, cwd=workdir, env=child_env(workdir),
+                                     start_new_session=callable(getattr(os, "setsid", None)),
+                                     creationflags=getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0))
+        except OSError as error:
+            return RefusedChild(refused(error, self.backend))
         return PortableChild(self, popen, workdir)
 
-    def open(self, package: Path, module: str, time_limit: float, hidden: tuple[Path, ...] = (), preload: tuple[str, ...] = ()) -> "PortableChild":
+    def open(self, package: Path, module: str, time_limit: float, hidden: tuple[Path, ...] = (), preload: tuple[str, ...] = ()) -> "PortableChild | RefusedChild":
         """Give the warm spare (or a fresh child) the question: it imports exercises.<module> from package and answers
         requests until closed; then start the next spare. hidden: folders the child may not read, beside the kit's own;
         preload: modules the child imports before the question's time starts."""
-        child = self.spare if self.spare is not None and self.spare.popen.poll() is None else self._spawn()
+        child = self.spare if isinstance(self.spare, PortableChild) and self.spare.popen.poll() is None else self._spawn()
         if self.spare is not None and self.spare is not child:
             self.spare.close()
+        if isinstance(child, RefusedChild):
+            self.spare = None
+            return child
         job = {"package": str(package), "module": module, "time_limit": time_limit, "memory_bytes": MEMORY_BYTES,
                "output_bytes": OUTPUT_BYTES, "preload": list(preload), "hidden": [str(self.folder), *(str(folder) for folder in hidden)]}
         child.begin(job, time_limit)
@@ -154,7 +160,7 @@ class PortableSandbox(Sandbox):
 
     def wait_ready(self, timeout: float) -> None:
         """Wait up to timeout seconds until the spare has imported torch."""
-        if self.spare is not None:
+        if isinstance(self.spare, PortableChild):
             self.spare.wait_for_marker("ready", timeout)
 
     def close(self) -> None:
@@ -299,8 +305,12 @@ class PortableChild(Child):
             kind, data = event
             if kind == "eof":
                 if not self.started:  # it ended before its question started: the student's code never ran
+                    try:
+                        code = self.popen.wait(EXIT_SECONDS)
+                    except subprocess.TimeoutExpired:
+                        code = None
                     _kill(_processes(self.popen.pid), self.popen, self.job_object)
-                    self.stopped = could_not_start(Path(self.sandbox.errors.name))
+                    self.stopped = could_not_start(Path(self.sandbox.errors.name), self.sandbox.backend, killed=code == KILLED)
                     raise self.stopped
                 raise self._died()
             if kind == "oversize":

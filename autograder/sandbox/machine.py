@@ -1,0 +1,67 @@
+"""What the machine leaves the kit: the memory available to this process, the container's limit counted, for a warning
+before grading starts on a machine too small for it (a 350 MB notebook server is killed by the kernel with no word)."""
+from pathlib import Path
+
+from ..i18n import _
+from .base import MEMORY_NEEDED
+
+CGROUP = Path("/sys/fs/cgroup")
+V1_FILES, V2_FILES = ("memory.limit_in_bytes", "memory.usage_in_bytes"), ("memory.max", "memory.current")
+
+
+def _read_number(path: Path) -> int | None:
+    """The integer a cgroup file holds; None for "max", a missing file or anything else."""
+    try:
+        return int(path.read_text(encoding="ascii").strip())
+    except (OSError, ValueError):
+        return None
+
+
+def _cgroup_room(root: Path, membership: str) -> int | None:
+    """Bytes left under this process's cgroup memory limit (v2 or v1), None where there is no limit or none can be read.
+    membership: the text of /proc/self/cgroup; the cgroup's folder is looked for under root by its path, then at root
+    itself (a container sees its own cgroup there)."""
+    rooms = []
+    for line in membership.splitlines():
+        _number, controllers, path = (line.split(":", 2) + ["", ""])[:3]
+        files, base = (V2_FILES, root) if controllers == "" else (V1_FILES, root / "memory") if "memory" in controllers.split(",") else (None, None)
+        if files is None:
+            continue
+        for folder in (base / path.lstrip("/"), base):
+            limit, used = (_read_number(folder / name) for name in files)
+            if limit is not None and used is not None:
+                if limit < 1 << 60:  # cgroup v1 writes "no limit" as a page-rounded 2**63
+                    rooms.append(max(0, limit - used))
+                break
+    return min(rooms) if rooms else None
+
+
+def available_memory(root: Path = CGROUP, membership: Path = Path("/proc/self/cgroup")) -> int | None:
+    """Bytes of memory this process may still use: what the system has available, and what its cgroup's limit leaves;
+    None where neither can be read."""
+    amounts = []
+    try:
+        import psutil
+
+        amounts.append(psutil.virtual_memory().available)
+    except Exception:  # noqa: BLE001 - no psutil, or no way to read the system's memory here
+        pass
+    try:
+        room = _cgroup_room(root, membership.read_text(encoding="ascii"))
+    except (OSError, ValueError):
+        room = None
+    if room is not None:
+        amounts.append(room)
+    return min(amounts) if amounts else None
+
+
+def memory_warning(backend: str, available: int | None = None) -> str | None:
+    """A one-line warning when less memory is available than grading needs with backend, None otherwise."""
+    available = available_memory() if available is None else available
+    needed = MEMORY_NEEDED.get(backend, max(MEMORY_NEEDED.values()))
+    if available is None or available >= needed:
+        return None
+    return _("autograder: only {available} MB of memory are available here, and grading needs about {needed} MB (the {backend} "
+             "sandbox): the system may stop it without a word. Close other programs, or give the container or notebook server "
+             "more memory.").format(available=available >> 20, needed=needed >> 20, backend=backend)
+
