@@ -270,8 +270,8 @@ def class_kit(kit: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path
 def _grade_class(python: Path, kit: Path, students: Path, out: Path) -> tuple[str, dict]:
     """(grades.csv, student -> each question's status and score) of `grade` run by python over students."""
     env = {key: value for key, value in os.environ.items() if key != "AUTOGRADER_SANDBOX"} | {"AUTOGRADER_SECRET": ""}
-    done = subprocess.run([str(python), "-m", "autograder", "grade", str(students), "--out", str(out), "--jobs", "2"], cwd=kit,
-                          capture_output=True, text=True, timeout=600, env=env)
+    done = subprocess.run([str(python), "-m", "autograder", "grade", str(students), "--out", str(out), "--jobs", "2",
+                           "--allow-weak-isolation"], cwd=kit, capture_output=True, text=True, timeout=600, env=env)  # no kernel walls there
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     reports = {path.stem: json.loads(path.read_text(encoding="utf-8")) for path in out.glob("*.json")}
     return (out / "grades.csv").read_text(encoding="utf-8"), {
@@ -291,7 +291,8 @@ def test_grade_gives_the_linux_backends_grades(removals: tuple[str, ...], class_
     kit, students = class_kit
     python, log = _simulated_interpreter(tmp_path / "interpreter", removals)
     grades, reports = _grade_class(python, kit, students, tmp_path / "out")
-    assert grades == linux_grades[0] and reports == linux_grades[1]
+    assert "graded (weak isolation)" in grades  # said where seccomp and Landlock are missing, as on a real Mac or PC
+    assert grades.replace(" (weak isolation)", "") == linux_grades[0] and reports == linux_grades[1]
     assert [status for status, _score, _reason in reports["ben"]] == ["timeout", "failed"]
     workers = [line for line in log.read_text(encoding="utf-8").splitlines() if "multiprocessing" in line and "spawn_main" in line]
     assert len(workers) == 2, "each worker is a spawned interpreter"
