@@ -78,7 +78,7 @@ def oracle(name: str) -> Callable[..., object]:
     return recorded
 
 
-def _variant(number: int, path: tuple[str, ...]) -> Callable[..., object]:
+def _variant(number: int, path: tuple[str | int, ...]) -> Callable[..., object]:
     """The stand-in for one function of question number's bank: path leads to its table in the recording."""
     def entries() -> list:
         table, blobs = _question(number)
@@ -90,14 +90,14 @@ def _variant(number: int, path: tuple[str, ...]) -> Callable[..., object]:
     def recorded(*args: object, **kwargs: object) -> object:
         return _answer(entries, args, kwargs)
 
-    recorded.__name__ = recorded.__qualname__ = path[-1]
+    recorded.__name__ = recorded.__qualname__ = str(path[-1])
     return recorded
 
 
 def recorded_bank(number: int) -> Bank:
     """Question number's bank: the mistakes' names, sentences and hints, each function answered from the recording."""
     bank = _question(number)[0]["bank"]
-    mistakes = tuple(Mistake(m["name"], m["explanation"], m["hint"], {f: _variant(number, ("mistakes", str(i), "variants", f))
+    mistakes = tuple(Mistake(m["name"], m["explanation"], m["hint"], {f: _variant(number, ("mistakes", i, "variants", f))
                                                                      for f in m["variants"]}, m["hint_of"])
                      for i, m in enumerate(bank["mistakes"]))
     return Bank(number, {f: _variant(number, ("correct", f)) for f in bank["correct"]}, mistakes)
