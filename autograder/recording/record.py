@@ -204,6 +204,16 @@ def _bank_table(recorder: Recorder, number: int) -> dict | None:
                          for m in found.mistakes]}
 
 
+def _record_plots(course: Course, numbers: list[int], recorder: Recorder, sandbox: object) -> None:
+    """The oracle's side of each `plot N` picture, drawn from the solutions (question 9's slope is fitted to timings measured
+    on the student's machine: it cannot be recorded, and `plot 9` says so on the student build)."""
+    from ..plots.make import GATHER, gather
+
+    for number in sorted(set(GATHER) & set(numbers) - {9}):
+        recorder.question = number
+        gather(course, course.root / "solutions", number, sandbox)
+
+
 def record(course: Course, numbers: list[int]) -> dict[str, bytes]:
     """Path (under autograder/recordings/) -> bytes of every recording file, from the suites run on the solutions."""
     import importlib
@@ -238,6 +248,7 @@ def record(course: Course, numbers: list[int]) -> dict[str, bytes]:
         suites = [str(suite_file(course, n)) for n in numbers if suite_file(course, n).exists()]
         with _quiet_pytest() as said:
             pytest.main([*PYTEST_ARGS, *suites], plugins=[kit, each, Ladders(recorder)])
+        _record_plots(course, numbers, recorder, sandbox)
         recorder.question = None
         if submission.report is None or submission.failed or submission.report.score != submission.report.max_score:
             raise RuntimeError(f"the solutions do not pass their suites, so nothing can be recorded:\n{said.getvalue()[-2000:]}{submission.failed}")
