@@ -3,17 +3,16 @@
 Never shipped: `release` runs it in the instructor's kit and ships only its output, autograder/recordings/. Every call
 of a `reference` function made by a check is kept with its result; every call of the student's code (the solutions
 here) gets the bank's right answer and each known mistake's result on the same arguments. Shrinking needs smaller
-inputs too, so each drawn check is also run on the inputs its shrinking tries: the descent that always fails, and the
-descent a student with each known mistake of the bank would follow. A hypothesis check gets a grid of the smallest
-values of its strategies.
+inputs too, so each drawn check is also run on the inputs its shrinking tries: the descent that always fails, the one
+of float32 work (failing on float64 inputs only), and the descent a student with each known mistake of the bank
+would follow. A hypothesis check gets a grid of the smallest values of its strategies.
 """
 import itertools
 import json
-import math
-from pathlib import Path
 from typing import Callable
 
 import pytest
+import torch
 
 from ..course.manifest import Course
 from ..engine import mistakes, proxy
@@ -138,7 +137,16 @@ class Ladders:
                 runs[key] = self._run(item.obj, {**arguments, **dict(zip(names, values.values()))})
             return runs[key]
 
-        shrink(make_one, choices, lambda values: bool(calls(values)) or True, order)
+        def always(values: dict) -> bool:
+            calls(values)
+            return True
+
+        def in_float64(values: dict) -> bool:  # a student who works in float32 fails on float64 inputs only
+            calls(values)
+            return any(isinstance(value, torch.Tensor) and value.dtype == torch.float64 for value in values.values())
+
+        shrink(make_one, choices, always, order)
+        shrink(make_one, choices, in_float64, order)
         number = self.recorder.question
         found = mistakes.bank(number)
         for mistake in found.mistakes if found else ():
@@ -221,8 +229,6 @@ def record(course: Course, numbers: list[int]) -> dict[str, bytes]:
     from ..engine.plugin import EachSubmission, KitPlugin
     from ..engine.run import PYTEST_ARGS, Submission, _keep_hypothesis_in, _quiet_pytest, suite_file
     from ..sandbox import Sandbox
-
-    import torch
 
     torch.set_num_threads(1)  # the oracle works on tiny tensors: a thread pool only adds waiting
     recorder = Recorder()
