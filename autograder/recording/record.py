@@ -4,8 +4,8 @@ Never shipped: `release` runs it in the instructor's kit and ships only its outp
 of a `reference` function made by a check is kept with its result; every call of the student's code (the solutions
 here) gets the bank's right answer and each known mistake's result on the same arguments. Shrinking needs smaller
 inputs too, so each drawn check is also run on the inputs its shrinking tries: the descent that always fails, the one
-of float32 work (failing on float64 inputs only), and the descent a student with each known mistake of the bank
-would follow. A hypothesis check gets a grid of the smallest values of its strategies.
+of float32 work (failing on float64 inputs only), a few where a coin decides, and the descent a student with each
+known mistake of the bank would follow. A hypothesis check gets a grid of the smallest values of its strategies.
 """
 import itertools
 import json
@@ -20,6 +20,8 @@ from ..engine.inputs import shrink
 from ..engine.mistakes import _far, _quietly, replayed
 from .canon import Blobs, Uncanonical, digest, dump, encode
 from .recorded import INDEX
+
+COIN_MODELS = 4  # shrinking paths of students failing where a coin says so, recorded for every drawn check
 
 
 
@@ -147,6 +149,15 @@ class Ladders:
 
         shrink(make_one, choices, always, order)
         shrink(make_one, choices, in_float64, order)
+        for model in range(COIN_MODELS):  # students who fail on about half the inputs: the paths beside the others
+            def coin(values: dict, model: int = model) -> bool:
+                calls(values)
+                try:
+                    return int(digest((model,), values), 16) % 2 == 0
+                except Uncanonical:
+                    return False
+
+            shrink(make_one, choices, coin, order)
         number = self.recorder.question
         found = mistakes.bank(number)
         for mistake in found.mistakes if found else ():
