@@ -90,3 +90,20 @@ def test_the_student_build_is_told_by_its_missing_oracle(student_build: Path) ->
     assert recorded.student_build()  # recordings, and no reference/ beside the folder's parent (tmp_path)
     (student_build.parent.parent / "reference").mkdir(exist_ok=True)
     assert not recorded.student_build()
+
+
+def test_inside_hypothesis_an_input_not_recorded_is_rejected_not_failed(student_build: Path) -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    causal_mask = recorded.oracle("reference.masking.causal_mask")
+    seen = []
+
+    @settings(derandomize=True, database=None, max_examples=20)
+    @given(T=st.integers(2, 3))
+    def check(T: int) -> None:
+        seen.append(T)
+        assert causal_mask(T).shape == (2, 2)  # T=3 is not recorded: hypothesis drops that example (a shrink candidate too)
+
+    check()
+    assert 2 in seen and 3 in seen

@@ -45,10 +45,14 @@ def _unknown() -> NotRecorded:
     """The error of an input the recording lacks; inside a hypothesis example, the example is rejected instead."""
     if "hypothesis" in sys.modules:
         from hypothesis import reject
-        from hypothesis.control import currently_in_test_context
 
-        if currently_in_test_context():
-            reject()
+        try:
+            from hypothesis.control import currently_in_test_context
+        except ImportError:  # a hypothesis too old to say: the example fails, as a check would
+            pass
+        else:
+            if currently_in_test_context():
+                reject()
     return NotRecorded(_("this input cannot be checked locally (the student copy records the expected results of the public "
                          "inputs only); the class grader checks it"))
 
