@@ -340,3 +340,35 @@ def test_the_recordings_answer_no_class_grading(checkouts: dict[str, Path], tmp_
     assert locally[1] == [0] * len(locally[1])  # the files alone, pasted beside the stubs
     in_class = grade_in(ROOT, [package], "secret of a test course")[0]
     assert in_class[2] == 0 and sum(in_class) == 0, (locally, in_class)
+
+
+VERDICTS = """
+import json, sys
+from pathlib import Path
+from autograder.course.manifest import load_course
+from autograder.engine.run import grade_many
+course = load_course(Path.cwd())
+jobs = [(Path(path), [int(Path(path).name[1:3])]) for path in json.loads(sys.stdin.read())]
+print(json.dumps([[(q.status, q.score, [t.get("mistake", "") for t in q.to_dict()["tests"]]) for q in report.questions]
+                  for report in grade_many(course, jobs)]))
+"""
+
+
+def test_the_student_build_gives_the_corpus_the_kits_verdicts_and_named_mistakes(checkouts: dict[str, Path], tmp_path: Path) -> None:
+    """Question 3's corpus files (its bank is the largest) graded by the kit and by the student build: the same status,
+    score and named mistake of every check (the shrunk input may differ: docs/instructors.md says why)."""
+    files = sorted((ROOT / "tests" / "corpus").glob("*/q03_*.py"))
+    packages = []
+    for file in files:
+        package = shutil.copytree(ROOT / "solutions", tmp_path / f"q03_{file.parent.name}_{file.stem}", ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copy(file, package / "q03_attention.py")
+        packages.append(package)
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    verdicts = []
+    for kit in (ROOT, checkouts["main"]):
+        done = subprocess.run([sys.executable, "-c", VERDICTS], cwd=kit, env=env, input=json.dumps([str(p) for p in packages]),
+                              capture_output=True, text=True, timeout=900, check=False)
+        assert done.returncode == 0, done.stderr[-3000:]
+        verdicts.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    assert len(files) > 20 and any(m for report in verdicts[0] for _s, _p, named in report for m in named)
+    assert verdicts[1] == verdicts[0], [(f.name, a, b) for f, a, b in zip(files, *verdicts) if a != b]
