@@ -7,6 +7,7 @@ inputs too, so each drawn check is also run on the inputs its shrinking tries: t
 of float32 work (failing on float64 inputs only), a few where a coin decides, and the descent a student with each
 known mistake of the bank would follow. A hypothesis check gets a grid of the smallest values of its strategies.
 """
+import dataclasses
 import itertools
 import json
 from typing import Callable
@@ -22,7 +23,12 @@ from .canon import Blobs, Uncanonical, digest, dump, encode
 from .recorded import INDEX
 
 COIN_MODELS = 4  # shrinking paths of students failing where a coin says so, recorded for every drawn check
+ROOM = 20  # times each question's time limit its child gets while recording: the ladders run its checks many times
 
+
+
+class RecordingError(RuntimeError):
+    """The suites could not all be recorded: the release stops rather than ship a partial recording."""
 
 
 class Recorder:
@@ -100,6 +106,7 @@ class Ladders:
 
     def __init__(self, recorder: Recorder) -> None:
         self.recorder = recorder
+        self.error: RecordingError | None = None  # the first check that could not be recorded whole
 
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
         """The question of the check about to run."""
@@ -111,19 +118,23 @@ class Ladders:
         result = yield
         arguments = {name: item.funcargs[name] for name in item._fixtureinfo.argnames if name in item.funcargs}
         marker = item.get_closest_marker("drawn")
-        if marker is not None:
-            self._drawn(item, arguments, *marker.args)
-        elif hasattr(item.obj, "hypothesis"):
-            self._grid(item, arguments)
+        try:
+            if marker is not None:
+                self._drawn(item, arguments, *marker.args)
+            elif hasattr(item.obj, "hypothesis"):
+                self._grid(item, arguments)
+        except RecordingError as error:
+            self.error = self.error or RecordingError(f"{item.nodeid}: {error}")
         return result
 
     def _run(self, body: Callable[..., object], arguments: dict) -> list[tuple[str, tuple, dict]]:
-        """The student calls of body(**arguments) (its failure ignored: the solutions pass)."""
+        """The student calls of body(**arguments); RecordingError when the solutions fail it (a recording made of a part of
+        the calls, such as a child stopped by a loaded machine, would differ from one release to the next)."""
         self.recorder.seen = []
         try:
             body(**arguments)
-        except Exception:  # noqa: BLE001 - a candidate the check refuses (a shape it rejects) is still recorded
-            pass
+        except Exception as error:
+            raise RecordingError(f"the solutions fail {getattr(body, '__name__', 'a check')} on a smaller input: {error}") from error
         return self.recorder.seen
 
     def _drawn(self, item: pytest.Item, arguments: dict, make_one: Callable, choices: tuple, order: Callable) -> None:
@@ -258,17 +269,21 @@ def record(course: Course, numbers: list[int]) -> dict[str, bytes]:
             for function in functions[name]:
                 setattr(module, function, recorder.watched(f"reference.{name}.{function}", getattr(module, function)))
         proxy._latest = _Latest(recorder)
-        kit = KitPlugin(course, course.root, sandbox, notes=False, first_failure_only=True)
+        roomy = dataclasses.replace(course, questions=tuple(dataclasses.replace(q, time_limit=q.time_limit * ROOM) for q in course.questions))
+        kit = KitPlugin(roomy, course.root, sandbox, notes=False, first_failure_only=True)
         submission = Submission(course.root / "solutions")
         each = EachSubmission(kit, numbers, [submission])
         _keep_hypothesis_in(sandbox.folder)
         suites = [str(suite_file(course, n)) for n in numbers if suite_file(course, n).exists()]
         with _quiet_pytest() as said:
-            pytest.main([*PYTEST_ARGS, *suites], plugins=[kit, each, Ladders(recorder)])
-        _record_plots(course, numbers, recorder, sandbox)
+            ladders = Ladders(recorder)
+        pytest.main([*PYTEST_ARGS, *suites], plugins=[kit, each, ladders])
+        if ladders.error is not None:
+            raise ladders.error
+        _record_plots(roomy, numbers, recorder, sandbox)
         recorder.question = None
         if submission.report is None or submission.failed or submission.report.score != submission.report.max_score:
-            raise RuntimeError(f"the solutions do not pass their suites, so nothing can be recorded:\n{said.getvalue()[-2000:]}{submission.failed}")
+            raise RecordingError(f"the solutions do not pass their suites, so nothing can be recorded:\n{said.getvalue()[-2000:]}{submission.failed}")
         files, index = {}, {"modules": functions, "oracle": {}, "banks": []}
         for number in numbers:
             table = {"oracle": recorder.oracle.get(number, {}), "bank": _bank_table(recorder, number)}
