@@ -2,12 +2,14 @@
 import dataclasses
 import hashlib
 import json
+import math
 import zlib
 from typing import Any
 
 import torch
 
 FORMAT = b"attention-kit recording 1\n"
+FLOAT_DIGITS = 13  # significant digits a recorded Python float keeps (checks compare numbers to 1e-6 at the finest)
 
 
 class Uncanonical(TypeError):
@@ -83,6 +85,8 @@ def encode(value: object, blobs: Blobs) -> Any:
         return {"t": [blobs.add(data), str(tensor.dtype).removeprefix("torch."), list(tensor.shape), list(tensor.stride()), int(value.requires_grad)]}
     if isinstance(value, BaseException):
         return {"raised": type(value).__name__}
+    if isinstance(value, float) and math.isfinite(value):
+        return float(f"{value:.{FLOAT_DIGITS}g}")  # LAPACK's last bits vary with memory alignment: a release stays the same bytes
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     if isinstance(value, torch.dtype):
