@@ -8,8 +8,10 @@ of float32 work (failing on float64 inputs only), a few where a coin decides, an
 known mistake of the bank would follow. A hypothesis check gets a grid of the smallest values of its strategies.
 """
 import dataclasses
+import importlib
 import itertools
 import json
+import pkgutil
 from typing import Callable
 
 import pytest
@@ -246,7 +248,7 @@ def _record_plots(course: Course, numbers: list[int], recorder: Recorder, sandbo
 
 def record(course: Course, numbers: list[int]) -> dict[str, bytes]:
     """Path (under autograder/recordings/) -> bytes of every recording file, from the suites run on the solutions."""
-    import importlib
+    import reference  # the instructor's oracle: here only, never in the student build
 
     from ..engine.plugin import EachSubmission, KitPlugin
     from ..engine.run import PYTEST_ARGS, Submission, _keep_hypothesis_in, _quiet_pytest, suite_file
@@ -254,10 +256,6 @@ def record(course: Course, numbers: list[int]) -> dict[str, bytes]:
 
     torch.set_num_threads(1)  # the oracle works on tiny tensors: a thread pool only adds waiting
     recorder = Recorder()
-    import pkgutil
-
-    import reference
-
     modules = {info.name: importlib.import_module(f"reference.{info.name}") for info in pkgutil.iter_modules(reference.__path__)}
     saved = {name: dict(vars(module)) for name, module in modules.items()}
     functions = {name: sorted(f for f, value in vars(module).items() if callable(value) and getattr(value, "__module__", "") == module.__name__
@@ -275,9 +273,9 @@ def record(course: Course, numbers: list[int]) -> dict[str, bytes]:
         each = EachSubmission(kit, numbers, [submission])
         _keep_hypothesis_in(sandbox.folder)
         suites = [str(suite_file(course, n)) for n in numbers if suite_file(course, n).exists()]
+        ladders = Ladders(recorder)
         with _quiet_pytest() as said:
-            ladders = Ladders(recorder)
-        pytest.main([*PYTEST_ARGS, *suites], plugins=[kit, each, ladders])
+            pytest.main([*PYTEST_ARGS, *suites], plugins=[kit, each, ladders])
         if ladders.error is not None:
             raise ladders.error
         _record_plots(roomy, numbers, recorder, sandbox)
