@@ -1,4 +1,5 @@
 """`python -m autograder release`: the learner repository, its two branches, no leaked answers, reproducible."""
+import ast
 import json
 import os
 import re
@@ -6,6 +7,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -16,7 +18,8 @@ from autograder.maintainer.release import solution_files, strip_markers
 from autograder.maintainer.stubs import BEGIN, END, make_stub, solution_bodies
 
 ROOT = Path(__file__).resolve().parent.parent
-TOP_LEVEL = {".github", ".gitignore", "README.md", "autograder", "course.yaml", "exercises", "pyproject.toml", "reference"}
+TOP_LEVEL = {".github", ".gitignore", "README.md", "autograder", "course.yaml", "exercises", "pyproject.toml"}
+UNSHIPPED = ("autograder/suites/mistakes/", "autograder/recording/record.py")  # the banks, and the code that records them
 # Solution lines the leak test may find on main without any leak, and why:
 MIN_LENGTH = 12  # shorter lines are `return out`, `if causal:`, `times = []`, `return x, y`: they name a variable
 #                  or open a block, and say nothing the signature and docstring do not (each region keeps longer lines)
@@ -87,10 +90,11 @@ def test_main_holds_the_student_files_only(release: tuple[Path, Path]) -> None:
     files = branch_files(release[0], "main")
     assert {path.split("/")[0] for path in files} == TOP_LEVEL
     assert {p for p in files if p.startswith("exercises/")} == {f"exercises/{p.name}" for p in (ROOT / "solutions").glob("*.py")}
-    for folder in ("autograder", "reference"):
-        shipped = {p.relative_to(ROOT).as_posix() for p in (ROOT / folder).rglob("*")
-                   if p.is_file() and "__pycache__" not in p.parts and p.suffix not in (".pyc", ".po") and not p.name.startswith(".")}
-        assert {p for p in files if p.startswith(folder + "/")} == shipped
+    shipped = {p.relative_to(ROOT).as_posix() for p in (ROOT / "autograder").rglob("*")
+               if p.is_file() and "__pycache__" not in p.parts and p.suffix not in (".pyc", ".po") and not p.name.startswith(".")}
+    recordings = {f"autograder/recordings/q{n:02d}.rec" for n in load_course(ROOT).numbers} | {"autograder/recordings/index.json"}
+    assert {p for p in files if p.startswith("autograder/")} == {p for p in shipped if not p.startswith(UNSHIPPED)} | recordings
+    assert {p for p in shipped if p.startswith(UNSHIPPED)} and not {p for p in files if p.startswith(("reference/", *UNSHIPPED))}
     assert {f"autograder/suites/{p.name}" for p in (ROOT / "autograder" / "suites").glob("test_q*.py")} <= set(files)
     for name in (ROOT / "solutions").glob("*.py"):
         assert files[f"exercises/{name.name}"] == make_stub(name.read_text())
@@ -206,7 +210,7 @@ def test_release_of_a_committed_kit_is_reproducible_and_flags_edits(tmp_path: Pa
     (kit / "reference" / "masking.py").write_text((kit / "reference" / "masking.py").read_text() + "\n")
     done = autograder(kit, "release", str(tmp_path / "three"))
     assert done.returncode == 0 and "uncommitted" in done.stderr and "reference/masking.py" in done.stderr
-    assert git(tmp_path / "three", "rev-parse", "main^{tree}") != hashes[0][0]
+    assert git(tmp_path / "three", "rev-parse", "main^{tree}") == hashes[0][0]  # no line of reference/ ships: only what it gives
 
 
 def readme_commands(readme: str, section: str) -> list[list[str]]:
@@ -239,3 +243,132 @@ def test_the_readmes_solution_commands_work_in_a_fresh_clone(release: tuple[Path
     assert {line[len("+++ b/"):] for line in answers.splitlines() if line.startswith("+++ ")} == set(solution_files(load_course(ROOT)))
     assert "+    return q, k" in against_mine and "exercises/q03_attention.py" in against_mine
     assert git(clone, "branch", "--show-current") == "main" and "return q, k" in mine.read_text()
+
+
+# -- the student build holds no answer (issue 23) ------------------------------------------------------------------
+
+GRADE = """
+import json, sys
+from pathlib import Path
+from autograder.course.manifest import load_course
+from autograder.engine import inputs
+from autograder.engine.run import grade_many
+inputs.use_secret(sys.argv[1])  # "" for the public seeds of `check`, a course secret for class grading
+course = load_course(Path.cwd())
+jobs = [(Path(path), list(course.numbers)) for path in json.loads(sys.stdin.read())]
+print(json.dumps([[q.score for q in report.questions] for report in grade_many(course, jobs)]))
+"""
+
+
+def grade_in(kit: Path, packages: list[Path], secret: str = "") -> list[list[float]]:
+    """Each package's score on every question, graded by the autograder package of kit (in a process of its own), on the
+    public inputs or those of a course secret."""
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    done = subprocess.run([sys.executable, "-c", GRADE, secret], cwd=kit, env=env, input=json.dumps([str(p) for p in packages]),
+                          capture_output=True, text=True, timeout=900, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def definitions(root: Path) -> list[tuple[str, str, list[str] | None, str]]:
+    """Every function and class defined in a .py file under root, at any depth: (file, name, what it takes, code). What it
+    takes: its positional parameters without self, ["*"] for a function taking *args (it takes anything), None for a class.
+    The code is its definition after its file's plain imports."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        if ".git" in path.parts:
+            continue
+        text = path.read_text(encoding="utf-8")
+        tree = ast.parse(text)
+        imports = "\n".join(ast.get_source_segment(text, node) for node in tree.body
+                            if isinstance(node, (ast.Import, ast.ImportFrom)) and not getattr(node, "level", 0)
+                            and not (getattr(node, "module", "") or "").startswith("autograder"))
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                takes = None
+                if not isinstance(node, ast.ClassDef):
+                    takes = ["*"] if node.args.vararg else [a.arg for a in node.args.posonlyargs + node.args.args]
+                    takes = takes[1:] if takes[:1] in (["self"], ["cls"]) else takes
+                source = imports + "\n" + textwrap.dedent(ast.get_source_segment(text, node))
+                found.append((path.relative_to(root).as_posix(), node.name, takes, source))
+    return found
+
+
+def exercise_names(folder: Path) -> dict[tuple[str, str], list[str] | None]:
+    """(module file, name) -> positional parameters of each public function (None for a class) of the exercises."""
+    names = {}
+    for path in sorted(folder.glob("q*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and not node.name.startswith("_"):
+                names[(path.name, node.name)] = None if isinstance(node, ast.ClassDef) else [a.arg for a in node.args.posonlyargs + node.args.args]
+    return names
+
+
+def test_no_function_or_class_of_the_release_answers_an_exercise(checkouts: dict[str, Path], tmp_path: Path) -> None:
+    main = checkouts["main"]
+    found, names = definitions(main), exercise_names(main / "exercises")
+    candidates = {key: [d for d in found if d[1] == key[1] or d[2] == ["*"] or (params is not None and d[2] == params)]
+                  for key, params in names.items()}
+    assert all(candidates.values()) and any(d[0].startswith("autograder/recording/") for c in candidates.values() for d in c)
+    packages = []
+    for slot in range(max(len(c) for c in candidates.values())):  # package `slot` answers every exercise with its slot-th candidate
+        package = shutil.copytree(main / "exercises", tmp_path / f"p{slot}")
+        for (module, name), chosen in candidates.items():
+            if slot < len(chosen):
+                file, defined, _params, source = chosen[slot]
+                with open(package / module, "a", encoding="utf-8") as out:
+                    out.write(f"\n\n# {file}: {defined}\n{source}\n{name} = {defined}\n")
+        packages.append(package)
+    stubs, *scores = grade_in(main, [main / "exercises", *packages])
+    assert stubs == [0] * len(stubs)
+    above = [(slot, number, score) for slot, row in enumerate(scores) for number, score in enumerate(row, 1) if score > stubs[number - 1]]
+    assert not above, above
+
+
+def test_the_recordings_answer_no_class_grading(checkouts: dict[str, Path], tmp_path: Path) -> None:
+    """The attack of pasting the release into exercises/: its recordings as a lookup table may pass the public checks, never
+    class grading (secret inputs, real oracle); and the release's files pasted in leave the stubs' score."""
+    main = checkouts["main"]
+    package = shutil.copytree(main / "exercises", tmp_path / "pasted")
+    shutil.copytree(main / "autograder", package / "kit", ignore=shutil.ignore_patterns("__pycache__"))
+    with open(package / "q03_attention.py", "a", encoding="utf-8") as out:
+        out.write("\n\nfrom .kit.recording.recorded import oracle\n\nattention = oracle('reference.dot_product.attention')\n"
+                  "single_head = oracle('reference.dot_product.single_head')\n")
+    plain = shutil.copytree(main / "exercises", tmp_path / "plain")
+    shutil.copytree(main / "autograder", plain / "autograder", ignore=shutil.ignore_patterns("__pycache__"))
+    locally = grade_in(main, [package, plain])
+    assert locally[1] == [0] * len(locally[1])  # the files alone, pasted beside the stubs
+    in_class = grade_in(ROOT, [package], "secret of a test course")[0]
+    assert in_class[2] == 0 and sum(in_class) == 0, (locally, in_class)
+
+
+VERDICTS = """
+import json, sys
+from pathlib import Path
+from autograder.course.manifest import load_course
+from autograder.engine.run import grade_many
+course = load_course(Path.cwd())
+jobs = [(Path(path), [int(Path(path).name[1:3])]) for path in json.loads(sys.stdin.read())]
+print(json.dumps([[(q.status, q.score, [t.get("mistake", "") for t in q.to_dict()["tests"]]) for q in report.questions]
+                  for report in grade_many(course, jobs)]))
+"""
+
+
+def test_the_student_build_gives_the_corpus_the_kits_verdicts_and_named_mistakes(checkouts: dict[str, Path], tmp_path: Path) -> None:
+    """Question 3's corpus files (its bank is the largest) graded by the kit and by the student build: the same status,
+    score and named mistake of every check (the shrunk input may differ: docs/instructors.md says why)."""
+    files = sorted((ROOT / "tests" / "corpus").glob("*/q03_*.py"))
+    packages = []
+    for file in files:
+        package = shutil.copytree(ROOT / "solutions", tmp_path / f"q03_{file.parent.name}_{file.stem}", ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copy(file, package / "q03_attention.py")
+        packages.append(package)
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    verdicts = []
+    for kit in (ROOT, checkouts["main"]):
+        done = subprocess.run([sys.executable, "-c", VERDICTS], cwd=kit, env=env, input=json.dumps([str(p) for p in packages]),
+                              capture_output=True, text=True, timeout=900, check=False)
+        assert done.returncode == 0, done.stderr[-3000:]
+        verdicts.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    assert len(files) > 20 and any(m for report in verdicts[0] for _s, _p, named in report for m in named)
+    assert verdicts[1] == verdicts[0], [(f.name, a, b) for f, a, b in zip(files, *verdicts) if a != b]

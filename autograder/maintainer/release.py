@@ -12,7 +12,11 @@ from ..course.manifest import ENCODED, Course, ManifestError, decode_answer, enc
 from .classroom import classroom_files
 from .stubs import BEGIN, END, StubError, expected_stubs
 
-SHIPPED_DIRS = ("autograder", "reference")  # copied whole, caches and hidden files left out
+SHIPPED_DIRS = ("autograder",)  # copied whole, caches and hidden files left out
+# What the student build leaves out: the oracle (reference/, not shipped at all), the known-mistakes banks (their variants are
+# one keyword from the answers) and the code that records them; autograder/recordings/ answers for them (autograder.recording).
+UNSHIPPED = ("autograder/suites/mistakes/", "autograder/recording/record.py", "autograder/recordings/")
+RECORDINGS = "autograder/recordings/"
 SHIPPED_FILES = (".gitignore", "pyproject.toml")  # copied as they are
 SKIPPED_PARTS = {"__pycache__"}
 SKIPPED_SUFFIXES = {".pyc", ".pyo", ".po"}  # a .po catalogue holds the self-test answers in clear: its .mo ships
@@ -53,7 +57,7 @@ def _copied(root: Path, folder: str) -> dict[str, bytes]:
     for path in sorted((root / folder).rglob("*")):
         relative = path.relative_to(root)
         if path.is_file() and not SKIPPED_PARTS & set(relative.parts) and path.suffix not in SKIPPED_SUFFIXES \
-                and not any(part.startswith(".") for part in relative.parts):
+                and not any(part.startswith(".") for part in relative.parts) and not relative.as_posix().startswith(UNSHIPPED):
             files[relative.as_posix()] = path.read_bytes()
     return files
 
@@ -66,7 +70,7 @@ def _readme(course: Course) -> str:
 
 
 def main_files(course: Course) -> dict[str, bytes]:
-    """Path -> content of every file on branch main: stubs, grader, reference, manifest, README."""
+    """Path -> content of every file on branch main but the recordings: stubs, grader without oracle or banks, manifest, README."""
     root = course.root
     files: dict[str, bytes] = {}
     for folder in SHIPPED_DIRS:
@@ -79,6 +83,17 @@ def main_files(course: Course) -> dict[str, bytes]:
     files["README.md"] = _readme(course).encode("utf-8")
     files |= classroom_files(course)  # .github/workflows/classroom.yml: GitHub Classroom grades every push
     return files
+
+
+def recording_files(course: Course) -> dict[str, bytes]:
+    """Path -> content of autograder/recordings/: what the oracle and the banks give on the local checks' inputs."""
+    from ..recording.record import record
+
+    try:
+        recorded = record(course, course.numbers)
+    except RuntimeError as error:
+        raise ReleaseError(str(error).splitlines()[0]) from None
+    return {RECORDINGS + name: content for name, content in recorded.items()}
 
 
 def solution_files(course: Course) -> dict[str, bytes]:
@@ -141,7 +156,7 @@ def _verify(course: Course, out_dir: Path, files: dict[str, bytes]) -> None:
     theirs = [[decode_answer(s.answer) for s in q.selftest] for q in released.questions]
     if mine != theirs or [q.number for q in released.questions] != course.numbers:
         raise ReleaseError("the release's course.yaml does not decode to the instructor's self-test answers")
-    marked = [path for path, content in files.items() if _has_marker(content.decode("utf-8", "replace"))]
+    marked = [path for path, content in files.items() if not path.startswith(RECORDINGS) and _has_marker(content.decode("utf-8", "replace"))]
     if marked:
         raise ReleaseError(f"{marked[0]} on branch main still holds a solution marker line")
 
@@ -152,7 +167,7 @@ def build_release(course: Course, out_dir: Path) -> tuple[str, str]:
         raise ReleaseError(f"no solutions/ in {course.root}: `release` runs in the instructor's repository")
     if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
         raise ReleaseError(f"{out_dir} already exists and is not empty: choose a new folder")
-    files, answers = main_files(course), solution_files(course)
+    files, answers = main_files(course) | recording_files(course), solution_files(course)
     out_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as templates:  # no hooks or other files copied from git's template folder
         _git(out_dir, "init", "--quiet", f"--template={templates}", "--initial-branch=main")
@@ -167,7 +182,8 @@ def build_release(course: Course, out_dir: Path) -> tuple[str, str]:
 def uncommitted(root: Path) -> list[str]:
     """Shipped paths of root that differ from its git HEAD (none when root is not a git repository)."""
     try:
-        status = _git(root, "status", "--porcelain", "--untracked-files=all", "--", *SHIPPED_DIRS, *SHIPPED_FILES, "solutions", "course.yaml")
+        status = _git(root, "status", "--porcelain", "--untracked-files=all", "--", *SHIPPED_DIRS, "reference", *SHIPPED_FILES, "solutions",
+                      "course.yaml")  # reference/ ships as the recordings it gives
     except ReleaseError:
         return []
     paths = [line.split(maxsplit=1)[-1] for line in status.splitlines()]

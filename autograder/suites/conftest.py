@@ -7,7 +7,10 @@ import pytest
 from autograder.course.manifest import find_root, load_course
 from autograder.engine.plugin import KitPlugin, kit
 from autograder.engine.proxy import Student
+from autograder.recording.recorded import install
 from autograder.sandbox import Sandbox
+
+install()  # in the student build, before the suites import `reference`: the oracle's names answer from the recordings
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -1,0 +1,142 @@
+"""A canonical digest of a call's arguments, and plain encodings of results: what a recording keys and stores."""
+import dataclasses
+import hashlib
+import json
+import math
+import zlib
+from typing import Any
+
+import torch
+
+FORMAT = b"attention-kit recording 1\n"
+FLOAT_DIGITS = 13  # significant digits a recorded Python float keeps (checks compare numbers to 1e-6 at the finest)
+
+
+class Uncanonical(TypeError):
+    """An argument the digest cannot name (an object of unknown kind): such a call is never recorded."""
+
+
+def _canon(value: object, out: list[bytes]) -> None:
+    """Append the canonical bytes of value to out."""
+    if type(value) is torch.Tensor or isinstance(value, torch.nn.Parameter):
+        tensor = value.detach().cpu().contiguous()
+        out.append(b"T%s%s:" % (str(tensor.dtype).encode(), str(tuple(tensor.shape)).encode()))
+        out.append(hashlib.sha256(tensor.numpy().tobytes() if tensor.dtype != torch.bfloat16 else tensor.view(torch.int16).numpy().tobytes()).digest())
+    elif value is None or isinstance(value, (bool, int, float, str)):
+        out.append(b"%s:%s;" % (type(value).__name__.encode(), repr(value).encode()))
+    elif isinstance(value, torch.dtype):
+        out.append(b"D%s;" % str(value).encode())
+    elif isinstance(value, (tuple, list)):
+        out.append(b"(" if isinstance(value, tuple) else b"[")
+        for item in value:
+            _canon(item, out)
+        out.append(b")")
+    elif isinstance(value, dict):
+        out.append(b"{")
+        for key in sorted(value, key=repr):
+            _canon(key, out)
+            _canon(value[key], out)
+        out.append(b"}")
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out.append(b"C%s(" % type(value).__name__.encode())
+        for field in dataclasses.fields(value):
+            _canon(field.name, out)
+            _canon(getattr(value, field.name), out)
+        out.append(b")")
+    elif callable(value) and hasattr(value, "__qualname__") and hasattr(value, "__code__"):  # the grader's function, where it is written
+        out.append(b"F%s.%s:%d;" % (str(value.__module__).encode(), value.__qualname__.encode(), value.__code__.co_firstlineno))
+    else:
+        raise Uncanonical(f"no canonical form for {type(value).__name__}")
+
+
+def digest(args: tuple, kwargs: dict) -> str:
+    """The key of a call: its positional and keyword arguments by dtype, shape and bytes (tensors) or value."""
+    out: list[bytes] = []
+    _canon((tuple(args), dict(kwargs)), out)
+    return hashlib.sha256(b"".join(out)).hexdigest()[:32]
+
+
+class Blobs(list):
+    """The tensors' bytes of one recording, each distinct content kept once."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.where: dict[bytes, int] = {}
+
+    def add(self, data: bytes) -> int:
+        """The index of data, appended when new."""
+        if data not in self.where:
+            self.where[data] = len(self)
+            self.append(data)
+        return self.where[data]
+
+
+class Raised(Exception):
+    """What a recorded call raised, raised again by its lookup: `ValueError: ...` as the recorded type's name."""
+
+
+def encode(value: object, blobs: Blobs) -> Any:
+    """value as a JSON-able node; each tensor's storage bytes appended to blobs, the node naming its index."""
+    if type(value) is torch.Tensor or isinstance(value, torch.nn.Parameter):
+        tensor = value.detach().cpu()
+        size = 1 + sum((n - 1) * s for n, s in zip(tensor.shape, tensor.stride())) if tensor.numel() else 0
+        start = tensor.storage_offset() * tensor.element_size()
+        data = bytes(tensor.untyped_storage())[start:start + size * tensor.element_size()]
+        return {"t": [blobs.add(data), str(tensor.dtype).removeprefix("torch."), list(tensor.shape), list(tensor.stride()), int(value.requires_grad)]}
+    if isinstance(value, BaseException):
+        return {"raised": type(value).__name__}
+    if isinstance(value, float) and math.isfinite(value):
+        return float(f"{value:.{FLOAT_DIGITS}g}")  # LAPACK's last bits vary with memory alignment: a release stays the same bytes
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, torch.dtype):
+        return {"dtype_value": str(value).removeprefix("torch.")}
+    if isinstance(value, (tuple, list)):
+        return {"tuple" if isinstance(value, tuple) else "list": [encode(item, blobs) for item in value]}
+    if isinstance(value, dict):
+        return {"dict": [[encode(key, blobs), encode(item, blobs)] for key, item in value.items()]}
+    raise Uncanonical(f"a result of kind {type(value).__name__} cannot be recorded")
+
+
+def decode(node: Any, blobs: list[bytes]) -> object:
+    """The value encode() wrote as node; a recorded exception is raised again as Raised."""
+    if not isinstance(node, dict):
+        return node
+    if "t" in node:
+        index, kind, shape, stride, grad = node["t"]
+        dtype, data = getattr(torch, kind), blobs[index]
+        if not data:
+            tensor = torch.empty_strided(shape, stride, dtype=dtype)
+        else:
+            tensor = torch.frombuffer(bytearray(data), dtype=dtype).as_strided(shape, stride)
+        return tensor.requires_grad_(True) if grad else tensor
+    if "raised" in node:
+        raise Raised(node["raised"])
+    if "dtype_value" in node:
+        return getattr(torch, node["dtype_value"])
+    if "tuple" in node:
+        return tuple(decode(item, blobs) for item in node["tuple"])
+    if "list" in node:
+        return [decode(item, blobs) for item in node["list"]]
+    return {decode(key, blobs): decode(item, blobs) for key, item in node["dict"]}
+
+
+def dump(table: dict, blobs: list[bytes]) -> bytes:
+    """The bytes of a recording file: a header line, the JSON table's length and text, then the tensors' bytes."""
+    offsets, position = [], 0
+    for blob in blobs:
+        offsets.append([position, len(blob)])
+        position += len(blob)
+    text = json.dumps({"table": table, "blobs": offsets}, sort_keys=True, separators=(",", ":")).encode()
+    return FORMAT + zlib.compress(b"%d\n" % len(text) + text + b"".join(blobs), 9)
+
+
+def load(data: bytes) -> tuple[dict, list[bytes]]:
+    """(table, blobs) of a recording file's bytes; ValueError when they are not one."""
+    if not data.startswith(FORMAT):
+        raise ValueError("not a recording of this kit")
+    rest = zlib.decompress(data[len(FORMAT):])
+    length, _, rest = rest.partition(b"\n")
+    document = json.loads(rest[:int(length)])
+    body = rest[int(length):]
+    return document["table"], [body[start:start + size] for start, size in document["blobs"]]
