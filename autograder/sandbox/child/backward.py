@@ -17,12 +17,13 @@ def graph_leaves(outputs: object) -> list:
     """The leaf tensors (with requires_grad) a backward pass from outputs reaches: the AccumulateGrad nodes' variables."""
     roots = outputs if isinstance(outputs, (tuple, list)) else (outputs,)
     stack = [getattr(t, "grad_fn", None) for t in roots]
-    seen, leaves = set(), []
+    seen: dict[int, object] = {}  # holds each node it names: torch 2.2 makes a fresh Python object per visit, whose id a freed one could reuse
+    leaves = []
     while stack:
         node = stack.pop()
         if node is None or id(node) in seen:
             continue
-        seen.add(id(node))
+        seen[id(node)] = node
         variable = getattr(node, "variable", None)
         if variable is not None:
             leaves.append(variable)
