@@ -110,6 +110,70 @@ def test_a_zygote_a_child_changed_is_replaced(tmp_path: Path, monkeypatch: pytes
     assert states[1][0] != states[0][0] and states[1][1:] == states[0][1:] and sandbox.replaced == 1
 
 
+@pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="the Linux backend's zygote")
+def test_a_child_dead_before_its_first_word_in_a_touched_zygote_is_asked_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The grader never takes a child's word for its own health: a zygote an earlier child changed in a way the grader
+    does not read (here by the test, the /proc check blinded) forks a child that dies before its first word; the question
+    is asked again of a fresh zygote's child, which imports the module, and the student is not charged."""
+    from autograder.engine.plugin import KitPlugin
+    from autograder.sandbox.linux import parent
+
+    course = load_course(ROOT)
+    question = course.question(1)
+    monkeypatch.setenv(FORCE_VARIABLE, "linux")
+    monkeypatch.setattr(parent, "process_state", lambda pid: ("unchanged",))
+    sandbox = Sandbox()
+    try:
+        kit = KitPlugin(course, ROOT / "solutions", sandbox)
+        kit.start(question)
+        zygote = sandbox.process.pid
+        kit.finish(question)
+        resource.prlimit(zygote, resource.RLIMIT_FSIZE, (4096, 4096))  # every later child fails to set its own, and dies
+        kit.start(question)
+        run = kit.run_of(question)
+        assert not run.status and sandbox.process.pid != zygote and sandbox.renewed == 1
+        kit.finish(question)
+        assert not run.status and not kit.faults
+    finally:
+        sandbox.close()
+
+
+def test_each_student_is_graded_in_a_fresh_zygote(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Class grading: each student's questions are forked from a zygote no classmate's code touched (its questions from
+    the same one)."""
+    import dataclasses
+
+    from autograder.engine.run import grade_many
+    from autograder.sandbox.linux.parent import LinuxSandbox
+
+    if not hasattr(os, "pidfd_open"):
+        pytest.skip("the Linux backend's zygote")
+    course = load_course(ROOT)
+    course = dataclasses.replace(course, questions=tuple(q for q in course.questions if q.number in (1, 2)))
+    monkeypatch.setenv(FORCE_VARIABLE, "linux")
+    zygotes: list[tuple[Path, int]] = []
+    open_child = LinuxSandbox.open
+
+    def recording(self, package, *args, **kwargs):
+        child = open_child(self, package, *args, **kwargs)
+        zygotes.append((package, self.process.pid))
+        return child
+
+    monkeypatch.setattr(LinuxSandbox, "open", recording)
+    students = [tmp_path / name for name in ("ann", "bob")]
+    for student in students:
+        (student / "exercises").mkdir(parents=True)
+        for name in ("__init__.py", "q01_causal_mask.py", "q02_scaled_scores.py"):
+            (student / "exercises" / name).write_text((ROOT / "solutions" / name).read_text() if name != "__init__.py" else "")
+    reports = grade_many(course, [(student / "exercises", [1, 2]) for student in students])
+    assert [report.score for report in reports] == [report.max_score for report in reports]
+    by_student = {package.resolve(): set() for package, _zygote in zygotes}
+    for package, zygote in zygotes:
+        by_student[package.resolve()].add(zygote)
+    assert len(by_student) == 2 and all(len(found) == 1 for found in by_student.values())
+    assert len(set.union(*by_student.values())) == 2
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_child_finds_packages_where_the_grader_found_them(backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A package on the grader's sys.path only (as torch installed with `pip install --user`, which `python -I` leaves

@@ -11,7 +11,8 @@ the same fingerprint (commit and hash of the graded files) and grader version is
 
 Locally the entries are graded by --jobs worker processes (default: the core count). The driver imports torch,
 pytest and the grading engine once, then forks the workers, which therefore start with all of it imported;
-each starts one Sandbox (whose zygote imports torch once) and keeps it for its whole life, grading one entry at
+each starts one Sandbox and keeps it for its whole life (each entry's questions forked from a zygote of its own, whose
+import of torch overlapped the entry before), grading one entry at
 a time in one pytest run (the suites collected once) and sending each report back as soon as it is done. With
 --scheduler the same work goes to a Dask cluster (cluster.py), and the results come back to the same on_result.
 """

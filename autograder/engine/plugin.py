@@ -223,8 +223,10 @@ class KitPlugin:
         self.faults: list[str] = []  # tracebacks of the grader's own failures on this package: the questions they hit get nothing
 
     def reset(self, package: Path, hidden: tuple[Path, ...] = ()) -> None:
-        """Grade package next, from a clean slate (the collected suites and their inputs are kept)."""
+        """Grade package next, from a clean slate (the collected suites and their inputs are kept), in a zygote no earlier
+        student's code touched."""
         self.package, self.hidden, self.runs, self.static, self.faults = package.resolve(), hidden, {}, {}, []
+        self.sandbox.renew()
 
     def fault(self, trace: str, question: Question | None = None) -> None:
         """Record a failure of the grader's own: question (every question when None) will be an error with 0 points."""
@@ -263,9 +265,8 @@ class KitPlugin:
         if reach:
             run.status, run.reason = FLAGGED, Flagged(reach).message  # read, never run: the reach is the verdict
             raise CheckFailure(run.reason, "flagged")
-        run.child = self.sandbox.open(self.package, question.module, question.time_limit, self.hidden, preload)
         try:
-            imported = run.child.first()
+            imported = self.first(question, self.package, preload)
             broken = None if imported["ok"] or imported["refused"] or imported.get("tampered") else broken_earlier(
                 self.course, question, imported["error"])
             if broken is not None:  # only an earlier question's module fails: grade the checks that do not call it
@@ -274,8 +275,7 @@ class KitPlugin:
                     file=broken.file, kind=one_line(imported["error"]["type"], 60), line=frame["line"], number=broken.number)
                 run.child.close()
                 run.stand_in = stand_in_package(self.package, broken, one_line(reason, 400), self.sandbox.folder)
-                run.child = self.sandbox.open(run.stand_in, question.module, question.time_limit, self.hidden, preload)
-                imported = run.child.first()
+                imported = self.first(question, run.stand_in, preload)
             if imported.get("tampered"):  # its import reached into the grader (a frame, a trace hook)
                 run.status, run.reason = FLAGGED, Flagged(one_line(str(imported["tampered"]), 100)).message
             elif not imported["ok"] or imported["refused"]:
@@ -292,6 +292,29 @@ class KitPlugin:
             raise CheckFailure(run.reason, "error")
         run.student = Student(run.child, question)
         return run.student
+
+    def first(self, question: Question, package: Path, preload: tuple[str, ...]) -> dict:
+        """Open the question's child on package and return its first word. The grader never takes a child's word for its
+        own health: a child that ended before its first word, forked from a zygote an earlier child touched, is the
+        grader's problem; the question is asked again, once, of a child of a fresh zygote, whose verdict stands (the same
+        code ending there too is the code's own doing), and a fresh zygote that dies is the grader's own failure."""
+        run = self.run_of(question)
+        run.child = self.sandbox.open(package, question.module, question.time_limit, self.hidden, preload)
+        try:
+            return run.child.first()
+        except ChildStopped as stopped:
+            if not (stopped.ended and run.child.touched):
+                raise
+        run.child.close()
+        self.sandbox.renew()
+        run.child = self.sandbox.open(package, question.module, question.time_limit, self.hidden, preload)
+        try:
+            return run.child.first()
+        except ChildStopped as stopped:
+            if stopped.ended == "zygote":
+                self.fault(f"a fresh zygote died while question {question.number}'s child imported the module again: {stopped.reason}",
+                           question)
+            raise
 
     def finish(self, question: Question) -> None:
         """Close the question's child; processes it left running make the whole question an error."""

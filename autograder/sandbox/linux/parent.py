@@ -36,6 +36,9 @@ class LinuxSandbox(Sandbox):
         self.ready = False  # the running zygote said its first word: it started
         self.state: tuple | None = None  # the running zygote's limits, priority and CPUs when it said its first word
         self.replaced = 0  # zygotes replaced because a child had changed them
+        self.forked = 0  # children the running zygote forked
+        self.renewed = 0  # zygotes replaced by renew()
+        self.spare: subprocess.Popen | None = None  # the next zygote, importing torch while the running one serves a student
 
     def _start(self) -> subprocess.Popen:
         """Start a zygote: worker.py, which imports torch and then reads jobs on its stdin."""
@@ -64,7 +67,7 @@ class LinuxSandbox(Sandbox):
                 self._restart()
                 if not ready:  # it died before its first word: it could not start
                     raise could_not_start(Path(self.errors.name))
-                raise ChildStopped(ERROR, _("the grader's worker stopped while this question ran (does the answer kill it?)"))
+                raise ChildStopped(ERROR, _("the grader's worker stopped while this question ran (does the answer kill it?)"), ended="zygote")
             self.pending += chunk
             while b"\n" in self.pending:
                 line, self.pending = self.pending.split(b"\n", 1)
@@ -90,7 +93,17 @@ class LinuxSandbox(Sandbox):
                 pipe.close()
             except OSError:
                 pass
-        self.process, self.pending, self.preloaded, self.ready = self._start(), b"", set(), False
+        fresh, self.spare = self.spare or self._start(), None
+        self.process, self.pending, self.preloaded, self.ready, self.forked = fresh, b"", set(), False, 0
+
+    def renew(self) -> bool:
+        """Replace the running zygote when it forked any child: by the spare started at its first fork once a zygote was
+        renewed (grading a class: its import of torch overlapped the student's questions), else by a new one."""
+        if not self.forked:
+            return False
+        self.renewed += 1
+        self._restart()
+        return True
 
     def open(self, package: Path, module: str, time_limit: float, hidden: tuple[Path, ...] = (), preload: tuple[str, ...] = ()) -> "LinuxChild":
         """Fork a child that imports exercises.<module> from package; it answers requests until closed.
@@ -109,6 +122,9 @@ class LinuxSandbox(Sandbox):
         os.mkfifo(requests, 0o600)
         os.mkfifo(answers, 0o600)
         child = LinuxChild(self, self.jobs, workdir, time_limit)
+        child.touched, self.forked = self.forked > 0, self.forked + 1
+        if self.spare is None and self.renewed:  # grading a class (renewed once): the next student's zygote starts now
+            self.spare = self._start()
         child.package = package
         child.requests = os.open(requests, os.O_RDWR | os.O_NONBLOCK)  # never blocks, whether or not the child reads
         child.answers = os.open(answers, os.O_RDONLY | os.O_NONBLOCK)
@@ -155,8 +171,12 @@ class LinuxSandbox(Sandbox):
                         kill(pid, signal.SIGKILL)
                     except OSError:
                         pass
-        self.process.kill()
-        self.process.wait()
+        for process in filter(None, (self.spare, self.process)):
+            process.kill()
+            process.wait()
+        if self.spare is not None:
+            self.spare.stdin.close()
+            self.spare.stdout.close()
         for pipe in (self.process.stdin, self.process.stdout, self.errors):
             try:
                 pipe.close()
@@ -192,7 +212,9 @@ class LinuxChild(Child):
 
     def _died(self) -> ChildStopped:
         """The exception for a child that ended on its own before answering."""
-        return self._stop(*died(self._exit_code()))
+        self._stop(*died(self._exit_code()))
+        self.stopped.ended = "child"
+        return self.stopped
 
     def first(self) -> dict:
         """The child's first word: whether the student's module imported (within the time limit)."""
