@@ -277,6 +277,8 @@ class ForbiddenWork:
         """threading's profile hook, run once at the start of each thread started inside the block: the modes, and a
         profile function of the thread's own that checks them (modes are per thread: the block's exit sees only its own)."""
         if self._active:
+            if self._thread_profile is not None:  # an outer block's hook (the virtual clock's) equips the thread first
+                self._thread_profile(frame, event, arg)
             _push_function_mode(self._function_mode)
             _push_dispatch_mode(self._dispatch_mode)
             _set_profile(self._check_thread)
