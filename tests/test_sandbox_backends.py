@@ -138,6 +138,38 @@ def test_a_child_dead_before_its_first_word_in_a_touched_zygote_is_asked_again(t
         sandbox.close()
 
 
+@pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="the Linux backend's zygote")
+def test_a_fresh_zygote_that_fails_the_retry_is_the_graders_failure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The question asked again after a child died in a touched zygote: when the fresh zygote fails too (here it dies at
+    once), the question is the grader's own failure (a fault: the report is a grader_error), not the student's."""
+    import subprocess
+    import sys
+
+    from autograder.engine.plugin import KitPlugin
+    from autograder.engine.proxy import CheckFailure
+    from autograder.sandbox.linux import parent
+
+    course = load_course(ROOT)
+    question = course.question(1)
+    monkeypatch.setenv(FORCE_VARIABLE, "linux")
+    monkeypatch.setattr(parent, "process_state", lambda pid: ("unchanged",))
+    sandbox = Sandbox()
+    try:
+        kit = KitPlugin(course, ROOT / "solutions", sandbox)
+        kit.start(question)
+        zygote = sandbox.process.pid
+        kit.finish(question)
+        resource.prlimit(zygote, resource.RLIMIT_FSIZE, (4096, 4096))
+        sandbox._start = lambda: subprocess.Popen([sys.executable, "-c", "import sys; sys.stderr.write('gone\\n')"], stdin=subprocess.PIPE,
+                                                  stdout=subprocess.PIPE, stderr=sandbox.errors)
+        with pytest.raises(CheckFailure):
+            kit.start(question)
+        assert sandbox.renewed == 1 and kit.faults and "fresh zygote" in kit.faults[0]
+        assert kit.result(question).status == "error" and "the grader itself failed" in kit.result(question).reason
+    finally:
+        sandbox.close()
+
+
 def test_each_student_is_graded_in_a_fresh_zygote(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Class grading: each student's questions are forked from a zygote no classmate's code touched (its questions from
     the same one)."""

@@ -297,7 +297,8 @@ class KitPlugin:
         """Open the question's child on package and return its first word. The grader never takes a child's word for its
         own health: a child that ended before its first word, forked from a zygote an earlier child touched, is the
         grader's problem; the question is asked again, once, of a child of a fresh zygote, whose verdict stands (the same
-        code ending there too is the code's own doing), and a fresh zygote that dies is the grader's own failure."""
+        code ending there too is the code's own doing), and a fresh zygote that dies or cannot start is the grader's own
+        failure (the submission's report is then a grader_error)."""
         run = self.run_of(question)
         run.child = self.sandbox.open(package, question.module, question.time_limit, self.hidden, preload)
         try:
@@ -311,8 +312,8 @@ class KitPlugin:
         try:
             return run.child.first()
         except ChildStopped as stopped:
-            if stopped.ended == "zygote":
-                self.fault(f"a fresh zygote died while question {question.number}'s child imported the module again: {stopped.reason}",
+            if stopped.ended == "zygote" or stopped.environment:
+                self.fault(f"a fresh zygote failed while question {question.number}'s child imported the module again: {stopped.reason}",
                            question)
             raise
 
