@@ -172,7 +172,7 @@ def test_a_fresh_zygote_that_fails_the_retry_is_the_graders_failure(tmp_path: Pa
 
 def test_each_student_is_graded_in_a_fresh_zygote(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Class grading: each student's questions are forked from a zygote no classmate's code touched (its questions from
-    the same one)."""
+    the same one); the same package graded again (as `watch` does) keeps its zygote."""
     import dataclasses
 
     from autograder.engine.run import grade_many
@@ -197,7 +197,7 @@ def test_each_student_is_graded_in_a_fresh_zygote(tmp_path: Path, monkeypatch: p
         (student / "exercises").mkdir(parents=True)
         for name in ("__init__.py", "q01_causal_mask.py", "q02_scaled_scores.py"):
             (student / "exercises" / name).write_text((ROOT / "solutions" / name).read_text() if name != "__init__.py" else "")
-    reports = grade_many(course, [(student / "exercises", [1, 2]) for student in students])
+    reports = grade_many(course, [(student / "exercises", [1, 2]) for student in [students[0], *students]])
     assert [report.score for report in reports] == [report.max_score for report in reports]
     by_student = {package.resolve(): set() for package, _zygote in zygotes}
     for package, zygote in zygotes:

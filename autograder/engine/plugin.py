@@ -226,7 +226,7 @@ class KitPlugin:
         """Grade package next, from a clean slate (the collected suites and their inputs are kept), in a zygote no earlier
         student's code touched."""
         self.package, self.hidden, self.runs, self.static, self.faults = package.resolve(), hidden, {}, {}, []
-        self.sandbox.renew()
+        self.sandbox.renew(self.package)
 
     def fault(self, trace: str, question: Question | None = None) -> None:
         """Record a failure of the grader's own: question (every question when None) will be an error with 0 points."""

@@ -120,9 +120,9 @@ class Sandbox:
         """Wait up to timeout seconds until the sandbox can start a question at once (torch imported)."""
         raise NotImplementedError
 
-    def renew(self) -> bool:
-        """Make the next child start from a process no earlier child touched; True when that took a new one (a backend
-        whose children start from nothing shared has nothing to renew)."""
+    def renew(self, owner: object = None) -> bool:
+        """Make the next child start from a process no earlier child touched (owner given: no earlier child of another
+        owner); True when that took a new one (a backend whose children start from nothing shared has nothing to renew)."""
         return False
 
     def close(self) -> None:

@@ -37,6 +37,7 @@ class LinuxSandbox(Sandbox):
         self.state: tuple | None = None  # the running zygote's limits, priority and CPUs when it said its first word
         self.replaced = 0  # zygotes replaced because a child had changed them
         self.forked = 0  # children the running zygote forked
+        self.owner: object = None  # whose questions the running zygote forks (renew's owner: a student's package)
         self.renewed = 0  # zygotes replaced by renew()
         self.spare: subprocess.Popen | None = None  # the next zygote, importing torch while the running one serves a student
 
@@ -96,9 +97,14 @@ class LinuxSandbox(Sandbox):
         fresh, self.spare = self.spare or self._start(), None
         self.process, self.pending, self.preloaded, self.ready, self.forked = fresh, b"", set(), False, 0
 
-    def renew(self) -> bool:
-        """Replace the running zygote when it forked any child: by the spare started at its first fork once a zygote was
-        renewed (grading a class: its import of torch overlapped the student's questions), else by a new one."""
+    def renew(self, owner: object = None) -> bool:
+        """Replace the running zygote when it forked any child (for another owner than the last one, when owner is given:
+        a student's package graded again, as `watch` does, keeps it): by the spare started at its first fork once a zygote
+        was renewed (grading a class: its import of torch overlapped the student's questions), else by a new one."""
+        if owner is not None:
+            served, self.owner = self.owner, owner
+            if served == owner:
+                return False
         if not self.forked:
             return False
         self.renewed += 1
