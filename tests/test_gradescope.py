@@ -365,3 +365,43 @@ def test_a_zipped_submission_is_unpacked_as_gradescope_unpacks_it(tmp_path: Path
     assert sorted(found.missing) == COURSE.numbers[3:]
     assert not list(tmp_path.rglob("escaped.py"))
     assert unpacked(tmp_path / "package", tmp_path / "scratch") == tmp_path / "package"  # no zip: graded where it is
+
+
+def test_without_the_kernel_walls_a_submission_is_not_graded_unless_the_zip_allows_it(
+        archive: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fail closed, as `grade` does: where seccomp or Landlock cannot be put up, run_autograder grades nothing and says so
+    in results.json's output and in every question's; a zip built with --allow-weak-isolation grades, and says so there too."""
+    import autograder.engine.run as engine_run
+    import autograder.sandbox as sandbox_module
+    from autograder.classroom import gradescope
+
+    monkeypatch.setattr(sandbox_module, "missing_walls", lambda: ["seccomp", "Landlock"])
+    monkeypatch.delenv(gradescope.ALLOW_WEAK, raising=False)
+    root = autograder_root(tmp_path / "refused", archive)
+    for path in sorted((ROOT / "solutions").glob("q*.py")):
+        shutil.copy(path, root / "submission" / path.name)
+    assert gradescope.run(root) == 1
+    refused = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
+    assert refused["score"] == 0 and "cannot put up seccomp, Landlock" in refused["output"]
+    assert sorted(int(t["number"]) for t in refused["tests"]) == COURSE.numbers
+    assert all(t["score"] == 0 and "Not graded" in t["output"] for t in refused["tests"])
+
+    allowed = tmp_path / "allowed.zip"
+    write_zip(COURSE, allowed, allow_weak_isolation=True)
+    with zipfile.ZipFile(allowed) as opened:
+        assert f"export {gradescope.ALLOW_WEAK}=1" in opened.read("run_autograder").decode()
+    graded = [Report([QuestionResult(q.number, q.title, q.points, "passed", [CaseResult("check", True, "", q.points)])
+                      for q in COURSE.questions])]
+
+    def grade_many(course, submissions, sandbox=None, hidden=()):
+        sandbox.close()
+        return graded
+
+    monkeypatch.setattr(engine_run, "grade_many", grade_many)
+    monkeypatch.setenv(gradescope.ALLOW_WEAK, "1")
+    root = autograder_root(tmp_path / "allowed", allowed)
+    assert gradescope.run(root) == 0
+    results = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
+    assert results["score"] == COURSE.max_score and results["extra_data"]["weak_isolation"] == ["seccomp", "Landlock"]
+    assert "Graded with weak isolation" in results["output"]
+    assert all("Graded with weak isolation" in t["output"] for t in results["tests"])

@@ -143,6 +143,66 @@ def test_a_zygote_a_child_changed_is_replaced(tmp_path: Path, monkeypatch: pytes
     assert states[1][0] != states[0][0] and states[1][1:] == states[0][1:] and sandbox.replaced == 1
 
 
+@pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="the Linux backend's zygote")
+def test_a_child_dead_before_its_first_word_in_a_touched_zygote_is_asked_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The grader never takes a child's word for its own health: a zygote an earlier child changed in a way the grader
+    does not read (here by the test, the /proc check blinded) forks a child that dies before its first word; the question
+    is asked again of a fresh zygote's child, which imports the module, and the student is not charged."""
+    from autograder.engine.plugin import KitPlugin
+    from autograder.sandbox.linux import parent
+
+    course = load_course(ROOT)
+    question = course.question(1)
+    monkeypatch.setenv(FORCE_VARIABLE, "linux")
+    monkeypatch.setattr(parent, "process_state", lambda pid: ("unchanged",))
+    sandbox = Sandbox()
+    try:
+        kit = KitPlugin(course, ROOT / "solutions", sandbox)
+        kit.start(question)
+        zygote = sandbox.process.pid
+        kit.finish(question)
+        resource.prlimit(zygote, resource.RLIMIT_FSIZE, (4096, 4096))  # every later child fails to set its own, and dies
+        kit.start(question)
+        run = kit.run_of(question)
+        assert not run.status and sandbox.process.pid != zygote and sandbox.renewed == 1
+        kit.finish(question)
+        assert not run.status and not kit.faults
+    finally:
+        sandbox.close()
+
+
+@pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="the Linux backend's zygote")
+def test_a_fresh_zygote_that_fails_the_retry_is_the_graders_failure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The question asked again after a child died in a touched zygote: when the fresh zygote fails too (here it dies at
+    once), the question is the grader's own failure (a fault: the report is a grader_error), not the student's."""
+    import subprocess
+    import sys
+
+    from autograder.engine.plugin import KitPlugin
+    from autograder.engine.proxy import CheckFailure
+    from autograder.sandbox.linux import parent
+
+    course = load_course(ROOT)
+    question = course.question(1)
+    monkeypatch.setenv(FORCE_VARIABLE, "linux")
+    monkeypatch.setattr(parent, "process_state", lambda pid: ("unchanged",))
+    sandbox = Sandbox()
+    try:
+        kit = KitPlugin(course, ROOT / "solutions", sandbox)
+        kit.start(question)
+        zygote = sandbox.process.pid
+        kit.finish(question)
+        resource.prlimit(zygote, resource.RLIMIT_FSIZE, (4096, 4096))
+        sandbox._start = lambda: subprocess.Popen([sys.executable, "-c", "import sys; sys.stderr.write('gone\\n')"], stdin=subprocess.PIPE,
+                                                  stdout=subprocess.PIPE, stderr=sandbox.errors)
+        with pytest.raises(CheckFailure):
+            kit.start(question)
+        assert sandbox.renewed == 1 and kit.faults and "fresh zygote" in kit.faults[0]
+        assert kit.result(question).status == "error" and "the grader itself failed" in kit.result(question).reason
+    finally:
+        sandbox.close()
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_child_finds_packages_where_the_grader_found_them(backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A package on the grader's sys.path only (as torch installed with `pip install --user`, which `python -I` leaves

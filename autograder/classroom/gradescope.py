@@ -49,6 +49,7 @@ SEARCH_DEPTH = 4  # folders below /autograder/submission searched for the module
 MODULE_BYTES = 1 << 20  # a larger "module" is not read
 UNZIPPED_BYTES = 64 << 20  # a zip in the submission that unpacks to more is left packed
 LINK = 0o120000  # a zip member's mode bits for a symbolic link
+ALLOW_WEAK = "AUTOGRADER_ALLOW_WEAK_ISOLATION"  # "1" (run_autograder of a zip built with --allow-weak-isolation): grade anyway
 
 SETUP_SH = f"""#!/usr/bin/env bash
 # Gradescope runs this once, as root, when it builds the autograder image: Python, the CPU build of torch, the kit.
@@ -109,8 +110,9 @@ def _add(archive: zipfile.ZipFile, name: str, data: bytes, executable: bool = Fa
     archive.writestr(info, data)
 
 
-def write_zip(course: Course, out_zip: Path) -> None:
-    """Write Gradescope's autograder zip for course: setup.sh and run_autograder at its root, the kit in kit/."""
+def write_zip(course: Course, out_zip: Path, allow_weak_isolation: bool = False) -> None:
+    """Write Gradescope's autograder zip for course: setup.sh and run_autograder at its root, the kit in kit/.
+    allow_weak_isolation: its run_autograder grades even where seccomp or Landlock cannot be put up (and says so)."""
     missing = [name for name in ("course.yaml", "pyproject.toml", "autograder", "reference") if not (course.root / name).exists()]
     if missing:
         raise ManifestError(_("{root} is not a whole kit (no {missing}): run the command from the kit's folder").format(
@@ -119,7 +121,8 @@ def write_zip(course: Course, out_zip: Path) -> None:
     partial = out_zip.with_name(out_zip.name + ".partial")
     with zipfile.ZipFile(partial, "w") as archive:
         _add(archive, "setup.sh", SETUP_SH.encode(), executable=True)
-        _add(archive, "run_autograder", RUN_AUTOGRADER.encode(), executable=True)
+        script = RUN_AUTOGRADER.replace("\nmkdir", f"\nexport {ALLOW_WEAK}=1\nmkdir", 1) if allow_weak_isolation else RUN_AUTOGRADER
+        _add(archive, "run_autograder", script.encode(), executable=True)
         for name, path in kit_files(course).items():
             _add(archive, f"{KIT}/{name}", path.read_bytes())
     os.replace(partial, out_zip)
@@ -128,7 +131,7 @@ def write_zip(course: Course, out_zip: Path) -> None:
 def main(args: argparse.Namespace, course: Course | None = None) -> int:
     """`python -m autograder gradescope OUT.zip` (args.out_zip): write the zip and say what to do with it."""
     course = course or load_course(find_root(Path.cwd()))
-    write_zip(course, args.out_zip)
+    write_zip(course, args.out_zip, getattr(args, "allow_weak_isolation", False))
     size = args.out_zip.stat().st_size / 1e6
     print(_("Wrote {zip} ({size:.1f} MB): Gradescope's autograder for {title}, {questions} questions, {points:g} points.").format(
         zip=args.out_zip, size=size, title=repr(course.title), questions=len(course.questions), points=course.max_score))
@@ -377,6 +380,35 @@ def results_json(course: Course, report: Report, found: Found, seconds: float) -
     }
 
 
+def weak_isolation(walls: list[str]) -> str:
+    """The line that says a submission was graded where walls (seccomp, Landlock) could not be put up around its code."""
+    return _("Graded with weak isolation: this machine cannot put up {walls} around the student's code "
+             "(the zip was built with --allow-weak-isolation).").format(walls=", ".join(walls))
+
+
+def refused_results(course: Course, walls: list[str]) -> dict:
+    """results.json of a submission not graded because walls (seccomp, Landlock) cannot be put up: 0, and why, in the
+    output and in every question's."""
+    why = _("Not graded: the grading machine cannot put up {walls} around the student's code, so a hostile submission "
+            "could reach the grader; this is not a grade: please tell your instructor (who may build the zip with "
+            "--allow-weak-isolation to grade anyway).").format(walls=", ".join(walls))
+    tests = [{"name": _("Question {number} ({title})").format(number=q.number, title=q.title), "number": f"{q.number}", "score": 0,
+              "max_score": number(q.points), "status": "failed", "output": why, "tags": [f"question {q.number}", "failed"],
+              "visibility": "visible"} for q in course.questions]
+    return {"score": 0, "output": why, "visibility": "visible", "stdout_visibility": "hidden", "tests": tests,
+            "extra_data": {"weak_isolation": walls}}
+
+
+def _mark_weak(results: dict, walls: list[str]) -> dict:
+    """results with the weak-isolation line above its output and after every question's."""
+    line = weak_isolation(walls)
+    results["output"] = f"<pre>{html.escape(line)}</pre>" + results["output"]
+    for test in results["tests"]:
+        test["output"] = f"{test['output']}\n{line}"
+    results["extra_data"]["weak_isolation"] = walls
+    return results
+
+
 def _write(path: Path, results: dict) -> None:
     """Write results.json atomically: Gradescope never reads half a file."""
     partial = path.with_name(path.name + ".partial")
@@ -386,7 +418,7 @@ def _write(path: Path, results: dict) -> None:
 
 def run(root: Path) -> int:
     """Grade root/submission with the kit in root/source/kit into root/results/results.json; the exit status."""
-    from ..sandbox import Sandbox
+    from ..sandbox import Sandbox, missing_walls
 
     start = time.monotonic()
     target = root / "results" / "results.json"
@@ -394,6 +426,14 @@ def run(root: Path) -> int:
     _write(target, {"score": 0, "output": _("The grading did not finish (it ran out of time, or the grader failed), so this is "
                                              "not a grade: please tell your instructor."),
                     "visibility": "visible", "stdout_visibility": "hidden", "tests": []})
+    walls = missing_walls()
+    if walls and os.environ.get(ALLOW_WEAK) != "1":  # fail closed, as `grade` does without --allow-weak-isolation
+        try:
+            _write(target, refused_results(load_course(root / "source" / KIT), walls))
+        except Exception:  # noqa: BLE001 - the placeholder stays; the details are for the instructor's stdout
+            traceback.print_exc()
+        print(_("autograder: not graded: this machine cannot put up {walls} around the student's code").format(walls=", ".join(walls)))
+        return 1
     sandbox = Sandbox()  # first: the worker's import of torch overlaps the grader's
     try:
         course = load_course(root / "source" / KIT)
@@ -409,6 +449,8 @@ def run(root: Path) -> int:
             owned, sandbox = sandbox, None  # grade_many closes it, whatever happens
             report = grade_many(course, [(package, course.numbers)], sandbox=owned, hidden=(root,))[0]  # the submission, the results, the kit
         results = results_json(course, report, found, time.monotonic() - start)
+        if walls:
+            results = _mark_weak(results, walls)
         _write(target, results)
     except Exception:  # noqa: BLE001 - the placeholder stays; the details are for the instructor's stdout
         traceback.print_exc()

@@ -93,7 +93,10 @@ def _parser() -> argparse.ArgumentParser:
                        help=_("grade each git repository's last commit before DATE (2026-12-01T18:00+01:00) and record lateness"))
     batch.add_argument("--allow-weak-isolation", action="store_true",
                        help=_("grade even where the kernel walls around each student's code (seccomp, Landlock) cannot be put up"))
-    command("gradescope", _("write an autograder zip for Gradescope")).add_argument("out_zip", type=Path, metavar="OUT.zip")
+    gradescope = command("gradescope", _("write an autograder zip for Gradescope"))
+    gradescope.add_argument("out_zip", type=Path, metavar="OUT.zip")
+    gradescope.add_argument("--allow-weak-isolation", action="store_true",
+                            help=_("grade even where the kernel walls around each student's code (seccomp, Landlock) cannot be put up"))
     command("release", _("write a learner repository (main: stubs, solutions branch)")).add_argument("out_dir", type=Path)
     command("dev-check", _("maintainer's guard: manifest, stubs, solutions, suites"))
     return parser

@@ -267,9 +267,8 @@ class KitPlugin:
             run.status, run.reason = FLAGGED, Flagged(reach).message  # read, never run: the reach is the verdict
             raise CheckFailure(run.reason, "flagged")
         run.preload = preload
-        run.child = self.sandbox.open(self.package, question.module, question.time_limit, self.hidden, preload)
         try:
-            imported = run.child.first()
+            imported = self.first(question, self.package, preload)
             broken = None if imported["ok"] or imported["refused"] or imported.get("tampered") else broken_earlier(
                 self.course, question, imported["error"])
             if broken is not None:  # only an earlier question's module fails: grade the checks that do not call it
@@ -280,8 +279,7 @@ class KitPlugin:
                     file=broken.file, kind=one_line(imported["error"]["type"], 60), line=frame["line"], code=code, number=broken.number)
                 run.child.close()
                 run.stand_in = stand_in_package(self.package, broken, one_line(reason, 400), self.sandbox.folder)
-                run.child = self.sandbox.open(run.stand_in, question.module, question.time_limit, self.hidden, preload)
-                imported = run.child.first()
+                imported = self.first(question, run.stand_in, preload)
             if imported.get("tampered"):  # its import reached into the grader (a frame, a trace hook)
                 run.status, run.reason = FLAGGED, Flagged(one_line(str(imported["tampered"]), 100)).message
             elif not imported["ok"] or imported["refused"]:
@@ -318,6 +316,30 @@ class KitPlugin:
         except Exception:  # noqa: BLE001 - the child's first word is the student's process speaking
             return None
         return child if imported["ok"] and not imported["refused"] and not imported.get("tampered") else None
+
+    def first(self, question: Question, package: Path, preload: tuple[str, ...]) -> dict:
+        """Open the question's child on package and return its first word. The grader never takes a child's word for its
+        own health: a child that ended before its first word, forked from a zygote an earlier child touched, is the
+        grader's problem; the question is asked again, once, of a child of a fresh zygote, whose verdict stands (the same
+        code ending there too is the code's own doing), and a fresh zygote that dies or cannot start is the grader's own
+        failure (the submission's report is then a grader_error)."""
+        run = self.run_of(question)
+        run.child = self.sandbox.open(package, question.module, question.time_limit, self.hidden, preload)
+        try:
+            return run.child.first()
+        except ChildStopped as stopped:
+            if not (stopped.ended and run.child.touched):
+                raise
+        run.child.close()
+        self.sandbox.renew()
+        run.child = self.sandbox.open(package, question.module, question.time_limit, self.hidden, preload)
+        try:
+            return run.child.first()
+        except ChildStopped as stopped:
+            if stopped.ended == "zygote" or stopped.environment:
+                self.fault(f"a fresh zygote failed while question {question.number}'s child imported the module again: {stopped.reason}",
+                           question)
+            raise
 
     def finish(self, question: Question) -> None:
         """Close the question's child; processes it left running make the whole question an error."""

@@ -71,11 +71,12 @@ def over_disk(folder: Path) -> str | None:
 
 class ChildStopped(Exception):
     """The child is gone (time limit, crash, exit, killed worker): status and a one-line reason. environment: the sandbox
-    itself could not start (the kit's installation, not the student's code)."""
+    itself could not start (the kit's installation, not the student's code). ended: "child" when the child ended on its
+    own, "zygote" when the process it was forked from died; "" when the grader stopped it."""
 
-    def __init__(self, status: str, reason: str, environment: bool = False) -> None:
+    def __init__(self, status: str, reason: str, environment: bool = False, ended: str = "") -> None:
         super().__init__(reason)
-        self.status, self.reason, self.environment = status, reason, environment
+        self.status, self.reason, self.environment, self.ended = status, reason, environment, ended
 
 
 @dataclass
@@ -126,6 +127,11 @@ class Sandbox:
         """Wait up to timeout seconds until the sandbox can start a question at once (torch imported)."""
         raise NotImplementedError
 
+    def renew(self) -> bool:
+        """Make the next child start from a process no earlier child touched; True when that took a new one (a backend whose
+        children start from nothing shared has nothing to renew)."""
+        return False
+
     def close(self) -> None:
         """Stop every process of the sandbox and remove its folder."""
         raise NotImplementedError
@@ -137,6 +143,7 @@ class Child:
     stopped: ChildStopped | None = None
     spent = 0.0
     time_limit = 0.0
+    touched = False  # forked from a process that had forked an earlier child (whose code may have changed it)
 
     def first(self) -> dict:
         """The child's first word: whether the student's module imported (within the time limit)."""

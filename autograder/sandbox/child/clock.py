@@ -13,7 +13,9 @@ as a module global, a function or method default (`__defaults__`, `__kwdefaults_
 or a class attribute in `timeit`, in the torch.utils.benchmark modules the student's code imported
 (`Timer.__init__(timer=...)`), and in the student's own modules (`from time import perf_counter`).
 Everything is put back on exit, exceptions included; a reference to a virtual clock bound inside the
-block (a module imported there) is turned back into the real clock too.
+block (a module imported there) is turned back into the real clock too. A thread started through threading inside the
+block reads the same clock, its work counted (threading's profile hook pushes the WorkClock on its own mode stack); a
+clock read in a thread the block did not equip (alive before it: its work is not counted) marks the clock `reached`.
 
 Between each two readings the clock also notes the score tables that ran: every matrix product (mm, addmm, bmm,
 baddbmm) or fused attention kernel whose result is square, T x T over an inner size d, as (T, d, how many); the
@@ -51,6 +53,8 @@ LAZY_PACKAGES = ("torch.utils.benchmark",)
 _REAL: dict[str, Callable] = {name: getattr(time, name) for name in CLOCKS + tuple(c + "_ns" for c in CLOCKS) if hasattr(time, name)}
 _REAL.update({name: getattr(time, name) for name in ("clock_gettime", "clock_gettime_ns") if hasattr(time, name)})
 _perf_counter, _get_ident, _getframe = time.perf_counter, threading.get_ident, sys._getframe
+_set_thread_profile, _get_thread_profile, _set_profile = threading.setprofile, threading.getprofile, sys.setprofile
+_push_dispatch_mode = torch.utils._python_dispatch._push_mode
 _DATETIME, _fromtimestamp = datetime.datetime, datetime.datetime.fromtimestamp
 # Functions that read (or pop) the dispatch-mode stack, where the WorkClock sits: a student's call to one is a reach into the grader.
 _MODE_STACK = {torch.utils._python_dispatch: ("_get_current_dispatch_mode", "_get_current_dispatch_mode_stack", "_get_dispatch_stack_at",
@@ -108,7 +112,8 @@ class WorkClock(TorchDispatchMode):
         self.interference = 0.0
         self.reads = 0
         self.work_at_last_read = 0.0
-        self.reached = False  # student code called a function that reads the dispatch-mode stack
+        self.reached = False  # student code called a function that reads the dispatch-mode stack, or a thread the clock did not equip read a clock
+        self.threads: set[int] = set()  # the threads whose clocks read this one: the block's, and those started inside it
         self.readings: list[float] = []  # the first READINGS_KEPT times the stand-in clocks gave
         self.seen: set[object] = set()  # overload packets already run once (warm-up paid)
         self.tables: list[list[list[int]]] = []  # per interval between two readings (the first kept): [T, d, how many] per size
@@ -212,18 +217,22 @@ def _tripwires(clock: WorkClock) -> dict[tuple[object, str], Callable]:
 
 
 def _virtual_clocks(clock: WorkClock, speed: float) -> dict[str, Callable]:
-    """A stand-in for each real clock, reading `clock` in the thread that runs the block (the real one elsewhere)."""
-    owner, read = _get_ident(), _reader(clock, speed)
+    """A stand-in for each real clock, reading `clock` in the threads it equipped (clock.threads); a reading in another
+    thread (one alive before the block: its work is not counted) gives the real clock and marks the clock reached."""
+    owners, read = clock.threads, _reader(clock, speed)
+    owners.add(_get_ident())
 
     def stand_in(name: str, real: Callable, nanoseconds: bool, takes_id: bool) -> Callable:
         if takes_id:
             def virtual(clk_id: int) -> float | int:
-                if _get_ident() != owner:
+                if _get_ident() not in owners:
+                    clock.reached = True
                     return real(clk_id)
                 return int(read() * 1e9) if nanoseconds else read()
         else:
             def virtual() -> float | int:
-                if _get_ident() != owner:
+                if _get_ident() not in owners:
+                    clock.reached = True
                     return real()
                 return int(read() * 1e9) if nanoseconds else read()
         virtual.__name__ = virtual.__qualname__ = name
@@ -322,6 +331,23 @@ def _timing_modules(modules: Sequence[types.ModuleType]) -> list[types.ModuleTyp
     return [timeit, *lazy, *modules]
 
 
+_NOT_SET = object()  # threading's hook before the block, not yet read
+
+
+def _equipper(clock: WorkClock, previous: Callable | None) -> Callable:
+    """threading's profile hook while the block runs, run once at the start of each thread started inside it: the thread's
+    clocks read `clock` and its work is counted (the WorkClock on its own dispatch-mode stack); then the hook there was."""
+
+    def equip(frame: object, event: str, arg: object) -> None:
+        clock.threads.add(_get_ident())
+        _push_dispatch_mode(clock)
+        _set_profile(previous)
+        if previous is not None:
+            previous(frame, event, arg)
+
+    return equip
+
+
 @contextlib.contextmanager
 def virtual_clock(modules: Sequence[types.ModuleType], speed: float = WORK_PER_SECOND) -> Iterator[WorkClock]:
     """Inside the block every clock the student can reach reads the yielded WorkClock, the active dispatch mode.
@@ -330,7 +356,7 @@ def virtual_clock(modules: Sequence[types.ModuleType], speed: float = WORK_PER_S
     (`from time import perf_counter`) or bound as defaults. speed: units of work per virtual second.
     Everything is restored on exit.
     """
-    modules, clock = list(modules), WorkClock()
+    modules, clock, previous = list(modules), WorkClock(), _NOT_SET
     virtual = _virtual_clocks(clock, speed)
     wires = _tripwires(clock)
     real = {**_REAL, "datetime": _DATETIME}
@@ -349,9 +375,13 @@ def virtual_clock(modules: Sequence[types.ModuleType], speed: float = WORK_PER_S
         swaps._set(setattr, timeit, "default_timer", timeit.default_timer, virtual["perf_counter"])
         for module in _timing_modules(modules):
             swaps.module(module)
+        previous = _get_thread_profile()
+        _set_thread_profile(_equipper(clock, previous))
         with clock:
             yield clock
     finally:
+        if previous is not _NOT_SET:
+            _set_thread_profile(previous)
         swaps.restore()
         cleanup = _Swaps(to_real, record=False)  # virtual clocks bound inside the block (a module imported there)
         cleanup.module(time)

@@ -24,7 +24,9 @@ or in an earlier call: the interpreter's count of running threads, `_thread._cou
 or started inside it around threading's hook (_thread's start is heard: its audit event from Python 3.12, a wrapper
 before). The interpreter's list of frames (`sys._current_frames`) is not read: it holds a lock that a thread ending at
 that moment can deadlock against. Turning the watch off from inside the block (disabling torch functions around work, popping
-the modes, replacing threading's hook) counts as forbidden work for every label asked too, and as `tampered`.
+the modes, replacing threading's hook) counts as forbidden work for every label asked too, and as `tampered`; the
+block's own thread has the same profile function as the threads it starts, so modes emptied and pushed back before the
+block's exit are seen at the student's next call or return.
 
 Every reference compared against is bound when this module is imported, in the zygote, before any
 student code runs: patching `torch.nn.functional` afterwards hides nothing.
@@ -92,12 +94,13 @@ _function_modes_on = getattr(torch._C, "_is_torch_function_mode_enabled", lambda
 _function_stack = torch.overrides._get_current_function_mode_stack
 _dispatch_stack = torch.utils._python_dispatch._get_current_dispatch_mode_stack
 _push_function_mode, _push_dispatch_mode = torch.overrides._push_mode, torch.utils._python_dispatch._push_mode
-_set_thread_profile, _get_thread_profile, _set_profile = threading.setprofile, threading.getprofile, sys.setprofile
-_getframe, _TORCH_DIR = sys._getframe, os.path.dirname(torch.__file__) + os.sep
+_set_thread_profile, _get_thread_profile, _set_profile, _get_profile = threading.setprofile, threading.getprofile, sys.setprofile, sys.getprofile
+_getframe, _get_ident, _TORCH_DIR = sys._getframe, threading.get_ident, os.path.dirname(torch.__file__) + os.sep
 _running_threads, _get_thread_trace = _thread._count, threading.gettrace  # _count: Python threads alive besides the main one
 _AUTOGRAD_DIR, _MultiheadAttention, _subclasses = os.path.dirname(torch.autograd.__file__) + os.sep, torch.nn.MultiheadAttention, type.__subclasses__
 _function_depth, _function_at = torch._C._len_torch_function_stack, torch._C._get_function_stack_at
 _dispatch_depth, _dispatch_at = torch._C._len_torch_dispatch_stack, torch._C._get_dispatch_stack_at
+_LIBRARIES = (_TORCH_DIR, os.path.dirname(os.__file__) + os.sep, os.path.dirname(os.path.abspath(__file__)) + os.sep)  # not the student's frames
 _BOOTSTRAP = threading.Thread._bootstrap  # what threading starts a thread with: its profile hook equips such threads
 _WATCHING: list["ForbiddenWork"] = []  # the watch whose block runs now
 
@@ -259,6 +262,8 @@ class ForbiddenWork:
         self._function_mode = _FunctionWatch(self)
         self._dispatch_mode = _DispatchWatch(self)
         self._thread_profile = None
+        self._profile = None  # the block's thread's profile function before the block
+        self._owner = 0  # the block's thread
         self._hook = self._watch_new_thread  # one bound method, so that threading's hook can be compared by identity
         self.unwatched = False  # a Python thread without the modes ran beside the block
 
@@ -277,6 +282,8 @@ class ForbiddenWork:
         """threading's profile hook, run once at the start of each thread started inside the block: the modes, and a
         profile function of the thread's own that checks them (modes are per thread: the block's exit sees only its own)."""
         if self._active:
+            if self._thread_profile is not None:  # an outer block's hook (the virtual clock's) equips the thread first
+                self._thread_profile(frame, event, arg)
             _push_function_mode(self._function_mode)
             _push_dispatch_mode(self._dispatch_mode)
             _set_profile(self._check_thread)
@@ -284,14 +291,17 @@ class ForbiddenWork:
             _set_profile(self._thread_profile)  # hand the thread back to whatever profiler was there
 
     def _check_thread(self, frame: object, event: str, arg: object) -> None:
-        """The profile function of a thread the watch equipped, run at each call and return in it: the thread's modes
-        popped or switched off (outside the modes' own handlers) while the block runs make every asked label count as
-        seen, and the block tampered; the thread's profile is then left alone (setting it again is a reach the Guard flags)."""
-        if _getattr(frame, "f_code", None) in _HANDLERS or self._thread.depth or self._thread.handling:
-            return  # torch takes a mode off the stack while its handler runs, from the handler's call to its return
+        """The profile function of the block's thread and of each thread the watch equipped, run at each call and return
+        in it: the thread's modes popped or switched off (outside the modes' own handlers and torch's own code) while the
+        block runs make every asked label count as seen, and the block tampered; the thread's profile is then left alone
+        (setting it again is a reach the Guard flags)."""
+        code = _getattr(frame, "f_code", None)
+        if code in _HANDLERS or self._thread.depth or self._thread.handling or _getattr(code, "co_filename", "").startswith(_LIBRARIES):
+            return  # torch takes a mode off the stack while its handler runs, and its own code may for a while (printing)
         if self._active and not self._holds():
             self._seen.update(self._asked)
-            self.tampered = "pops PyTorch's modes in a thread it started"
+            self.tampered = ("empties PyTorch's mode stacks while it runs" if _get_ident() == self._owner
+                             else "pops PyTorch's modes in a thread it started")
             _set_profile(None)
         elif not self._active:
             _set_profile(None)
@@ -321,6 +331,8 @@ class ForbiddenWork:
         self._active = True
         _WATCHING.append(self)
         _set_thread_profile(self._hook)
+        self._profile, self._owner = _get_profile(), _get_ident()
+        _set_profile(self._check_thread)  # the block's own thread: its modes emptied and put back before the exit are seen
         if _running_threads():  # started before the block (at import, in an earlier call): they run without the modes
             self._unwatched()
         return self
@@ -328,6 +340,7 @@ class ForbiddenWork:
     def __exit__(self, *exc: object) -> None:
         if not self._active:
             return
+        _set_profile(self._profile)
         if _get_thread_profile() is not self._hook or _get_thread_trace() is not None:
             self._seen.update(self._asked)  # threads started since would run without the modes, or hand frames to a tracer
             self.tampered = "replaces threading's hook for new threads"

@@ -38,6 +38,8 @@ class LinuxSandbox(Sandbox):
         self.ready = False  # the running zygote said its first word: it started
         self.state: tuple | None = None  # the running zygote's limits, priority and CPUs when it said its first word
         self.replaced = 0  # zygotes replaced because a child had changed them
+        self.forked = 0  # children the running zygote forked
+        self.renewed = 0  # zygotes replaced by renew()
 
     def _start(self) -> subprocess.Popen:
         """Start a zygote: worker.py, which imports torch and then reads jobs on its stdin."""
@@ -80,7 +82,7 @@ class LinuxSandbox(Sandbox):
                     raise self.refused
                 if not ready or lacking:  # it died before its first word, or for want of memory or processes
                     raise could_not_start(Path(self.errors.name), self.backend, killed=code == -signal.SIGKILL)
-                raise ChildStopped(ERROR, _("the grader's worker stopped while this question ran (does the answer kill it?)"))
+                raise ChildStopped(ERROR, _("the grader's worker stopped while this question ran (does the answer kill it?)"), ended="zygote")
             self.pending += chunk
             while b"\n" in self.pending:
                 line, self.pending = self.pending.split(b"\n", 1)
@@ -106,8 +108,17 @@ class LinuxSandbox(Sandbox):
                 pipe.close()
             except OSError:
                 pass
-        self.process, self.pending, self.preloaded, self.ready = None, b"", set(), False
+        self.process, self.pending, self.preloaded, self.ready, self.forked = None, b"", set(), False, 0
         self._start_or_refuse()
+
+    def renew(self) -> bool:
+        """Replace the running zygote when it forked any child (a child that died before its first word is asked again of a
+        fresh zygote's child); True when that took a new one."""
+        if not self.forked:
+            return False
+        self.renewed += 1
+        self._restart()
+        return True
 
     def open(self, package: Path, module: str, time_limit: float, hidden: tuple[Path, ...] = (),
              preload: tuple[str, ...] = ()) -> "LinuxChild | RefusedChild":
@@ -130,6 +141,7 @@ class LinuxSandbox(Sandbox):
         os.mkfifo(requests, 0o600)
         os.mkfifo(answers, 0o600)
         child = LinuxChild(self, self.jobs, workdir, time_limit)
+        child.touched, self.forked = self.forked > 0, self.forked + 1
         child.package = package
         child.requests = os.open(requests, os.O_RDWR | os.O_NONBLOCK)  # never blocks, whether or not the child reads
         child.answers = os.open(answers, os.O_RDONLY | os.O_NONBLOCK)
@@ -220,7 +232,9 @@ class LinuxChild(Child):
 
     def _died(self) -> ChildStopped:
         """The exception for a child that ended on its own before answering."""
-        return self._stop(*died(self._exit_code(), self.time_limit))
+        self._stop(*died(self._exit_code(), self.time_limit))
+        self.stopped.ended = "child"
+        return self.stopped
 
     def first(self) -> dict:
         """The child's first word: whether the student's module imported (within the time limit)."""
