@@ -207,10 +207,14 @@ def test_an_earlier_module_with_a_syntax_error_is_said_once_with_the_students_li
     assert "math.sqrt(d" in failed[0] and "raise" not in failed[0] and "smallest failing input" not in failed[0], failed[0]
 
 
-def test_an_earlier_question_is_blamed_only_for_the_functions_the_code_reaches_and_through_the_files_between() -> None:
+def test_an_earlier_question_is_blamed_only_for_the_functions_the_code_reaches_and_through_the_files_between(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """Question 3 imports causal_mask and mask_scores from question 1: a question 1 failing on prefix_average alone is not
     blamed, one failing on causal_mask is. Question 10 reaches question 4 through question 5's file: a broken question 4 is
     named, with question 5 when it fails too."""
+    from autograder.cli import report as cli_report
+
+    monkeypatch.setattr(cli_report, "last_status", lambda course, question: None)  # not this checkout's last `check`
     failure = CaseResult("attention matches", False, "the weights differ")
     first = QuestionResult(1, "", 8, "failed", tests=[CaseResult("prefix_average gives the running mean", False, "differs")])
     report = Report([first, QuestionResult(3, "", 10, "failed", tests=[failure])])
