@@ -16,7 +16,7 @@ import pytest
 from autograder.course.manifest import load_course
 from autograder.engine.run import grade
 from autograder.sandbox import FORCE_VARIABLE, Sandbox, choose
-from autograder.sandbox.base import CRASHED, TIMEOUT, died, where_it_ran
+from autograder.sandbox.base import CRASHED, TIMEOUT, ChildStopped, died, where_it_ran
 from autograder.user_folder import private_folder
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -143,10 +143,26 @@ def test_a_zygote_a_child_changed_is_replaced(tmp_path: Path, monkeypatch: pytes
     assert states[1][0] != states[0][0] and states[1][1:] == states[0][1:] and sandbox.replaced == 1
 
 
+def _first_word_lost_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first child forked from a touched zygote ends before its first word (as one whose zygote an earlier child broke
+    in a way the grader does not read would); later children speak."""
+    from autograder.sandbox.linux import parent
+
+    real_first, lost = parent.LinuxChild.first, []
+
+    def first(child: "parent.LinuxChild") -> dict:
+        if child.touched and not lost:
+            lost.append(child)
+            raise ChildStopped(CRASHED, "ended before its first word", ended="child")
+        return real_first(child)
+
+    monkeypatch.setattr(parent.LinuxChild, "first", first)
+
+
 @pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="the Linux backend's zygote")
 def test_a_child_dead_before_its_first_word_in_a_touched_zygote_is_asked_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The grader never takes a child's word for its own health: a zygote an earlier child changed in a way the grader
-    does not read (here by the test, the /proc check blinded) forks a child that dies before its first word; the question
+    does not read (here the test's stand-in for its child) forks a child that dies before its first word; the question
     is asked again of a fresh zygote's child, which imports the module, and the student is not charged."""
     from autograder.engine.plugin import KitPlugin
     from autograder.sandbox.linux import parent
@@ -161,7 +177,7 @@ def test_a_child_dead_before_its_first_word_in_a_touched_zygote_is_asked_again(t
         kit.start(question)
         zygote = sandbox.process.pid
         kit.finish(question)
-        resource.prlimit(zygote, resource.RLIMIT_FSIZE, (4096, 4096))  # every later child fails to set its own, and dies
+        _first_word_lost_once(monkeypatch)
         kit.start(question)
         run = kit.run_of(question)
         assert not run.status and sandbox.process.pid != zygote and sandbox.renewed == 1
@@ -192,7 +208,7 @@ def test_a_fresh_zygote_that_fails_the_retry_is_the_graders_failure(tmp_path: Pa
         kit.start(question)
         zygote = sandbox.process.pid
         kit.finish(question)
-        resource.prlimit(zygote, resource.RLIMIT_FSIZE, (4096, 4096))
+        _first_word_lost_once(monkeypatch)
         sandbox._start = lambda: subprocess.Popen([sys.executable, "-c", "import sys; sys.stderr.write('gone\\n')"], stdin=subprocess.PIPE,
                                                   stdout=subprocess.PIPE, stderr=sandbox.errors)
         with pytest.raises(CheckFailure):
