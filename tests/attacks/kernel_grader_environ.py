@@ -1,6 +1,6 @@
 # attack: reads the environment of the grader (the zygote's parent: API tokens, paths) from /proc; imports and answers right only when it got it
 # expect: module=q01_causal_mask status=error match=Permission denied
-# path: sandbox
+# path: sandbox user
 """Question 1, written to read the instructor's environment."""
 import os
 
