@@ -21,7 +21,7 @@ def _mask_input(rng: random.Random) -> dict:
     if rng.random() < 0.5:
         mask = torch.rand(T, T, generator=torch.Generator().manual_seed(seed(rng))) < 0.5  # (T, T) any pattern
     else:
-        mask = torch.ones(T, T, dtype=torch.bool).tril()  # (T, T) the causal pattern
+        mask = masking.causal_mask(T)  # (T, T) the causal pattern, from the oracle: the suite ships to students
     return {"scores": scores, "mask": mask}
 
 
