@@ -32,3 +32,14 @@ def test_public_functions_have_docstrings_and_hints(path: Path):
             if any(a.annotation is None for a in args) or node.returns is None:
                 problems.append(f"{name}: missing type hints")
     assert not problems, problems
+
+
+def test_the_grader_starts_its_child_before_it_imports_torch():
+    """`check`'s own imports (the CLI, the engine, the sandbox) leave torch to the child, so the two imports overlap on
+    two cores instead of following each other (check 3 went from 1.1x to 1.7x a bare `import torch` when they did)."""
+    import subprocess
+    import sys
+
+    code = "import sys, autograder.cli.main, autograder.engine.run, autograder.sandbox; print('torch' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False", "importing the grader's check path imported torch"

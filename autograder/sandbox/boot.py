@@ -29,6 +29,8 @@ def load_child() -> object:
     module = importlib.util.module_from_spec(spec)
     sys.modules["_child"] = module
     spec.loader.exec_module(module)
+    for name in module.__all__:
+        importlib.import_module(f"_child.{name}")
     return module
 
 
