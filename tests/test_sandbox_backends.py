@@ -143,6 +143,84 @@ def test_a_zygote_a_child_changed_is_replaced(tmp_path: Path, monkeypatch: pytes
     assert states[1][0] != states[0][0] and states[1][1:] == states[0][1:] and sandbox.replaced == 1
 
 
+STATE_MODULE = ("import os\nimport resource\n\n\ndef state():\n"
+                "    zygote = os.getppid()\n"
+                "    with open(f'/proc/{zygote}/stat') as handle:\n"
+                "        pristine = int(handle.read().rsplit(')', 1)[1].split()[1])\n"
+                "    return [zygote, pristine, os.getpriority(os.PRIO_PROCESS, 0), resource.getrlimit(resource.RLIMIT_NOFILE)[0]]\n")
+
+
+def _state_package(tmp_path: Path) -> Path:
+    """A package whose question 1 says its zygote, that zygote's parent, and the priority and file limit it inherited."""
+    package = tmp_path / "exercises"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "q01_causal_mask.py").write_text(STATE_MODULE)
+    return package
+
+
+def _graded_state(kit: object, sandbox: Sandbox, package: Path) -> list:
+    """What question 1's child of the next student (kit.reset) says of itself."""
+    kit.reset(package)
+    child = sandbox.open(package, "q01_causal_mask", 20)
+    try:
+        assert child.first()["ok"]
+        return child.ask({"op": "call", "target": "state", "args": [], "kwargs": {}})["value"]
+    finally:
+        child.close()
+
+
+@pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="the Linux backend's zygote")
+def test_each_student_is_graded_in_a_zygote_forked_for_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Class grading: a zygote a student's child changed in a way the grader does not read (here by the test, as a route
+    around the kernel's walls would: process_state sees no change) never forks a later student's child. Each student
+    gets a new zygote, forked from the pristine process (one import of torch for the sandbox's life), which runs one
+    thread and never forked a question's child."""
+    from autograder.engine.plugin import KitPlugin
+    from autograder.sandbox.linux import parent
+
+    package = _state_package(tmp_path)
+    monkeypatch.setenv(FORCE_VARIABLE, "linux")
+    monkeypatch.setattr(parent, "process_state", lambda pid: ("unchanged",))
+    sandbox = Sandbox()
+    try:
+        kit = KitPlugin(load_course(ROOT), package, sandbox)
+        states = []
+        for _student in range(3):
+            states.append(_graded_state(kit, sandbox, package))
+            os.setpriority(os.PRIO_PROCESS, states[-1][0], 19)  # the zygote that graded this student, poisoned
+            resource.prlimit(states[-1][0], resource.RLIMIT_NOFILE, (64, 64))
+        threads = os.listdir(f"/proc/{sandbox.pristine.pid}/task")
+    finally:
+        sandbox.close()
+    assert len({state[0] for state in states}) == 3 and {state[1] for state in states} == {sandbox.pristine.pid}
+    assert [state[2:] for state in states[1:]] == [states[0][2:]] * 2 and states[0][3] > 64
+    assert sandbox.pristines == 1 and sandbox.renewed == 2 and sandbox.replaced == 0 and len(threads) == 1
+
+
+@pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="the Linux backend's zygote")
+def test_a_pristine_process_that_changed_or_died_is_replaced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pristine process is read from /proc as a zygote is: changed since its first word (here reniced by the test),
+    or dead (killed), it is replaced before it forks the next student's zygote, and no student loses anything."""
+    from autograder.engine.plugin import KitPlugin
+
+    package = _state_package(tmp_path)
+    monkeypatch.setenv(FORCE_VARIABLE, "linux")
+    sandbox = Sandbox()
+    changes = [lambda pid: os.setpriority(os.PRIO_PROCESS, pid, 19), lambda pid: os.kill(pid, signal.SIGKILL), None]
+    try:
+        kit = KitPlugin(load_course(ROOT), package, sandbox)
+        states = []
+        for change in changes:
+            states.append(_graded_state(kit, sandbox, package))
+            if change is not None:
+                change(states[-1][1])
+    finally:
+        sandbox.close()
+    assert len({state[1] for state in states}) == 3 and sandbox.pristines == 3
+    assert [state[2:] for state in states[1:]] == [states[0][2:]] * 2
+
+
 def _first_word_lost_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """The first child forked from a touched zygote ends before its first word (as one whose zygote an earlier child broke
     in a way the grader does not read would); later children speak."""
@@ -191,9 +269,6 @@ def test_a_child_dead_before_its_first_word_in_a_touched_zygote_is_asked_again(t
 def test_a_fresh_zygote_that_fails_the_retry_is_the_graders_failure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The question asked again after a child died in a touched zygote: when the fresh zygote fails too (here it dies at
     once), the question is the grader's own failure (a fault: the report is a grader_error), not the student's."""
-    import subprocess
-    import sys
-
     from autograder.engine.plugin import KitPlugin
     from autograder.engine.proxy import CheckFailure
     from autograder.sandbox.linux import parent
@@ -206,11 +281,17 @@ def test_a_fresh_zygote_that_fails_the_retry_is_the_graders_failure(tmp_path: Pa
     try:
         kit = KitPlugin(course, ROOT / "solutions", sandbox)
         kit.start(question)
-        zygote = sandbox.process.pid
         kit.finish(question)
         _first_word_lost_once(monkeypatch)
-        sandbox._start = lambda: subprocess.Popen([sys.executable, "-c", "import sys; sys.stderr.write('gone\\n')"], stdin=subprocess.PIPE,
-                                                  stdout=subprocess.PIPE, stderr=sandbox.errors)
+        fork = sandbox._fork_zygote
+
+        def fork_dying() -> parent.Zygote:
+            zygote = fork()
+            zygote.stdin.write(b"a line that is no job\n")  # the zygote's loop fails on it: the zygote dies at once
+            zygote.stdin.flush()
+            return zygote
+
+        sandbox._fork_zygote = fork_dying
         with pytest.raises(CheckFailure):
             kit.start(question)
         assert sandbox.renewed == 1 and kit.faults and "fresh zygote" in kit.faults[0]

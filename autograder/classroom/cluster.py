@@ -63,7 +63,7 @@ class SandboxPlugin(WorkerPlugin):
     idempotent = True
 
     def setup(self, worker: Worker) -> None:
-        """Start the sandbox and a scratch folder, and import the grader in the background (its zygote imports torch meanwhile)."""
+        """Start the sandbox and a scratch folder, and import the grader in the background (its pristine process imports torch meanwhile)."""
         self.sandbox = Sandbox()
         self.scratch = Path(tempfile.mkdtemp(prefix="autograder-cluster-", dir=getattr(worker, "local_directory", None)))
         self.lock = threading.Lock()  # one entry at a time per worker, however many threads it has: pytest runs in-process
@@ -86,9 +86,11 @@ def _import_grader() -> None:
 
 
 def sandbox_pid(dask_worker: Worker) -> int | None:
-    """This worker's sandbox zygote's pid (None before the plugin is set up), for `client.run(sandbox_pid)`."""
+    """The pid of this worker's sandbox process that imported torch, kept for the worker's life (the Linux backend's
+    pristine process; None before the plugin is set up, or under the portable backend), for `client.run(sandbox_pid)`."""
     plugin = dask_worker.plugins.get(PLUGIN)
-    return plugin.sandbox.process.pid if plugin is not None else None
+    pristine = getattr(plugin.sandbox, "pristine", None) if plugin is not None else None
+    return pristine.pid if pristine is not None else None
 
 
 def _grade_on_worker(course: Course, entry: Entry, expected: dict, version: str, copy: bytes | None = None,

@@ -226,8 +226,10 @@ class KitPlugin:
         self.faults: list[str] = []  # tracebacks of the grader's own failures on this package: the questions they hit get nothing
 
     def reset(self, package: Path, hidden: tuple[Path, ...] = ()) -> None:
-        """Grade package next, from a clean slate (the collected suites and their inputs are kept)."""
+        """Grade package next, from a clean slate (the collected suites and their inputs are kept), its questions forked
+        from a zygote no earlier package's code touched (the Linux backend forks one from its pristine process: milliseconds)."""
         self.package, self.hidden, self.runs, self.static, self.faults = package.resolve(), hidden, {}, {}, []
+        self.sandbox.renew()
 
     def fault(self, trace: str, question: Question | None = None) -> None:
         """Record a failure of the grader's own: question (every question when None) will be an error with 0 points."""

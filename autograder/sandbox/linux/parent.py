@@ -1,28 +1,70 @@
-"""The Linux backend's grader side: start the zygote (worker.py), have it fork one child per question, talk to it with a time limit."""
+"""The Linux backend's grader side: start the pristine process (worker.py), have it fork a zygote per student, have
+the zygote fork one child per question, talk to it with a time limit."""
 import json
 import os
 import select
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import BinaryIO
 
 from ...i18n import _
 from ..base import (ANSWER_BYTES, ERROR, MEMORY_BYTES, OUTPUT_BYTES, POLL_SECONDS, STARTUP_SECONDS, TIMEOUT, WALL_FACTOR,
                     Child, ChildStopped, Ending, RefusedChild, Sandbox, child_env, could_not_start, died, environment_problem, frame,
                     isolated_python, over_disk, process_state, read_output, refused, remove, sweep_stale, timed_out, where_it_ran)
 
+PID_WAIT = 10.0  # the most the grader waits for the pristine process to say the pid of a zygote that already spoke
+EXIT_WAIT = 1.0  # the most it waits for the exit code of a zygote whose pipe closed
+
+
+class Zygote:
+    """A zygote the pristine process forked: its job pipe (stdin) and answer pipe (stdout), and, once the pristine process
+    said them, its pid, its pidfd and its exit code; failed when the system refused the fork."""
+
+    def __init__(self, number: int, stdin: BinaryIO, stdout: BinaryIO) -> None:
+        self.number, self.stdin, self.stdout = number, stdin, stdout
+        self.pid: int | None = None
+        self.pidfd: int | None = None
+        self.exit: int | None = None
+        self.failed = False
+
+    def alive(self) -> bool:
+        """True while the zygote runs (its pidfd not yet readable); False once it ended or when it was never forked."""
+        return self.pidfd is not None and not select.select([self.pidfd], [], [], 0)[0]
+
+    def kill(self, wait: float = 0.0) -> None:
+        """SIGKILL the zygote (its children die with it: their parent-death signal) and close the grader's ends of its pipes,
+        which also ends a zygote whose pid was never said; wait up to wait seconds for it to be gone."""
+        if self.alive():
+            try:
+                signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+                select.select([self.pidfd], [], [], wait)
+            except OSError:
+                pass
+        for end in (self.stdin, self.stdout):
+            try:
+                end.close()
+            except OSError:  # a job still buffered for a zygote that died
+                pass
+        if self.pidfd is not None:
+            os.close(self.pidfd)
+            self.pidfd = None
+
 
 class LinuxSandbox(Sandbox):
-    """A zygote process that has imported torch, forking a limited child for each question."""
+    """A pristine process that imported torch and forks a zygote per student, each zygote forking a limited child for each
+    question."""
 
     backend = "linux"
 
     def __init__(self, parent: Path | None = None) -> None:
-        """Start the zygote at once, so its import of torch overlaps the grader's. parent: where the sandbox's folder is
-        made (default: the temporary folder); a batch puts all its sandboxes in one folder that their children may not read."""
+        """Start the pristine process and ask it for a zygote at once, so that its import of torch overlaps the grader's.
+        parent: where the sandbox's folder is made (default: the temporary folder); a batch puts all its sandboxes in one
+        folder that their children may not read."""
         if parent is None:
             sweep_stale(Path(tempfile.gettempdir()))
         self.folder = Path(tempfile.mkdtemp(prefix=f"autograder-{os.getpid()}-", dir=parent))
@@ -30,34 +72,142 @@ class LinuxSandbox(Sandbox):
         self.errors = open(self.folder / "worker-errors.txt", "w+b")
         self.jobs = 0
         self.messages: dict[int, dict] = {}  # job id -> the zygote's last word on it ({"pid"} or {"exit", "orphans"})
-        self.process: subprocess.Popen | None = None  # None while the system refuses to start a zygote (a limit on processes)
+        self.pristine: subprocess.Popen | None = None  # the process that imported torch and forks the zygotes
+        self.control: socket.socket | None = None  # the grader's end of its socket (None once it closed)
+        self.pristine_ready = False  # it said its first word: it imported torch
+        self.pristine_state: tuple | None = None  # its limits, priority and CPUs when it said its first word
+        self.pristine_preloaded: set[str] = set()  # modules it imported for every later zygote
+        self.pristines = 0  # pristine processes started
+        self.zygotes = 0  # zygotes asked for
+        self.wanted: set[str] = set()  # modules any zygote was asked to import before forking
+        self.process: Zygote | None = None  # the running zygote; None while the system refuses one (a limit on processes)
         self.refused: ChildStopped | None = None
-        self._start_or_refuse()
         self.pending = b""
-        self.preloaded: set[str] = set()  # modules the running zygote was asked to import before forking
+        self.preloaded: set[str] = set()  # modules the running zygote has imported before forking
         self.ready = False  # the running zygote said its first word: it started
         self.state: tuple | None = None  # the running zygote's limits, priority and CPUs when it said its first word
         self.replaced = 0  # zygotes replaced because a child had changed them
         self.forked = 0  # children the running zygote forked
         self.renewed = 0  # zygotes replaced by renew()
+        self._start_or_refuse()
 
-    def _start(self) -> subprocess.Popen:
-        """Start a zygote: worker.py, which imports torch and then reads jobs on its stdin."""
+    def _start_pristine(self) -> tuple[subprocess.Popen, socket.socket]:
+        """Start a pristine process: worker.py, which imports torch and then forks a zygote for each request on its socket."""
         env = child_env(self.folder)
         here = Path(__file__).resolve().parent
-        return subprocess.Popen([*isolated_python(), str(here / "worker.py")], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=self.errors, cwd=self.folder, env=env)
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            process = subprocess.Popen([*isolated_python(), str(here / "worker.py")], stdin=theirs, stdout=subprocess.DEVNULL,
+                                       stderr=self.errors, cwd=self.folder, env=env)
+        except OSError:
+            mine.close()
+            raise
+        finally:
+            theirs.close()
+        return process, mine
+
+    def _replace_pristine(self) -> None:
+        """Stop the pristine process, if any, and start another (a new import of torch: only when the first one died or was
+        changed)."""
+        if self.pristine is not None:
+            self.pristine.kill()
+            self.pristine.wait()
+        if self.control is not None:
+            self.control.close()
+        self.pristine = self.control = None
+        self.pristine_ready, self.pristine_state, self.pristine_preloaded = False, None, set()
+        self.pristine, self.control = self._start_pristine()
+        self.pristines += 1
+
+    def _pristine_healthy(self) -> bool:
+        """True while the pristine process runs, its socket is open and its limits, priority and CPUs are those it started
+        with (read from /proc, as a zygote's)."""
+        return (self.pristine is not None and self.control is not None and self.pristine.poll() is None
+                and (self.pristine_state is None or process_state(self.pristine.pid) == self.pristine_state))
+
+    def _hear(self, timeout: float) -> None:
+        """Read what the pristine process said within timeout: its first word, the pid and pidfd of the running zygote, that
+        zygote's exit or a fork the system refused. A closed socket: the pristine process is gone (control None)."""
+        while self.control is not None and select.select([self.control], [], [], timeout)[0]:
+            timeout = 0
+            try:
+                data, fds, _flags, _address = socket.recv_fds(self.control, 1 << 16, 1)
+            except OSError:
+                data, fds = b"", []
+            if not data:
+                self.control.close()
+                self.control = None
+                return
+            message = json.loads(data)
+            if "ready" in message:
+                self.pristine_ready, self.pristine_state = True, process_state(self.pristine.pid)
+            zygote = self.process if self.process is not None and self.process.number == message.get("zygote") else None
+            for fd in fds:
+                if zygote is not None and zygote.pidfd is None:
+                    zygote.pidfd = fd
+                else:
+                    os.close(fd)
+            if zygote is not None:
+                zygote.pid = message.get("pid", zygote.pid)
+                zygote.exit = message.get("exit", zygote.exit)
+                zygote.failed = zygote.failed or "error" in message
+
+    def _fork_zygote(self) -> Zygote:
+        """Ask the pristine process for a new zygote (replacing the pristine process first when it is gone or was changed),
+        with the modules earlier zygotes were asked to import; OSError when the system refuses a process."""
+        if not self._pristine_healthy():
+            self._replace_pristine()
+        self.zygotes += 1
+        preload = sorted(self.wanted - self.pristine_preloaded)
+        message = json.dumps({"zygote": self.zygotes, "preload": preload}).encode()
+        job_read, job_write = os.pipe()
+        answer_read, answer_write = os.pipe()
+        try:
+            try:
+                socket.send_fds(self.control, [message], [job_read, answer_write])
+            except OSError:  # the pristine process died since it was last heard: another one, once
+                self._replace_pristine()
+                socket.send_fds(self.control, [message], [job_read, answer_write])
+        except OSError:
+            for end in (job_write, answer_read):
+                os.close(end)
+            raise
+        finally:
+            os.close(job_read)
+            os.close(answer_write)
+        self.pristine_preloaded.update(preload)
+        return Zygote(self.zygotes, open(job_write, "wb"), open(answer_read, "rb", buffering=0))
 
     def _start_or_refuse(self) -> None:
-        """Start a zygote if there is none; where the system refuses it, remember why (refused) for the questions."""
-        if self.process is None:
-            try:
-                self.process, self.refused = self._start(), None
-            except OSError as error:
-                self.refused = refused(error, self.backend)
+        """Have a zygote if there is none; where the system refuses a process, remember why (refused) for the questions.
+
+        From a pristine process that has said its first word, the fork is waited for (milliseconds): one that died before
+        it forked is replaced and asked again, once, so that its death costs no student anything. One still importing torch
+        forks the zygote when it is ready; if it dies first, the question says the sandbox could not start."""
+        if self.process is not None:
+            return
+        try:
+            self._hear(0)  # its first word, if said since it was last heard
+            ready = self.pristine_ready and self._pristine_healthy()
+            self.process, self.refused = self._fork_zygote(), None
+            self.preloaded = set(self.pristine_preloaded)
+            if ready and not self._await_pid():  # the pristine process died before it forked: no zygote behind these pipes
+                self.process.kill()
+                self.process = self._fork_zygote()  # from a new pristine process, which forks it once it has imported torch
+                self.preloaded = set(self.pristine_preloaded)
+        except OSError as error:
+            self.process, self.refused = None, refused(error, self.backend)
+
+    def _await_pid(self) -> bool:
+        """Wait (PID_WAIT at most) for the pristine process's word on the running zygote: True once its pid is known or the
+        system refused it (failed); False when the pristine process ended first."""
+        deadline = time.monotonic() + PID_WAIT
+        while self.process.pid is None and not self.process.failed and self.control is not None and time.monotonic() < deadline:
+            self._hear(deadline - time.monotonic())
+        return self.process.pid is not None or self.process.failed
 
     def worker_error(self) -> str:
-        """The last line the zygote wrote on stderr, or a generic one."""
+        """The last line the sandbox's processes wrote on stderr, or a generic one."""
         self.errors.seek(0)
         lines = self.errors.read().decode("utf-8", "replace").strip().splitlines()
         return lines[-1] if lines else _("the grading worker stopped unexpectedly")
@@ -65,22 +215,28 @@ class LinuxSandbox(Sandbox):
     def pump(self, timeout: float | None, extra: list[int] = ()) -> list[int]:
         """Read the zygote's messages for up to timeout seconds; return which of extra became readable.
 
-        Raises ChildStopped when the zygote itself is gone (a fresh one is started for the next question).
+        Raises ChildStopped when the zygote itself is gone (a fresh one is forked for the next question).
         """
         if self.process is None:  # the system refused the zygote (a limit on processes)
             raise self.refused
         stdout = self.process.stdout.fileno()
-        ready, _writable, _failed = select.select([stdout, *extra], [], [], timeout)
-        if stdout in ready:
-            chunk = os.read(stdout, 1 << 16)
+        ready, _writable, _failed = select.select([stdout, *extra, *filter(None, [self.control])], [], [], timeout)
+        if self.control is not None and self.control in ready:
+            self._hear(0)
+        never = self.process.failed or (self.control is None and self.process.pid is None)  # no zygote was forked
+        if stdout in ready or never:
+            chunk = os.read(stdout, 1 << 16) if stdout in ready else b""
             if not chunk:
-                ready, code = self.ready, self.process.wait()
+                started = self.ready
+                if self.process.pid is not None and self.process.exit is None:
+                    self._hear(EXIT_WAIT)  # the pristine process says how the zygote ended
+                code = self.process.exit if self.process.pid is not None or self.pristine is None else self.pristine.poll()
                 self.errors.seek(0)
                 lacking = environment_problem(self.errors.read().decode("utf-8", "replace"), self.backend)
                 self._restart()
                 if self.process is None:  # the system refuses the new zygote (a limit on processes)
                     raise self.refused
-                if not ready or lacking:  # it died before its first word, or for want of memory or processes
+                if not started or lacking:  # it died before its first word, or for want of memory or processes
                     raise could_not_start(Path(self.errors.name), self.backend, killed=code == -signal.SIGKILL)
                 raise ChildStopped(ERROR, _("the grader's worker stopped while this question ran (does the answer kill it?)"), ended="zygote")
             self.pending += chunk
@@ -90,8 +246,10 @@ class LinuxSandbox(Sandbox):
                 if "id" in message:  # not the zygote's first {"ready"}
                     self.messages[message["id"]] = self.messages.get(message["id"], {}) | message
                 else:
-                    self.ready, self.state = True, process_state(self.process.pid)
-        return [fd for fd in ready if fd != stdout]
+                    self.ready = True
+                    self._await_pid()  # said with the fork: at most a moment after the zygote's own word
+                    self.state = process_state(self.process.pid) if self.process.pid is not None else None
+        return [fd for fd in ready if fd in extra]
 
     def _healthy(self) -> bool:
         """False when the running zygote's limits, priority or CPUs are no longer those it started with (a child running
@@ -100,20 +258,16 @@ class LinuxSandbox(Sandbox):
         return not self.ready or self.state is None or process_state(self.process.pid) == self.state
 
     def _restart(self) -> None:
-        """Replace a dead zygote, or kill a living one first (process None, and refused why, while the system refuses a new one)."""
+        """Replace the zygote, dead or alive, by a new one the pristine process forks (process None, and refused why, while
+        the system refuses a process)."""
         self.process.kill()
-        self.process.wait()
-        for pipe in (self.process.stdin, self.process.stdout):
-            try:
-                pipe.close()
-            except OSError:
-                pass
         self.process, self.pending, self.preloaded, self.ready, self.forked = None, b"", set(), False, 0
         self._start_or_refuse()
 
     def renew(self) -> bool:
-        """Replace the running zygote when it forked any child (a child that died before its first word is asked again of a
-        fresh zygote's child); True when that took a new one."""
+        """Replace the running zygote when it forked any child, by a fork of the pristine process (milliseconds): each student
+        of a class gets a zygote no earlier student's child touched, and a child that died before its first word is asked
+        again of a fresh zygote's child; True when that took a new one."""
         if not self.forked:
             return False
         self.renewed += 1
@@ -155,6 +309,7 @@ class LinuxSandbox(Sandbox):
                 if missing:
                     self.process.stdin.write((json.dumps({"preload": missing}) + "\n").encode())
                     self.preloaded.update(missing)
+                    self.wanted.update(missing)  # the pristine process imports them before it forks the next zygote
                 self.process.stdin.write((json.dumps(job) + "\n").encode())
                 self.process.stdin.flush()
                 break
@@ -167,9 +322,10 @@ class LinuxSandbox(Sandbox):
         return child
 
     def wait_ready(self, timeout: float) -> None:
-        """Wait up to timeout seconds for the zygote's first word ({"ready"}, left unread for pump)."""
+        """Wait up to timeout seconds for the zygote's first word ({"ready"}, left unread for pump), or for the pristine
+        process's end."""
         if self.process is not None:
-            select.select([self.process.stdout], [], [], timeout)
+            select.select([self.process.stdout, *filter(None, [self.control])], [], [], timeout)
 
     @staticmethod
     def kill(pid: int | None) -> None:
@@ -182,26 +338,23 @@ class LinuxSandbox(Sandbox):
             pass
 
     def close(self) -> None:
-        """Stop the zygote and every child it forked (a killed zygote's children would run on to their CPU limit; a clean exit
-        of torch costs half a second)."""
-        if self.process is None:  # the system never let one start
-            self.errors.close()
-            remove(self.folder)
-            return
-        if self.process.poll() is None:  # read while the zygote lives: none of its children is reaped, so no pid was reused
-            for pid in _children(self.process.pid):
-                for kill in (os.killpg, os.kill):  # a child leads its own session; a process it started may not
-                    try:
-                        kill(pid, signal.SIGKILL)
-                    except OSError:
-                        pass
-        self.process.kill()
-        self.process.wait()
-        for pipe in (self.process.stdin, self.process.stdout, self.errors):
-            try:
-                pipe.close()
-            except OSError:  # a job still buffered for a zygote that died (one that could not start)
-                pass
+        """Stop the zygote, every child it forked (a killed zygote's children would run on to their CPU limit; a clean exit
+        of torch costs half a second) and the pristine process."""
+        if self.process is not None:
+            if self.process.alive():  # read while the zygote lives: none of its children is reaped, so no pid was reused
+                for pid in _children(self.process.pid):
+                    for kill in (os.killpg, os.kill):  # a child leads its own session; a process it started may not
+                        try:
+                            kill(pid, signal.SIGKILL)
+                        except OSError:
+                            pass
+            self.process.kill(wait=1.0)
+        if self.pristine is not None:
+            self.pristine.kill()
+            self.pristine.wait()
+        if self.control is not None:
+            self.control.close()
+        self.errors.close()
         remove(self.folder)
 
 

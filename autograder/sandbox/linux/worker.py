@@ -1,9 +1,17 @@
-"""The sandbox: a zygote process that imports torch once and forks one child per graded question.
+"""The sandbox: a pristine process that imports torch once and forks a zygote per student, which forks one child per
+graded question.
 
-Run as a script (never imported by the grader): `python -I worker.py`. It reads one JSON job
-per line on stdin (or {"preload": [module, ...]}: modules to import once, before the next fork) and
-answers JSON lines on stdout: {"id", "pid"} when a child starts, {"id", "exit", "orphans"} when it ends
-(orphans: processes it left behind, which the zygote, a subreaper, killed). Each child runs the student's code with resource limits, in its own process group and temporary
+Run as a script (never imported by the grader): `python -I worker.py`, its stdin a SOCK_SEQPACKET socket to the grader.
+This first process is the pristine one: it imports torch and the child's side, then only forks zygotes, never a
+question's child, so no student's code ever ran in it or in a process it was forked from. Each message the grader sends
+it is one JSON object: {"zygote": n, "preload": [module, ...]} with two descriptors, the read end of the new zygote's job
+pipe and the write end of its answer pipe (modules to import first, once, for every later zygote); it answers {"zygote":
+n, "pid"} with the zygote's pidfd, {"zygote": n, "exit"} when that zygote ends, or {"zygote": n, "error"} when the
+system refused the fork.
+
+A zygote reads one JSON job per line on its job pipe (or {"preload": [module, ...]}: modules to import once, before the
+next fork) and answers JSON lines on its answer pipe: {"id", "pid"} when a child starts, {"id", "exit", "orphans"} when
+it ends (orphans: processes it left behind, which the zygote, a subreaper, killed). Each child runs the student's code with resource limits, in its own process group and temporary
 folder. It imports the student's module, then answers the grader's requests (calls of the student's
 functions) one at a time: each request and each answer is one frame (sandbox/codec.py) on a pair of FIFOs in
 its folder. An audit hook (Guard) and, where the kernel has it, Landlock keep the student's code away
@@ -20,6 +28,7 @@ import resource
 import runpy
 import select
 import signal
+import socket
 import sys
 
 _boot = runpy.run_path(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "boot.py"))
@@ -276,18 +285,15 @@ def _collapse_memory() -> None:
 _LANDLOCK, _SECCOMP_PROGRAM = _walls.Landlock(), _walls.seccomp_program()
 
 
-def serve() -> None:
-    """Zygote loop: fork a child per job line (or import the modules of a preload line), report each child's pid and exit."""
-    # Listed once: a child that walked sys.modules would copy the pages of its ~2,000 keys (5 ms).
-    own_modules = [name for name in sys.modules if name in ("_child", "_codec", "_walls") or name.startswith("_child.")]
-    torch.manual_seed(0)  # queues CUDA's seeding once; each child reseeds only the CPU generator
+def serve(own_modules: list[str], collapsed: bool) -> None:
+    """Zygote loop: fork a child per job line (or import the modules of a preload line), report each child's pid and exit.
+    collapsed: the pristine process collapsed its memory before forking this zygote (nothing left to collapse)."""
     _become_subreaper()
-    _walls.root_only(), _walls.python_folders()  # what every Landlock plan reads, found once before the first job
     gc.freeze()  # the objects the zygote made stay out of every collection: a child's collector never touches (copies) their pages
     _say({"ready": True})
     children: dict[int, tuple[object, int]] = {}  # pidfd -> (job id, pid)
     stdin, pending, open_input = sys.stdin.fileno(), b"", True
-    forked, collapsed = 0, False  # children forked; whether the memory was collapsed since the last preload
+    forked = 0  # children forked
     while open_input or children:
         readable, _, _ = select.select(([stdin] if open_input else []) + list(children), [], [])
         for fd in readable:
@@ -330,5 +336,79 @@ def serve() -> None:
                 _say({"id": job_id, "exit": os.waitstatus_to_exitcode(status), "orphans": orphans})
 
 
+def _tell(control: socket.socket, message: dict, fds: list[int] = ()) -> None:
+    """One message of the pristine process to the grader, with fds (a zygote's pidfd)."""
+    socket.send_fds(control, [json.dumps(message).encode()], list(fds))
+
+
+def _become_zygote(control: socket.socket, pipes: list[int], zygotes: dict[int, tuple[int, int]], own_modules: list[str],
+                   collapsed: bool) -> None:
+    """The forked zygote's life: its job pipe as stdin and its answer pipe as stdout, none of the pristine process's
+    descriptors (the grader's socket, the other zygotes' pidfds), then the zygote loop; it never returns."""
+    code = 0
+    try:
+        control.detach()  # fd 0, replaced below: the socket object must not close it later
+        os.dup2(pipes[0], 0)
+        os.dup2(pipes[1], 1)
+        for fd in [*pipes, *zygotes]:
+            os.close(fd)
+        serve(own_modules, collapsed)
+    except BaseException:  # noqa: B036 - nothing may return into the pristine process's loop
+        import traceback
+
+        traceback.print_exc()
+        code = 1
+    finally:
+        os._exit(code)
+
+
+def pristine() -> None:
+    """The pristine process's loop: fork a zygote per request of the grader's (after importing the modules it asks for),
+    report each one's pidfd and exit. It never forks a question's child, so no student's code ran in it."""
+    # Listed once: a child that walked sys.modules would copy the pages of its ~2,000 keys (5 ms).
+    own_modules = [name for name in sys.modules if name in ("_child", "_codec", "_walls") or name.startswith("_child.")]
+    torch.manual_seed(0)  # queues CUDA's seeding once; each child reseeds only the CPU generator
+    _walls.root_only(), _walls.python_folders()  # what every Landlock plan reads, found once before the first job
+    gc.freeze()
+    control = socket.socket(fileno=0)  # the grader's SOCK_SEQPACKET socket, as stdin
+    _tell(control, {"ready": True})
+    zygotes: dict[int, tuple[int, int]] = {}  # pidfd -> (zygote number, pid)
+    forked, collapsed = 0, False  # zygotes forked; whether the memory was collapsed since the last preload
+    while True:
+        readable, _, _ = select.select([control, *zygotes], [], [])
+        for fd in readable:
+            if fd is not control:
+                number, pid = zygotes.pop(fd)
+                os.close(fd)
+                _, status = os.waitpid(pid, 0)
+                _tell(control, {"zygote": number, "exit": os.waitstatus_to_exitcode(status)})
+                continue
+            data, pipes, _flags, _address = socket.recv_fds(control, 1 << 16, 2)
+            if not data:  # the grader is gone: each zygote ends when its own job pipe closes
+                return
+            request = json.loads(data)
+            if request.get("preload"):
+                _preload(request["preload"])
+                collapsed = False
+            if forked and not collapsed:  # from the second zygote on (a class): each zygote forked after it inherits it
+                _collapse_memory()
+                collapsed = True
+            try:
+                pid = os.fork()
+            except OSError as error:  # a limit on processes: the grader reads this line when the zygote's pipe closes
+                print(f"{type(error).__name__}: {error}", file=sys.stderr, flush=True)
+                _tell(control, {"zygote": request["zygote"], "error": str(error)})
+                pid = None
+            if pid == 0:
+                _become_zygote(control, pipes, zygotes, own_modules, collapsed)
+            for end in pipes:
+                os.close(end)
+            if pid:
+                forked += 1
+                pidfd = os.pidfd_open(pid)
+                zygotes[pidfd] = (request["zygote"], pid)
+                _tell(control, {"zygote": request["zygote"], "pid": pid}, [pidfd])
+
+
 if __name__ == "__main__":
-    serve()
+    pristine()
