@@ -260,9 +260,10 @@ def could_not_start(errors: Path, backend: str = "linux", killed: bool = False) 
 # What a sandbox needs of the machine: the most memory grading the solutions held at once (`check --solutions`, all ten
 # questions: the proportional set size of the grader and its sandbox's processes together, sampled every 0.3 s; measured
 # 503 MB and 595 MB on Linux, torch 2.13, where an earlier count gave 448 and 576), and the processes it runs at once
-# (the grader, the zygote and a child; the portable backend's grader, a child and its warm spare), threads not counted.
+# (the grader, the pristine process, the zygote and a child; the portable backend's grader, a child and its warm spare),
+# threads not counted.
 MEMORY_NEEDED = {"linux": 503 << 20, "portable": 595 << 20}
-PROCESSES_NEEDED = 3
+PROCESSES_NEEDED = {"linux": 4, "portable": 3}
 _OUT_OF_PROCESSES = re.compile(r"BlockingIOError|Resource temporarily unavailable|EAGAIN|\[Errno 11\]")
 _OUT_OF_MEMORY = re.compile(r"MemoryError|[Cc]annot allocate memory|failed to map segment|std::bad_alloc|[Oo]ut of memory|ENOMEM|"
                             r"\[Errno 12\]")
@@ -274,7 +275,7 @@ def environment_problem(text: str, backend: str) -> str | None:
     if _OUT_OF_PROCESSES.search(text):
         return _("The system refused to start another process: a limit on processes (`ulimit -u`, or a container's pids.max) "
                  "is reached. The kit needs {count} processes of its own at once, besides their threads; raise the limit or "
-                 "end other processes.").format(count=PROCESSES_NEEDED)
+                 "end other processes.").format(count=PROCESSES_NEEDED.get(backend, max(PROCESSES_NEEDED.values())))
     if _OUT_OF_MEMORY.search(text):
         return memory_shortage(backend)
     return None
