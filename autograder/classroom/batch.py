@@ -14,8 +14,8 @@ the same fingerprint (commit and hash of the graded files) and grader version is
 Locally the entries are graded by --jobs worker processes (default: the core count). On Linux the driver imports
 torch, pytest and the grading engine once, then forks the workers, which therefore start with all of it imported (on
 macOS and Windows, where a fork after torch is unsafe or impossible, each worker is spawned: portability.py);
-each starts one Sandbox (whose zygote imports torch once) and keeps it for its whole life, grading one entry at
-a time in one pytest run (the suites collected once) and sending each report back as soon as it is done. With
+each starts one Sandbox (whose pristine process imports torch once, then forks a zygote for each entry, in
+milliseconds) and keeps it for its whole life, grading one entry at a time in one pytest run (the suites collected once) and sending each report back as soon as it is done. With
 --scheduler the same work goes to a Dask cluster (cluster.py), and the results come back to the same on_result.
 """
 import argparse
