@@ -121,7 +121,8 @@ def test_grade_many_gives_every_package_a_report_when_the_grader_breaks_on_one(s
 
 
 def test_a_preloaded_module_is_imported_once_by_the_zygote_for_every_later_child(tmp_path: Path) -> None:
-    """Sandbox.open(preload=...) (the suites' preload marker): the child, and every later one, finds the module imported."""
+    """Sandbox.open(preload=...) (the suites' preload marker): the child, and every later one, finds the module imported;
+    so does the next student's zygote (renew), which the pristine process forks once it has imported the module itself."""
     package = tmp_path / "exercises"
     package.mkdir()
     (package / "__init__.py").write_text("")
@@ -137,5 +138,12 @@ def test_a_preloaded_module_is_imported_once_by_the_zygote_for_every_later_child
             finally:
                 child.close()
         assert found == [False, True, True] and sandbox.preloaded == {"wave"}
+        assert sandbox.renew() and sandbox.preloaded == {"wave"}
+        child = sandbox.open(package, "q01_causal_mask", 20)
+        try:
+            assert child.first()["ok"] and child.ask({"op": "call", "target": "imported", "args": ["wave"], "kwargs": {}})["value"]
+        finally:
+            child.close()
+        assert sandbox.pristine_preloaded == {"wave"}
     finally:
         sandbox.close()

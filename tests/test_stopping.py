@@ -23,7 +23,7 @@ LOOP = "    while True:\n        pass\n"
 
 
 def _sandbox_processes(kit: Path = KIT) -> dict[int, int]:
-    """pid -> parent pid of every sandbox process of the kit at kit (worker.py, the zygote and its forked children)."""
+    """pid -> parent pid of every sandbox process of the kit at kit (worker.py: the pristine process, its zygotes and their children)."""
     found = {}
     worker = str(kit / "autograder" / "sandbox").encode()
     for name in os.listdir("/proc"):
@@ -54,9 +54,9 @@ def test_sigterm_stops_a_run_cleanly_and_kills_the_running_question(tmp_path: Pa
                            cwd=KIT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 240
-        while time.monotonic() < deadline:  # until a child of a new zygote runs the loop
+        while time.monotonic() < deadline:  # until a child of a new zygote runs the loop (pristine process, zygote, child)
             mine = {pid: parent for pid, parent in _sandbox_processes().items() if pid not in before}
-            if any(parent in mine for parent in mine.values()):
+            if any(mine.get(parent) in mine for parent in mine.values()):  # a question's child: its zygote's parent is ours too
                 break
             assert run.poll() is None, run.communicate()
             time.sleep(0.1)
@@ -96,9 +96,9 @@ def test_a_grader_killed_outright_takes_its_sandbox_with_it(tmp_path: Path) -> N
                            stderr=subprocess.DEVNULL, env=os.environ | {"AUTOGRADER_SANDBOX": "linux"})
     try:
         deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:  # until a child of the new zygote runs the loop
+        while time.monotonic() < deadline:  # until a child of the new zygote runs the loop (pristine process, zygote, child)
             mine = {pid: parent for pid, parent in _sandbox_processes(kit).items() if pid not in before}
-            if any(parent in mine for parent in mine.values()):
+            if any(mine.get(parent) in mine for parent in mine.values()):  # a question's child: its zygote's parent is ours too
                 break
             assert run.poll() is None
             time.sleep(0.1)

@@ -336,7 +336,7 @@ def serve(own_modules: list[str], collapsed: bool) -> None:
                 _say({"id": job_id, "exit": os.waitstatus_to_exitcode(status), "orphans": orphans})
 
 
-def _tell(control: socket.socket, message: dict, fds: list[int] = ()) -> None:
+def _tell(control: socket.socket, message: dict, fds: tuple[int, ...] = ()) -> None:
     """One message of the pristine process to the grader, with fds (a zygote's pidfd)."""
     socket.send_fds(control, [json.dumps(message).encode()], list(fds))
 
@@ -407,7 +407,7 @@ def pristine() -> None:
                 forked += 1
                 pidfd = os.pidfd_open(pid)
                 zygotes[pidfd] = (request["zygote"], pid)
-                _tell(control, {"zygote": request["zygote"], "pid": pid}, [pidfd])
+                _tell(control, {"zygote": request["zygote"], "pid": pid}, (pidfd,))
 
 
 if __name__ == "__main__":
