@@ -191,7 +191,7 @@ class LinuxSandbox(Sandbox):
             ready = self.pristine_ready and self._pristine_healthy()
             self.process, self.refused = self._fork_zygote(), None
             self.preloaded = set(self.pristine_preloaded)
-            if ready and not self._await_pid():  # the pristine process died before it forked: no zygote behind these pipes
+            if ready and not self._await_pid() and self.control is None:  # it died before it forked: no zygote behind these pipes
                 self.process.kill()
                 self.process = self._fork_zygote()  # from a new pristine process, which forks it once it has imported torch
                 self.preloaded = set(self.pristine_preloaded)
@@ -200,7 +200,8 @@ class LinuxSandbox(Sandbox):
 
     def _await_pid(self) -> bool:
         """Wait (PID_WAIT at most) for the pristine process's word on the running zygote: True once its pid is known or the
-        system refused it (failed); False when the pristine process ended first."""
+        system refused it (failed); False when the pristine process ended first (control None) or is still busy (importing
+        modules for a preload: the word is read later)."""
         deadline = time.monotonic() + PID_WAIT
         while self.process.pid is None and not self.process.failed and self.control is not None and time.monotonic() < deadline:
             self._hear(deadline - time.monotonic())
