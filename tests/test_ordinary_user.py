@@ -241,7 +241,8 @@ def test_grade_nbgrader_by_an_ordinary_user(user_kit: UserKit):
         for cell in notebook.cells:
             for question in course.questions:
                 if cell.metadata.get("nbgrader", {}).get("grade_id") == answer_id(question.number):
-                    file = ATTACKS / f"{attack.name}.py" if attack and question.number == attack.question else user_kit.kit / "solutions" / Path(question.file).name
+                    attacked = attack is not None and question.number == attack.question
+                    file = ATTACKS / f"{attack.name}.py" if attacked else user_kit.kit / "solutions" / Path(question.file).name
                     source = solution_marks.sub("", file.read_text(encoding="utf-8"))
                     cell.source = marker(question) + "\n" + drop_relative_imports(source)
         folder = course_dir / "submitted" / student / ASSIGNMENT
