@@ -279,7 +279,8 @@ def test_grade_scheduler_by_an_ordinary_user(user_kit: UserKit):
     scratch.mkdir()
     user_kit.give(scratch)
     cluster = user_kit.popen([sys.executable, "-c", CLUSTER, str(scratch)], cwd=user_kit.kit, stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                             env={**user_kit.env, "DASK_TEMPORARY_DIRECTORY": str(scratch)})  # Dask's own locks: not the grader's
     try:
         address = cluster.stdout.readline().strip()
         assert address.startswith("tcp://127.0.0.1:"), address
