@@ -143,13 +143,14 @@ class UserKit:
         self.kits_before[kit] = kit_files(kit)
 
     def assert_nothing_left(self) -> None:
-        """No process of the user lives on (a few seconds' grace), nothing of its is in the shared folders, and no kit
-        holds a file it did not hold before."""
+        """No process of the user lives on (a few seconds' grace), nothing of the user's is new in the shared folders,
+        and no kit holds a file it did not hold before."""
         deadline = time.monotonic() + 10
         while processes_of(self.uid) and time.monotonic() < deadline:
             time.sleep(0.2)
         assert not processes_of(self.uid), f"processes of the grading user outlived the run: {processes_of(self.uid)}"
-        assert not owned_in_shared_folders(self.uid) - self.shared_before, "the run left files in the shared temporary folders"
+        left = owned_in_shared_folders(self.uid) - self.shared_before
+        assert not left, f"the run left files in the shared temporary folders: {sorted(left)}"
         for kit, before in self.kits_before.items():
             assert not kit_files(kit) - before, f"the run wrote into the kit's folder {kit}: {sorted(kit_files(kit) - before)}"
 
@@ -172,7 +173,7 @@ def user_kit(ordinary_user: tuple[int, int, dict]) -> Iterator[UserKit]:
         (kit / "course.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False, allow_unicode=True))
         (top / "home").mkdir()
         (top / "out").mkdir()
-        (top / "bin").mkdir()  # the commands nbgrader runs (alembic), by the user's Python: this venv's own start root's
+        (top / "bin").mkdir()  # nbgrader runs `alembic` from PATH: here by the user's Python (a venv's own script may start root's)
         (top / "bin" / "alembic").write_text(f'#!/bin/sh\nexec "{env["KIT_TEST_PYTHON"]}" -m alembic "$@"\n')
         (top / "bin" / "alembic").chmod(0o755)
         env = {**env, "HOME": str(top / "home"), "PYTHONPATH": env["PYTHONPATH"].replace(str(ROOT), str(kit), 1),
@@ -193,9 +194,9 @@ def user_kit(ordinary_user: tuple[int, int, dict]) -> Iterator[UserKit]:
 
 
 def test_grade_dir_by_an_ordinary_user(user_kit: UserKit):
-    """grade DIR run by an ordinary user, whose children share its user: an attack on the zygote or the grader (their limits,
-    their priority, their environment) or on the disk (a folder the grader could not list) costs only the attacker, the
-    classmates after it keep full marks, and nothing is left behind."""
+    """grade DIR run by an ordinary user, whose children share its user: each attack of the user path (on the zygote or the
+    grader: their limits, priority, environment, a signal; on the kit's files, OUT, DIR; on the disk, memory and /dev/shm)
+    costs only the attacker, twice, the classmates around it keep full marks, and nothing is left behind."""
     grade_class_twice(ATTACKS_BY_PATH["user"], user_kit.kit, user_kit.top / "class", user_kit.top / "out", user_kit.run, user_kit.env)
     user_kit.assert_nothing_left()
 
