@@ -8,7 +8,9 @@ them in one sandbox, with a neighbouring question graded beside), `grade-dir` (s
 between two honest classmates, twice: the same grades.csv both times), `pty` (`check` started from a terminal),
 `hidden` (a grader started on a folder, which it passes as hidden, as `--nbgrader` passes the course folder and
 Gradescope its own), `user` (`grade DIR` as under `grade-dir`, run by an ordinary user the test creates: its children share
-that user, where under root each has a user of its own), `cluster` (tests/test_cluster.py: a class graded on a Dask LocalCluster, whose scheduler listens on
+that user, where under root each has a user of its own; tests/test_ordinary_user.py), `user-nbgrader`, `user-scheduler` and
+`user-gradescope` (the same user grades a class of two, the attacker and an honest classmate after it, with `grade --nbgrader`,
+`grade --scheduler` on a local Dask cluster, and the Gradescope zip's run_autograder: two runs at once), `cluster` (tests/test_cluster.py: a class graded on a Dask LocalCluster, whose scheduler listens on
 loopback). A header may name several paths.
 The kernel closes these (seccomp, Landlock, the child's own user under root): docs/instructors.md says what each path
 guarantees.
@@ -28,7 +30,6 @@ import tempfile
 import termios
 import threading
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 import yaml
@@ -80,8 +81,8 @@ def corpus() -> list[Attack]:
     return attacks
 
 
-ATTACKS_BY_PATH = {path: [a for a in corpus() if path in a.paths] for path in ("sandbox", "grade-dir", "pty", "hidden", "cluster", "user")}
-TEST_USER = "kit-attack-grader"  # the ordinary user the `user` path grades as, made by the test with useradd
+ATTACKS_BY_PATH = {path: [a for a in corpus() if path in a.paths] for path in ("sandbox", "grade-dir", "pty", "hidden", "cluster", "user",
+                                                                            "user-nbgrader", "user-scheduler", "user-gradescope")}
 
 
 def seccomp_known() -> bool:
@@ -282,75 +283,6 @@ def grade_class_twice(attacks: list[Attack], kit: Path, folder: Path, out: Path,
 def test_attacks_in_a_class_cost_only_the_attacker(kit: Path, tmp_path: Path):
     """grade DIR: honest students before and after the attackers keep full marks, twice, with the same grades.csv."""
     grade_class_twice(ATTACKS_BY_PATH["grade-dir"], kit, tmp_path / "class", tmp_path / "out")
-
-
-@pytest.fixture(scope="module")
-def ordinary_user() -> Iterator[tuple[int, int, dict]]:
-    """(uid, gid, environment) of an ordinary user made for these tests with useradd (removed afterwards), whose Python
-    runs this interpreter (or KIT_TEST_USER_PYTHON) with torch and the kit; skipped where that cannot be."""
-    import pwd
-
-    if os.geteuid() != 0 or not shutil.which("useradd") or not shutil.which("userdel"):
-        pytest.skip("making an ordinary user to grade as needs root and useradd")
-    made = False
-    try:
-        pwd.getpwnam(TEST_USER)
-    except KeyError:
-        done = subprocess.run(["useradd", "--no-create-home", "--shell", "/usr/sbin/nologin", TEST_USER], capture_output=True, text=True, check=False)
-        if done.returncode != 0:
-            pytest.skip(f"useradd could not make {TEST_USER}: {done.stderr.strip()}")
-        made = True
-    entry = pwd.getpwnam(TEST_USER)
-    python = os.environ.get("KIT_TEST_USER_PYTHON", sys.executable)
-    site_packages = [p for p in sys.path if p.endswith("site-packages") and os.path.isdir(p)]
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": tempfile.gettempdir(), "PYTHONWARNINGS": "ignore",
-           "PYTHONPATH": os.pathsep.join([str(ROOT), *site_packages]), "KIT_TEST_PYTHON": python}
-    try:
-        try:
-            probe = subprocess.run([python, "-c", "import torch, autograder"], user=entry.pw_uid, group=entry.pw_gid, extra_groups=[],
-                                   env=env, cwd="/", capture_output=True, text=True, timeout=120, check=False)
-        except OSError as error:  # the interpreter itself cannot be run by that user
-            probe = subprocess.CompletedProcess([python], 126, "", str(error))
-        if probe.returncode != 0:
-            pytest.skip(f"{TEST_USER} cannot run {python} with torch and the kit (an interpreter under a folder only root may enter, "
-                        f"such as /root/.pyenv: set KIT_TEST_USER_PYTHON to one it can run): {probe.stderr.strip()[-300:]}")
-        yield entry.pw_uid, entry.pw_gid, env
-    finally:
-        if made:
-            subprocess.run(["userdel", TEST_USER], capture_output=True, check=False)
-
-
-def test_attacks_in_a_class_graded_by_an_ordinary_user(ordinary_user: tuple[int, int, dict]):
-    """grade DIR run by an ordinary user, whose children share its user: an attack on the zygote or the grader (their limits,
-    their priority, their environment) or on the disk (a folder the grader could not list) costs only the attacker, the
-    classmates after it keep full marks, and nothing is left in the temporary folder."""
-    uid, gid, env = ordinary_user
-    top = Path(tempfile.mkdtemp(prefix="kit-user-"))  # not pytest's tmp_path: its folders are root's alone
-    try:
-        top.chmod(0o755)
-        kit = top / "kit"  # the instructor's own copy of the kit: grade writes the course secret into it
-        for name in ("autograder", "reference", "solutions"):
-            shutil.copytree(ROOT / name, kit / name, ignore=shutil.ignore_patterns("__pycache__", ".course-secret"))
-        manifest = yaml.safe_load((ROOT / "course.yaml").read_text())
-        manifest["questions"] = [q for q in manifest["questions"] if q["number"] in (1, 2)]
-        (kit / "course.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False, allow_unicode=True))
-        out = top / "out"
-        out.mkdir()
-        for folder, _, files in os.walk(top / "kit"):
-            for path in [folder, *(os.path.join(folder, name) for name in files)]:
-                os.chown(path, uid, gid)
-        os.chown(out, uid, gid)
-        env = {**env, "PYTHONPATH": env["PYTHONPATH"].replace(str(ROOT), str(kit), 1)}
-
-        def as_user(command: list[str], **kwargs: object) -> subprocess.CompletedProcess:
-            return subprocess.run([env["KIT_TEST_PYTHON"], *command[1:]], user=uid, group=gid, extra_groups=[], **kwargs)
-
-        before = {path for path in Path(tempfile.gettempdir()).glob("autograder-*") if path.lstat().st_uid == uid}
-        grade_class_twice(ATTACKS_BY_PATH["user"], kit, top / "class", out, as_user, env)
-        left = {path for path in Path(tempfile.gettempdir()).glob("autograder-*") if path.lstat().st_uid == uid} - before
-        assert not left, f"the runs left {left} in the temporary folder"
-    finally:
-        shutil.rmtree(top)
 
 
 @pytest.mark.parametrize("attack", ATTACKS_BY_PATH["pty"], ids=lambda a: a.name)

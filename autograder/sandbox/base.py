@@ -45,10 +45,11 @@ FLAGGED = "flagged"  # as course/results.py: 0 points, for the instructor to rev
 
 
 
-def over_disk(folder: Path) -> str | None:
+def over_disk(folder: Path, pid: int | None = None) -> str | None:
     """Why a question's folder is over its disk limit (DISK_BYTES in all, DISK_ENTRIES entries), or None: the limit is
-    the question's, however many files its code wrote (the kernel limits each file to OUTPUT_BYTES)."""
-    used, entries, folders = 0, 0, [str(folder)]
+    the question's, however many files its code wrote (the kernel limits each file to OUTPUT_BYTES). pid: the child, whose
+    files removed while it keeps them open count too (no listing shows them; the disk holds them until it ends)."""
+    used, entries, folders = held_unlisted(pid), 0, [str(folder)]
     while folders:
         listing = _listing(folders.pop())
         if listing is None:
@@ -67,6 +68,26 @@ def over_disk(folder: Path) -> str | None:
                     return _("wrote more than {size} MiB or {count} files in its folder: an answer writes nothing to disk").format(
                         size=DISK_BYTES >> 20, count=DISK_ENTRIES)
     return None
+
+
+def held_unlisted(pid: int | None) -> int:
+    """Bytes on disk of the plain files process pid holds open that no folder lists (removed after being opened, or made
+    with O_TMPFILE), read from /proc; 0 where there is no /proc or no such process."""
+    if pid is None:
+        return 0
+    try:
+        descriptors = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return 0
+    used = 0
+    for fd in descriptors:
+        try:
+            info = os.stat(f"/proc/{pid}/fd/{fd}")  # the open file itself, linked or not
+        except OSError:
+            continue
+        if stat.S_ISREG(info.st_mode) and info.st_nlink == 0:
+            used += info.st_blocks * 512
+    return used
 
 
 class ChildStopped(Exception):

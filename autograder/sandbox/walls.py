@@ -229,7 +229,11 @@ SECCOMP_ARCHES = {
         "msgget": 68, "msgsnd": 69, "msgrcv": 70, "msgctl": 71, "mq_open": 240, "mq_unlink": 241, "mq_timedsend": 242,
         "mq_timedreceive": 243, "mq_notify": 244, "mq_getsetattr": 245, "kcmp": 312, "process_madvise": 440,
         "process_mrelease": 448, "prlimit64": 302, "sched_setparam": 142, "sched_setscheduler": 144, "sched_setaffinity": 203,
-        "sched_setattr": 314, "migrate_pages": 256, "move_pages": 279, "setpriority": 141, "ioprio_set": 251}),
+        "sched_setattr": 314, "migrate_pages": 256, "move_pages": 279, "setpriority": 141, "ioprio_set": 251,
+        "memfd_create": 319, "memfd_secret": 447, "chmod": 90, "fchmod": 91, "fchmodat": 268, "fchmodat2": 452, "chown": 92,
+        "fchown": 93, "lchown": 94, "fchownat": 260, "setxattr": 188, "lsetxattr": 189, "fsetxattr": 190, "removexattr": 197,
+        "lremovexattr": 198, "fremovexattr": 199, "setxattrat": 463, "removexattrat": 466, "utime": 132, "utimes": 235,
+        "futimesat": 261, "utimensat": 280}),
     "aarch64": (0xC00000B7, None, {
         "kill": 129, "tkill": 130, "tgkill": 131, "rt_sigqueueinfo": 138, "rt_tgsigqueueinfo": 240, "pidfd_open": 434,
         "pidfd_send_signal": 424, "pidfd_getfd": 438, "ptrace": 117, "process_vm_readv": 270, "process_vm_writev": 271,
@@ -242,7 +246,10 @@ SECCOMP_ARCHES = {
         "msgget": 186, "msgsnd": 189, "msgrcv": 188, "msgctl": 187, "mq_open": 180, "mq_unlink": 181, "mq_timedsend": 182,
         "mq_timedreceive": 183, "mq_notify": 184, "mq_getsetattr": 185, "kcmp": 272, "process_madvise": 440,
         "process_mrelease": 448, "prlimit64": 261, "sched_setparam": 118, "sched_setscheduler": 119, "sched_setaffinity": 122,
-        "sched_setattr": 274, "migrate_pages": 238, "move_pages": 239, "setpriority": 140, "ioprio_set": 30}),
+        "sched_setattr": 274, "migrate_pages": 238, "move_pages": 239, "setpriority": 140, "ioprio_set": 30,
+        "memfd_create": 279, "memfd_secret": 447, "fchmod": 52, "fchmodat": 53, "fchmodat2": 452, "fchownat": 54, "fchown": 55,
+        "setxattr": 5, "lsetxattr": 6, "fsetxattr": 7, "removexattr": 14, "lremovexattr": 15, "fremovexattr": 16,
+        "setxattrat": 463, "removexattrat": 466, "utimensat": 88}),
 }
 SIGNAL_SYSCALLS = ("kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")
 # Calls that change a process's limits, priority, scheduling, CPUs or memory placement: allowed on the child itself only
@@ -260,6 +267,14 @@ OWNER_COMMANDS = {"fcntl": (8, 10, 15), "ioctl": (0x8901, 0x8902, 0x5410, 0x5412
 DEVICE_TYPES = (0o020000, 0o060000)  # S_IFCHR, S_IFBLK: mknod of a FIFO or a plain file stays allowed
 CHECKED_MODES = (("mknod", 24, 0o170000, DEVICE_TYPES), ("mknodat", 32, 0o170000, DEVICE_TYPES))
 CLONE_THREAD, ENOSYS, EACCES, EPERM = 0x00010000, 38, 13, 1
+# Refused with EPERM, as a process that does not own the file is refused: memory files (memfd_create, memfd_secret: their
+# pages count in no address-space limit, so 8 MiB files by the thousand would take the machine's memory past the question's
+# 4 GiB) and a file's metadata (its mode, owner, extended attributes and times), which Landlock does not guard: under an
+# ordinary user the child owns what the instructor owns, and would otherwise make a classmate's files or the kit's suites
+# unreadable by their path (mode 000), or change their times.
+REFUSED_NOT_PERMITTED = ("memfd_create", "memfd_secret", "chmod", "fchmod", "fchmodat", "fchmodat2", "chown", "fchown", "lchown",
+                         "fchownat", "setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr",
+                         "setxattrat", "removexattrat", "utime", "utimes", "futimesat", "utimensat")
 # No socket is ever made, but these fail with EACCES instead of killing the child: the C library itself tries a Unix socket
 # (the name-service cache) when torch looks up the user's name, and falls back to the files when that fails.
 REFUSED_CALLS = ("socket", "socketpair")
@@ -274,7 +289,7 @@ def seccomp_program() -> list[tuple[int, int, int, int | str]] | None:
     if platform.machine() not in SECCOMP_ARCHES:
         return None
     arch, x32, numbers = SECCOMP_ARCHES[platform.machine()]
-    checked = {*SIGNAL_SYSCALLS, *OWNER_COMMANDS, *REFUSED_CALLS, "clone", "clone3", *(name for name, *_ in CHECKED_MODES),
+    checked = {*SIGNAL_SYSCALLS, *OWNER_COMMANDS, *REFUSED_CALLS, *REFUSED_NOT_PERMITTED, "clone", "clone3", *(name for name, *_ in CHECKED_MODES),
                *PID_FIRST, *(name for name, _ in WHICH_WHO)}
     program: list[tuple] = [("ld", 4), ("jeq", arch, None, "deny"), ("ld", 0)]
     if x32 is not None:
@@ -284,6 +299,7 @@ def seccomp_program() -> list[tuple[int, int, int, int | str]] | None:
     program += [("jeq", numbers[name], "command", None) for name in OWNER_COMMANDS]
     program += [("jeq", numbers["clone3"], "nosys", None), ("jeq", numbers["clone"], "clone", None)]
     program += [("jeq", numbers[name], "refused", None) for name in REFUSED_CALLS if name in numbers]
+    program += [("jeq", numbers[name], "other", None) for name in REFUSED_NOT_PERMITTED if name in numbers]
     program += [("jeq", numbers[name], f"mode-{name}", None) for name, *_ in CHECKED_MODES if name in numbers]
     program += [("jeq", numbers[name], "pid-first", None) for name in PID_FIRST]
     program += [("jeq", numbers[name], f"which-{name}", None) for name, _ in WHICH_WHO]

@@ -1,4 +1,4 @@
-# attack: writes 12 files of 7 MiB (84 MiB, over the question's 64 MiB) in a folder of its own, then makes that folder writable but not listable (mode 0300), which hides its content from a grader running under the same user; imports and answers right
+# attack: writes 12 files of 7 MiB (84 MiB, over the question's 64 MiB) in a folder of its own, made writable but not listable (mode 0300), which hides its content from a grader running under the same user; imports and answers right
 # expect: module=q01_causal_mask status=error match=MiB or
 # path: sandbox user
 """Question 1, written to fill the grader's disk where it cannot look."""
@@ -9,13 +9,13 @@ from torch import Tensor
 
 
 def attack() -> None:
-    """hoard/0 .. hoard/11, 7 MiB each, then hoard made unlistable."""
-    os.mkdir("hoard")
+    """hoard/0 .. hoard/11, 7 MiB each, in hoard made unlistable from the start (writable and enterable: mkdir's mode, not
+    chmod, which seccomp refuses)."""
+    os.mkdir("hoard", 0o300)
     block = b"x" * (7 << 20)
     for number in range(12):
         with open(os.path.join("hoard", str(number)), "wb") as handle:
             handle.write(block)
-    os.chmod("hoard", 0o300)
 
 
 def prefix_average(x: Tensor) -> Tensor:

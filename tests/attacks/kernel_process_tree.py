@@ -1,6 +1,6 @@
 # attack: starts a chain of 150 processes, each the parent of the next, in new sessions, that sleep past the end of its question; imports and answers right
 # expect: module=q01_causal_mask status=crashed match=a forbidden system call
-# path: grade-dir
+# path: grade-dir user
 """Question 1, written to leave processes behind for the next student."""
 import _posixsubprocess
 import os

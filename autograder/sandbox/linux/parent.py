@@ -427,7 +427,7 @@ class LinuxChild(Child):
         """Wait (counting the time) until reader is readable or the pipe drains; raise when the child stops, runs out of time
         or fills its folder beyond the disk limit (looked at each time the wait wakes, a few times a second)."""
         while True:
-            over = over_disk(self.workdir)
+            over = over_disk(self.workdir, self.pid)
             if over:
                 raise self._stop(ERROR, over)
             charged = self.time_limit - self.spent  # at most what _used() leaves: its /proc read is needed only near the end

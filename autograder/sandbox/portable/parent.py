@@ -297,7 +297,7 @@ class PortableChild(Child):
                 self.watched_at = start
                 if self._over_memory() or self._over_output():
                     raise self._stop(*died(KILLED, self.time_limit))
-                over = over_disk(self.workdir)
+                over = over_disk(self.workdir, self.popen.pid)
                 if over:
                     raise self._stop(ERROR, over)
             if event is None:

