@@ -304,8 +304,8 @@ def test_a_fresh_zygote_that_fails_the_retry_is_the_graders_failure(tmp_path: Pa
 def test_a_child_finds_packages_where_the_grader_found_them(backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A package on the grader's sys.path only (as torch installed with `pip install --user`, which `python -I` leaves
     out): the child imports it too, while the kit's own folder stays off its path."""
-    site = tmp_path / "user-site"
-    site.mkdir()
+    site = tmp_path / ".local" / "lib" / "site-packages"
+    site.mkdir(parents=True)
     (site / "only_for_the_grader.py").write_text("VALUE = 42\n")
     package = tmp_path / "exercises"
     package.mkdir()
@@ -324,6 +324,31 @@ def test_a_child_finds_packages_where_the_grader_found_them(backend: str, tmp_pa
     finally:
         sandbox.close()
     assert value == 42 and str(site) in path and str(ROOT) not in path
+
+
+def test_a_folder_on_the_graders_path_that_nothing_came_from_stays_closed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A grading script's own folder (or a PYTHONPATH as broad as the home folder) is on the grader's sys.path, and may
+    hold the class: the child cannot read it, while a folder a loaded module came from stays open."""
+    scripts = tmp_path / "course"
+    (scripts / "class" / "bob").mkdir(parents=True)
+    (scripts / "class" / "bob" / "answer.py").write_text("SECRET = 1\n")
+    package = tmp_path / "exercises"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "q01_causal_mask.py").write_text(
+        "def peek(path):\n    try:\n        return open(path).read()\n    except OSError as error:\n"
+        "        return type(error).__name__\n")
+    monkeypatch.syspath_prepend(str(scripts))
+    monkeypatch.syspath_prepend(str(ROOT))
+    sandbox = Sandbox()
+    try:
+        child = sandbox.open(package, "q01_causal_mask", 20)
+        assert child.first()["ok"]
+        seen = child.ask({"op": "call", "target": "peek", "args": [str(scripts / "class" / "bob" / "answer.py")], "kwargs": {}})
+        child.close()
+    finally:
+        sandbox.close()
+    assert seen["value"] == "PermissionError", seen
 
 
 def test_both_backends_put_up_the_same_kernel_walls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -154,13 +154,22 @@ class Landlock:
                 os.close(fd)
 
 
+INSTALL_FOLDERS = ("site-packages", "dist-packages")  # where pip, conda and Debian install packages
+
+
 @functools.cache
 def python_folders() -> tuple[str, ...]:
-    """The folders Python and torch import from (the standard library, the site-packages, torch's own), listed once."""
+    """The folders Python and torch import from, listed once: the prefixes, torch's own folder, each site-packages on
+    sys.path, and any other sys.path entry a module already loaded came from. Landlock opens a folder whole, so an entry
+    nothing came from (a grading script's own folder, a broad PYTHONPATH such as the home folder) stays closed."""
     import torch
 
-    return tuple(sorted({os.path.realpath(p) for p in [sys.prefix, sys.base_prefix, os.path.dirname(torch.__file__), *sys.path]
-                         if p and os.path.isdir(p)}))
+    loaded = [os.path.realpath(path) for module in list(sys.modules.values())
+              if isinstance(path := getattr(module, "__file__", None), str)]
+    entries = {os.path.realpath(entry) for entry in sys.path if entry and os.path.isdir(entry)}
+    used = {entry for entry in entries
+            if os.path.basename(entry) in INSTALL_FOLDERS or any(path.startswith(entry + os.sep) for path in loaded)}
+    return tuple(sorted(used | {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, os.path.dirname(torch.__file__))}))
 
 
 @functools.cache
