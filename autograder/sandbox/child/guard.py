@@ -7,6 +7,7 @@ import _imp
 import _thread
 import importlib
 import importlib.abc
+import importlib.machinery
 import os
 import site
 import sys
@@ -14,6 +15,8 @@ import sysconfig
 
 # Bound here, before any student code runs: a patched builtin never reaches the Guard.
 from builtins import all, any, isinstance, str  # noqa: E402, A004
+
+from .hidden import keep  # noqa: E402
 
 REFUSED_PACKAGES = ("reference", "solutions", "autograder")
 KIT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))  # autograder/sandbox/child/guard.py
@@ -138,13 +141,16 @@ class Guard:
             except ImportError:  # no such module on this platform (posix)
                 continue
             if hasattr(module, name):
-                setattr(module, name, self._no_pidfd)
+                setattr(module, name, keep(self._no_pidfd))  # kept: a bound method would hand the student this Guard
         self.on_thread = on_thread or (lambda function: None)
         self.builtins_made = set(sys.builtin_module_names) & set(sys.modules)
         self.create_builtin = _imp.create_builtin
-        _imp.create_builtin = self._first_copy  # a second copy of a built-in module gives back what was taken from the first
+        _imp.create_builtin = keep(self._first_copy)  # a second copy of a built-in module gives back what was taken from the first
+        # ... and of an extension module (torch._C) the functions its first copy had replaced (the watch's stand-ins)
+        self.create_dynamic, self.extensions_made = _imp.create_dynamic, {self.realpath(path) for path in self._extension_files()}
+        _imp.create_dynamic = keep(self._first_extension, depth=16)
         for name in ("_text", "_forms", "_under", "_hidden", "_writable", "_refuse", "_reach", "_students", "_library", "_handed_back",
-                     "_memory", "_first_copy", "_identity", "_in_hidden_folder"):  # bound on the instance: replacing them on the class afterwards (`__main__.Guard._refuse = ...`) reaches nothing
+                     "_memory", "_first_copy", "_first_extension", "_identity", "_in_hidden_folder"):  # bound on the instance: replacing them on the class afterwards (`__main__.Guard._refuse = ...`) reaches nothing
             setattr(self, name, getattr(self, name))
 
     def _first_copy(self, spec: object) -> object:
@@ -155,6 +161,24 @@ class Guard:
             self._refuse(f"makes a second copy of the built-in module {name}")
         module = self.create_builtin(spec)
         self.builtins_made.add(name)
+        return module
+
+    @staticmethod
+    def _extension_files() -> list:
+        """The files of the extension modules loaded so far."""
+        suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+        files = [getattr(module, "__file__", None) for module in list(sys.modules.values())]
+        return [file for file in files if isinstance(file, str) and file.endswith(suffixes)]
+
+    def _first_extension(self, spec: object, *args: object) -> object:
+        """Stands in for _imp.create_dynamic: an extension module's file is loaded once; loading it again is refused."""
+        origin = getattr(spec, "origin", None)
+        path = self.realpath(origin) if isinstance(origin, str) else None
+        if path in self.extensions_made:
+            self._refuse(f"loads a second copy of the extension module {getattr(spec, 'name', origin)}")
+        module = self.create_dynamic(spec, *args)
+        if path is not None:
+            self.extensions_made.add(path)
         return module
 
     def _no_pidfd(self, *args: object, **kwargs: object) -> None:
