@@ -40,6 +40,8 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils.flop_counter import flop_registry
 
+from . import forbidden  # noqa: F401 - its stand-ins for the mode-stack functions first: the tripwires below wrap them, never the originals
+
 WORK_PER_SECOND = 7.31e8  # virtual machine speed: units of work per virtual second
 BURST_EVERY, BURST_AT, BURST_SIZE = 10, 1, 4.0  # one block in five of a two-read timer: rare enough for an IQR test to settle
 WARMUP_WORK = 2e6  # one-off cost the first time each operation runs

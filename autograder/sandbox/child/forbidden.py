@@ -115,7 +115,8 @@ def _asked_by_student(frame: object) -> bool:
     while frame is not None:
         code = frame.f_code
         file = code.co_filename
-        if not (file.startswith(_LIBRARIES[1]) or (file.startswith(_TORCH_DIR) and code.co_name in _STACK_HELPERS)):
+        if not (file.startswith(_LIBRARIES[1]) or (file.startswith(_TORCH_DIR) and code.co_name in _STACK_HELPERS)
+                or (file.startswith(_CHILD_DIR) and code.co_name == "tripwire")):  # the clock's stand-ins (clock.py) pass calls on
             return not file.startswith(_LIBRARIES)
         frame = frame.f_back
     return False
