@@ -11,31 +11,34 @@ import sys
 import time
 from typing import Callable
 
-_getframe, _yield_core = sys._getframe, time.sleep
+_yield_core = time.sleep
 
 
 def _keeper(original: Callable, judge: Callable | None, gate_code: list, told: bool) -> object:
-    """The generator that holds original: each (args, kwargs) sent in runs it, judged; it answers (True, result) or (False, error)."""
-    reply: tuple = (True, None)
+    """The generator that holds original: each (args, kwargs) sent in runs it, judged; it answers (True, result) or (False, error).
+    It keeps nothing of a call once it answered (a tensor still referenced here would change what torch does with it)."""
+    slot: list = [(True, None)]
+    getframe, refused = sys._getframe, RuntimeError  # locals of this frame: rebinding this module's globals changes nothing here
     while True:
         try:
-            args, kwargs = yield reply
+            args, kwargs = yield slot.pop()  # popped: the answer is handed over, not kept in this frame
         except GeneratorExit:
             return
         except BaseException:  # noqa: BLE001 - thrown in, or a malformed request: nothing runs
-            reply = (False, RuntimeError("this PyTorch function was called in a way the grader does not allow"))
+            slot.append((False, refused("this function was called in a way the grader does not allow")))
             continue
-        caller = _getframe(1)
+        caller = getframe(1)
         if caller.f_code in gate_code:
             caller = caller.f_back
         try:
             result = original(caller, *args, **kwargs) if told else original(*args, **kwargs)
+            if judge is not None:
+                judge(caller, args, result)
+            slot.append((True, result))
         except BaseException as error:  # noqa: BLE001 - handed back to the caller as it was raised
-            reply = (False, error)
-            continue
-        if judge is not None:
-            judge(caller, args, result)
-        reply = (True, result)
+            slot.append((False, error))
+        finally:
+            args = kwargs = caller = result = error = None
 
 
 def keep(original: Callable, judge: Callable | None = None, told: bool = False, depth: int = 4) -> Callable:
