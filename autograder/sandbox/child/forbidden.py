@@ -43,6 +43,7 @@ import torch.nn.functional as F
 from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from .guard import hold_threads
 from .hidden import keep
 
 LABELS: tuple[str, ...] = ("F.scaled_dot_product_attention", "nn.MultiheadAttention", "torch.autograd")
@@ -149,7 +150,9 @@ _WATCHING = _registry()
 
 def thread_started(function: object) -> None:
     """A thread is starting with function (the Guard hears _thread's audit event; the wrapper below hears it where there is
-    none): one that threading's hook will not equip makes the running block unwatched, even if it ends before the block."""
+    none): refused past the child's count of threads (guard.hold_threads); one that threading's hook will not equip makes the
+    running block unwatched, even if it ends before the block."""
+    hold_threads()
     _WATCHING("thread", function)
 
 
@@ -165,9 +168,11 @@ def _announcing(start: object) -> object:
     return kept
 
 
-for _name in ("start_new_thread", "start_joinable_thread", "start_new"):  # threading keeps its own binding of the first two
-    if hasattr(_thread, _name):
-        setattr(_thread, _name, _announcing(getattr(_thread, _name)))
+for _owner, _names in ((_thread, ("start_new_thread", "start_joinable_thread", "start_new")),
+                       (threading, ("_start_new_thread", "_start_joinable_thread"))):  # threading's own bindings of _thread's
+    for _name in _names:
+        if hasattr(_owner, _name):
+            setattr(_owner, _name, _announcing(getattr(_owner, _name)))
 
 
 def _judged_mode(caller: object, args: tuple, result: object) -> None:

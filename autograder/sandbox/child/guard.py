@@ -59,6 +59,19 @@ CAPTURE_LOCALS = ("traceback.py", "__init__")  # TracebackException(capture_loca
 # refusal is the only thing between an answer and the grader's life.
 OWNER_COMMANDS = {"fcntl.fcntl": frozenset({8, 10, 15}), "fcntl.ioctl": frozenset({0x8901, 0x8902, 0x5410})}
 THREAD_EVENTS = frozenset({"_thread.start_new_thread", "_thread.start_joinable_thread"})  # Python 3.12 and later raise them
+# Python threads a child may run at once besides its main one, on every platform and under either backend: a count of the
+# question's own, so that a thread bomb fails in its question (the Linux backend's kernel bound is RLIMIT_NPROC's, in
+# linux/worker.py; the portable backend has no kernel bound to put on threads).
+CHILD_THREADS = 64
+_running_threads = _thread._count  # Python threads alive besides the main one; takes no lock
+_HELD: list = []  # [CHILD_THREADS] once a Guard stands in this process (a child): a test importing the child's modules is not held
+
+
+def hold_threads() -> None:
+    """Refuse a thread's start when the child already runs CHILD_THREADS Python threads, with the error the system gives
+    when it refuses one (threading.Thread.start raises it)."""
+    if _HELD and _running_threads() >= _HELD[0]:
+        raise RuntimeError("can't start new thread")
 WATCHED_EVENTS = frozenset({"import", "open", "os.kill", "os.killpg", "resource.setrlimit", "resource.prlimit", *OWNER_COMMANDS,
                             *PATH_EVENTS, *SPAWN_EVENTS, *REACH_EVENTS, *C_EVENTS, *FRAME_EVENTS, *THREAD_EVENTS})  # the events Guard looks at
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
@@ -143,6 +156,7 @@ class Guard:
             if hasattr(module, name):
                 setattr(module, name, keep(self._no_pidfd))  # kept: a bound method would hand the student this Guard
         self.on_thread = on_thread or (lambda function: None)
+        _HELD[:] = [CHILD_THREADS]
         self.builtins_made = set(sys.builtin_module_names) & set(sys.modules)
         self.create_builtin = _imp.create_builtin
         _imp.create_builtin = keep(self._first_copy)  # a second copy of a built-in module gives back what was taken from the first
