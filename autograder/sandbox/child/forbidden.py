@@ -105,18 +105,20 @@ _LIBRARIES = (_TORCH_DIR, os.path.dirname(os.__file__) + os.sep, os.path.dirname
 _BOOTSTRAP = threading.Thread._bootstrap  # what threading starts a thread with: its profile hook equips such threads
 _CHILD_DIR = _LIBRARIES[2]
 # torch's helpers that read, pop or push the mode stacks for their caller: a call of one is judged as its caller's.
-_STACK_HELPERS = frozenset({"_get_current_function_mode_stack", "_get_current_dispatch_mode_stack", "_get_current_dispatch_mode",
-                            "_pop_mode", "_pop_mode_temporarily", "_disable_current_modes", "_disable_infra_mode", "_push_mode",
-                            "__enter__", "__exit__"})
+# A mode's own __enter__ and __exit__ count for the mode stacks' reads and pops only: a torch context manager that switches
+# the Python dispatch key off for its caller's block is torch's own use.
+_KEY_HELPERS = frozenset({"_get_current_function_mode_stack", "_get_current_dispatch_mode_stack", "_get_current_dispatch_mode",
+                          "_pop_mode", "_pop_mode_temporarily", "_disable_current_modes", "_disable_infra_mode", "_push_mode"})
+_STACK_HELPERS = _KEY_HELPERS | {"__enter__", "__exit__"}
 
 
-def _asked_by_student(frame: object) -> bool:
+def _asked_by_student(frame: object, helpers: frozenset) -> bool:
     """True when the student's code asked for what frame does: the first frame outwards that is not the standard library's
-    nor one of torch's stack helpers is neither torch's nor the sandbox's."""
+    nor one of torch's helpers named in helpers is neither torch's nor the sandbox's."""
     while frame is not None:
         code = frame.f_code
         file = code.co_filename
-        if not (file.startswith(_LIBRARIES[1]) or (file.startswith(_TORCH_DIR) and code.co_name in _STACK_HELPERS)
+        if not (file.startswith(_LIBRARIES[1]) or (file.startswith(_TORCH_DIR) and code.co_name in helpers)
                 or (file.startswith(_CHILD_DIR) and code.co_name == "tripwire")):  # the clock's stand-ins (clock.py) pass calls on
             return not file.startswith(_LIBRARIES)
         frame = frame.f_back
@@ -138,8 +140,10 @@ def _registry() -> Callable:
         elif what == "thread":
             if _getattr(value, "__func__", None) is not _BOOTSTRAP:
                 watching[-1]._unwatched()
-        elif what == "switch" or any(value is w._function_mode or value is w._dispatch_mode for w in watching):
-            if _asked_by_student(frame):
+        elif what == "switch" and _asked_by_student(frame, _KEY_HELPERS):
+            watching[-1]._tamper("switches PyTorch's Python dispatch off")
+        elif what == "mode" and any(value is w._function_mode or value is w._dispatch_mode for w in watching):
+            if _asked_by_student(frame, _STACK_HELPERS):
                 watching[-1]._tamper("takes PyTorch's mode stacks into its own hands")
 
     return keep(act, told=True)
@@ -399,8 +403,8 @@ class ForbiddenWork:
             return  # torch takes a mode off the stack while its handler runs, and its own code may for a while (printing)
         if self._active and not self._holds():
             self._seen.update(self._asked)
-            self.tampered = ("empties PyTorch's mode stacks while it runs" if _get_ident() == self._owner
-                             else "pops PyTorch's modes in a thread it started")
+            self.tampered = self.tampered or ("empties PyTorch's mode stacks while it runs" if _get_ident() == self._owner
+                                              else "pops PyTorch's modes in a thread it started")
             _set_profile(None)
         elif not self._active:
             _set_profile(None)
