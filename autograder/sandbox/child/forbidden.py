@@ -210,9 +210,10 @@ def _gate_stacks() -> None:
             cls.__init__ = keep(cls.__init__, _judged_switch)
 
 
-def _stack_reader() -> Callable:
-    """holds(function mode, dispatch mode): True when this thread's stacks hold both, torch functions are not switched off and
-    the Python dispatch key is not excluded; it reads the stacks with torch's own functions, kept (hidden.keep) out of reach."""
+def _profiler() -> Callable:
+    """profile(watch): the watch's profile function, kept (hidden.keep) with a reader of the stacks that calls torch's own
+    functions, which only that keeper's frame holds: holds(function mode, dispatch mode) is True when this thread's stacks
+    hold both, torch functions are not switched off and the Python dispatch key is not excluded."""
     function_depth, function_at = torch._C._len_torch_function_stack, torch._C._get_function_stack_at
     dispatch_depth, dispatch_at = torch._C._len_torch_dispatch_stack, torch._C._get_dispatch_stack_at
     excluded, python_key = torch._C._dispatch_tls_is_dispatch_key_excluded, torch._C.DispatchKey.Python
@@ -221,10 +222,14 @@ def _stack_reader() -> Callable:
         return (_function_modes_on() and not excluded(python_key) and any(function_at(i) is function_mode for i in range(function_depth()))
                 and any(dispatch_at(i) is dispatch_mode for i in range(dispatch_depth())))
 
-    return keep(holds)
+    def profile(watch: "ForbiddenWork") -> Callable:
+        check = watch._check_thread
+        return keep(lambda frame, event, arg: check(frame, event, arg, holds))
+
+    return profile
 
 
-_holds_modes = _stack_reader()
+_profile_of = _profiler()
 _gate_stacks()
 
 
@@ -367,7 +372,7 @@ class ForbiddenWork:
         self._owner = 0  # the block's thread
         # threading's hook and the threads' profile function, as stand-ins (hidden.keep) that hand no student who gets them
         # (threading.getprofile, sys.getprofile) this watch or this module's globals
-        self._hook, self._check = keep(self._watch_new_thread), keep(self._check_thread)
+        self._hook, self._check = keep(self._watch_new_thread), _profile_of(self)
         self.unwatched = False  # a Python thread without the modes ran beside the block
 
     def _note(self, label: str) -> None:
@@ -393,25 +398,21 @@ class ForbiddenWork:
         else:
             _set_profile(self._thread_profile)  # hand the thread back to whatever profiler was there
 
-    def _check_thread(self, frame: object, event: str, arg: object) -> None:
+    def _check_thread(self, frame: object, event: str, arg: object, holds: Callable) -> None:
         """The profile function of the block's thread and of each thread the watch equipped, run at each call and return
         in it: the thread's modes popped or switched off (outside the modes' own handlers and torch's own code) while the
         block runs make every asked label count as seen, and the block tampered; the thread's profile is then left alone
-        (setting it again is a reach the Guard flags)."""
+        (setting it again is a reach the Guard flags). holds reads the stacks (_profiler)."""
         code = _getattr(frame, "f_code", None)
         if code in _HANDLERS or self._thread.depth or self._thread.handling or _getattr(code, "co_filename", "").startswith(_LIBRARIES):
             return  # torch takes a mode off the stack while its handler runs, and its own code may for a while (printing)
-        if self._active and not self._holds():
+        if self._active and not holds(self._function_mode, self._dispatch_mode):
             self._seen.update(self._asked)
             self.tampered = self.tampered or ("empties PyTorch's mode stacks while it runs" if _get_ident() == self._owner
                                               else "pops PyTorch's modes in a thread it started")
             _set_profile(None)
         elif not self._active:
             _set_profile(None)
-
-    def _holds(self) -> bool:
-        """True when this thread's mode stacks hold both modes and torch functions are not switched off."""
-        return _holds_modes(self._function_mode, self._dispatch_mode)
 
     def _tamper(self, what: str) -> None:
         """The student's code used the mode stacks (read or popped the watch's modes, switched the Python dispatch key off):

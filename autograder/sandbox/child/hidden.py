@@ -19,6 +19,7 @@ def _keeper(original: Callable, judge: Callable | None, gate_code: list, told: b
     It keeps nothing of a call once it answered (a tensor still referenced here would change what torch does with it)."""
     slot: list = [(True, None)]
     getframe, refused = sys._getframe, RuntimeError  # locals of this frame: rebinding this module's globals changes nothing here
+    watched, caller = judge is not None or told, None  # the caller's frame is looked for only when someone looks at it
     while True:
         try:
             args, kwargs = yield slot.pop()  # popped: the answer is handed over, not kept in this frame
@@ -27,9 +28,10 @@ def _keeper(original: Callable, judge: Callable | None, gate_code: list, told: b
         except BaseException:  # noqa: BLE001 - thrown in, or a malformed request: nothing runs
             slot.append((False, refused("this function was called in a way the grader does not allow")))
             continue
-        caller = getframe(1)
-        if caller.f_code in gate_code:
-            caller = caller.f_back
+        if watched:
+            caller = getframe(1)
+            if caller.f_code in gate_code:
+                caller = caller.f_back
         try:
             result = original(caller, *args, **kwargs) if told else original(*args, **kwargs)
             if judge is not None:
