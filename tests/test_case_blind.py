@@ -15,12 +15,14 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 GUARD = str(ROOT / "autograder" / "sandbox" / "child" / "guard.py")
 SCRIPT = r'''
-import importlib.util, os, sys
+import importlib, importlib.util, os, sys
 from pathlib import Path
 
-spec = importlib.util.spec_from_file_location("_guard_under_test", sys.argv[1])
-guard = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(guard)
+folder = os.path.dirname(sys.argv[1])  # the child's package, by path as boot.py loads it: guard.py imports its sibling hidden.py
+spec = importlib.util.spec_from_file_location("_child_under_test", os.path.join(folder, "__init__.py"), submodule_search_locations=[folder])
+sys.modules["_child_under_test"] = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(sys.modules["_child_under_test"])
+guard = importlib.import_module("_child_under_test.guard")
 real_stat = os.stat
 
 def as_stored(path):

@@ -707,3 +707,36 @@ def test_the_watch_inside_the_clock_changes_no_figure() -> None:
         F.scaled_dot_product_attention(Q, K, V)
     assert (seconds, work_clock.reads) == (alone[0], alone[2]) and watch.seen == [SDPA]
     assert _mode_stacks() == ([], []) and time.perf_counter is REAL_PERF_COUNTER
+
+
+def _handed_over(start: object, depth: int = 6) -> list:
+    """Every object reachable from start without an audited read (a frame, gi_frame, __code__, __defaults__): through
+    closures, bound methods' __self__ and __func__, and partials; what a student's code holding start can reach."""
+    seen, found, layer = set(), [], [start]
+    for _ in range(depth):
+        following = []
+        for thing in layer:
+            if id(thing) in seen:
+                continue
+            seen.add(id(thing))
+            found.append(thing)
+            following += [cell.cell_contents for cell in getattr(thing, "__closure__", None) or () if cell.cell_contents is not None]
+            following += [getattr(thing, name) for name in ("__self__", "__func__", "func") if hasattr(thing, name)]
+        layer = following
+    return found
+
+
+def test_what_the_interpreter_hands_out_reaches_neither_the_watch_nor_the_clock() -> None:
+    """Inside a timed call with forbidden work watched, the profile hooks (threading.getprofile, sys.getprofile), the
+    clocks and _thread's and threading's start functions hand no student who gets them the ForbiddenWork or the WorkClock
+    (nor a module's globals through a bound method): each is a stand-in (hidden.keep) whose real function lives in a
+    generator's frame. Before, threading.getprofile().__self__ was the watch and time.perf_counter's closure the clock."""
+    import _thread
+
+    module = _student("perf_counter min")
+    with clock.virtual_clock([module]) as work_clock, forbidden.ForbiddenWork(forbidden.LABELS) as watch:
+        handed = [threading.getprofile(), sys.getprofile(), time.perf_counter, _thread.start_new_thread, threading._start_new_thread]
+        reached = [thing for start in handed for thing in _handed_over(start)]
+    assert not [thing for thing in reached if thing is watch or thing is work_clock or isinstance(thing, (forbidden.ForbiddenWork, clock.WorkClock))]
+    assert not [thing for thing in reached if isinstance(thing, types.MethodType) and thing.__self__ is not None
+                and type(thing.__self__).__module__.startswith(("autograder", "_child"))]

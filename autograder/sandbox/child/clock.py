@@ -40,6 +40,9 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils.flop_counter import flop_registry
 
+from . import forbidden  # noqa: F401 - its stand-ins for the mode-stack functions first: the tripwires below wrap them, never the originals
+from .hidden import keep
+
 WORK_PER_SECOND = 7.31e8  # virtual machine speed: units of work per virtual second
 BURST_EVERY, BURST_AT, BURST_SIZE = 10, 1, 4.0  # one block in five of a two-read timer: rare enough for an IQR test to settle
 WARMUP_WORK = 2e6  # one-off cost the first time each operation runs
@@ -52,7 +55,7 @@ LAZY_PACKAGES = ("torch.utils.benchmark",)
 # The real clocks, bound at import, in the zygote, before any student code runs.
 _REAL: dict[str, Callable] = {name: getattr(time, name) for name in CLOCKS + tuple(c + "_ns" for c in CLOCKS) if hasattr(time, name)}
 _REAL.update({name: getattr(time, name) for name in ("clock_gettime", "clock_gettime_ns") if hasattr(time, name)})
-_perf_counter, _get_ident, _getframe = time.perf_counter, threading.get_ident, sys._getframe
+_perf_counter, _get_ident = time.perf_counter, threading.get_ident
 _set_thread_profile, _get_thread_profile, _set_profile = threading.setprofile, threading.getprofile, sys.setprofile
 _push_dispatch_mode = torch.utils._python_dispatch._push_mode
 _DATETIME, _fromtimestamp = datetime.datetime, datetime.datetime.fromtimestamp
@@ -206,12 +209,13 @@ def _tripwires(clock: WorkClock) -> dict[tuple[object, str], Callable]:
     """A stand-in for each function that reads the dispatch-mode stack: called from outside torch, it marks clock.reached."""
 
     def wire(real: Callable) -> Callable:
-        def tripwire(*args: object, **kwargs: object) -> object:
-            if not _getframe(1).f_code.co_filename.startswith(_OWN_CODE):
+        def tripwire(caller: object, *args: object, **kwargs: object) -> object:
+            if not caller.f_code.co_filename.startswith(_OWN_CODE):
                 clock.reached = True
             return real(*args, **kwargs)
-        tripwire.__name__ = tripwire.__qualname__ = getattr(real, "__name__", "tripwire")
-        return tripwire
+        kept = keep(tripwire, told=True)  # its closure (the clock, the real function) out of the student's reach
+        kept.__name__ = kept.__qualname__ = getattr(real, "__name__", "tripwire")
+        return kept
 
     return {where: wire(real) for where, real in _MODE_STACK_REAL.items()}
 
@@ -237,7 +241,7 @@ def _virtual_clocks(clock: WorkClock, speed: float) -> dict[str, Callable]:
                 return int(read() * 1e9) if nanoseconds else read()
         virtual.__name__ = virtual.__qualname__ = name
         virtual.__doc__ = f"time.{name}, read from the virtual clock while the timing check runs."
-        return virtual
+        return keep(virtual)  # its closure (the clock) out of the student's reach
 
     clocks = {name: stand_in(name, real, name.endswith("_ns"), name.startswith("clock_gettime")) for name, real in _REAL.items()}
     clocks["datetime"] = _virtual_datetime(clocks["time"])  # its readings count as reads of the clock
@@ -345,7 +349,7 @@ def _equipper(clock: WorkClock, previous: Callable | None) -> Callable:
         if previous is not None:
             previous(frame, event, arg)
 
-    return equip
+    return keep(equip)  # threading.getprofile() hands the student this: its closure (the clock) out of reach
 
 
 @contextlib.contextmanager

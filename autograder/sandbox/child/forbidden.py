@@ -36,12 +36,15 @@ import os
 import sys
 import threading
 import types
-from typing import Iterable
+from typing import Callable, Iterable
 
 import torch
 import torch.nn.functional as F
 from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
+
+from .guard import hold_threads
+from .hidden import keep
 
 LABELS: tuple[str, ...] = ("F.scaled_dot_product_attention", "nn.MultiheadAttention", "torch.autograd")
 SDPA, MHA, AUTOGRAD = LABELS
@@ -98,33 +101,137 @@ _set_thread_profile, _get_thread_profile, _set_profile, _get_profile = threading
 _getframe, _get_ident, _TORCH_DIR = sys._getframe, threading.get_ident, os.path.dirname(torch.__file__) + os.sep
 _running_threads, _get_thread_trace = _thread._count, threading.gettrace  # _count: Python threads alive besides the main one
 _AUTOGRAD_DIR, _MultiheadAttention, _subclasses = os.path.dirname(torch.autograd.__file__) + os.sep, torch.nn.MultiheadAttention, type.__subclasses__
-_function_depth, _function_at = torch._C._len_torch_function_stack, torch._C._get_function_stack_at
-_dispatch_depth, _dispatch_at = torch._C._len_torch_dispatch_stack, torch._C._get_dispatch_stack_at
 _LIBRARIES = (_TORCH_DIR, os.path.dirname(os.__file__) + os.sep, os.path.dirname(os.path.abspath(__file__)) + os.sep)  # not the student's frames
 _BOOTSTRAP = threading.Thread._bootstrap  # what threading starts a thread with: its profile hook equips such threads
-_WATCHING: list["ForbiddenWork"] = []  # the watch whose block runs now
+_CHILD_DIR = _LIBRARIES[2]
+# torch's helpers that read, pop or push the mode stacks for their caller: a call of one is judged as its caller's.
+# A mode's own __enter__ and __exit__ count for the mode stacks' reads and pops only: a torch context manager that switches
+# the Python dispatch key off for its caller's block is torch's own use.
+_KEY_HELPERS = frozenset({"_get_current_function_mode_stack", "_get_current_dispatch_mode_stack", "_get_current_dispatch_mode",
+                          "_pop_mode", "_pop_mode_temporarily", "_disable_current_modes", "_disable_infra_mode", "_push_mode"})
+_STACK_HELPERS = _KEY_HELPERS | {"__enter__", "__exit__"}
+_PASSING = frozenset({"tripwire", "stand_in", "_keeper"})  # the child's frames that pass a call on: the clock's tripwires, hidden.keep
+
+
+def _asked_by_student(frame: object, helpers: frozenset) -> bool:
+    """True when the student's code asked for what frame does: the first frame outwards that is not the standard library's
+    nor one of torch's helpers named in helpers is neither torch's nor the sandbox's."""
+    while frame is not None:
+        code = frame.f_code
+        file = code.co_filename
+        if not (file.startswith(_LIBRARIES[1]) or (file.startswith(_TORCH_DIR) and code.co_name in helpers)
+                or (file.startswith(_CHILD_DIR) and code.co_name in _PASSING)):
+            return not file.startswith(_LIBRARIES)
+        frame = frame.f_back
+    return False
+
+
+def _registry() -> Callable:
+    """The watches whose blocks run now (innermost last), in a list no student code reaches (hidden.keep): act(caller, what,
+    value, frame) enters or leaves a watch (from the sandbox's own code only), hears a thread start, or judges a use of the
+    mode stacks."""
+    watching: list = []
+
+    def act(caller: object, what: str, value: object = None, frame: object = None) -> None:
+        if what in ("enter", "exit"):
+            if _getattr(_getattr(caller, "f_code", None), "co_filename", "").startswith(_CHILD_DIR):
+                (watching.append if what == "enter" else watching.remove)(value)
+        elif not watching:
+            return
+        elif what == "thread":
+            if _getattr(value, "__func__", None) is not _BOOTSTRAP:
+                watching[-1]._unwatched()
+        elif what == "switch" and _asked_by_student(frame, _KEY_HELPERS):
+            watching[-1]._tamper("switches PyTorch's Python dispatch off")
+        elif what == "mode" and any(value is w._function_mode or value is w._dispatch_mode for w in watching):
+            if _asked_by_student(frame, _STACK_HELPERS):
+                watching[-1]._tamper("takes PyTorch's mode stacks into its own hands")
+
+    return keep(act, told=True)
+
+
+_WATCHING = _registry()
 
 
 def thread_started(function: object) -> None:
     """A thread is starting with function (the Guard hears _thread's audit event; the wrapper below hears it where there is
-    none): one that threading's hook will not equip makes the running block unwatched, even if it ends before the block."""
-    if _WATCHING and _getattr(function, "__func__", None) is not _BOOTSTRAP:
-        _WATCHING[-1]._unwatched()
+    none): refused past the child's count of threads (guard.hold_threads); one that threading's hook will not equip makes the
+    running block unwatched, even if it ends before the block."""
+    hold_threads()
+    _WATCHING("thread", function)
 
 
 def _announcing(start: object) -> object:
-    """_thread's start function, telling thread_started first (Python 3.10 and 3.11 raise no audit event for it)."""
+    """_thread's start function, telling thread_started first (Python 3.10 and 3.11 raise no audit event for it); held by
+    hidden.keep, so that its globals (this module's) are not handed to the student with it."""
     def start_thread(function: object, *args: object, **kwargs: object) -> object:
         thread_started(function)
         return start(function, *args, **kwargs)
 
-    start_thread.__name__ = start_thread.__qualname__ = _getattr(start, "__name__", "start_new_thread")
-    return start_thread
+    kept = keep(start_thread)
+    kept.__name__ = kept.__qualname__ = _getattr(start, "__name__", "start_new_thread")
+    return kept
 
 
-for _name in ("start_new_thread", "start_joinable_thread", "start_new"):  # threading keeps its own binding of the first two
-    if hasattr(_thread, _name):
-        setattr(_thread, _name, _announcing(getattr(_thread, _name)))
+for _owner, _names in ((_thread, ("start_new_thread", "start_joinable_thread", "start_new")),
+                       (threading, ("_start_new_thread", "_start_joinable_thread"))):  # threading's own bindings of _thread's
+    for _name in _names:
+        if hasattr(_owner, _name):
+            setattr(_owner, _name, _announcing(getattr(_owner, _name)))
+
+
+def _judged_mode(caller: object, args: tuple, result: object) -> None:
+    """A mode read or popped off a stack: one of a running watch's, by the student's code, tampers with it."""
+    _WATCHING("mode", result, caller)
+
+
+def _judged_switch(caller: object, args: tuple, result: object) -> None:
+    """The Python dispatch key switched off: by the student's code while a watch runs, it tampers with it."""
+    _WATCHING("switch", None, caller)
+
+
+def _gate_stacks() -> None:
+    """Put a stand-in (hidden.keep) in place of each of torch's C entry points that reads or pops a mode stack or switches the
+    Python dispatch key off, wherever a loaded module holds it: used by the student's code (directly or from C code it
+    called, as `list(map(...))` calls), it is judged; torch's own use is not."""
+    gates = {}
+    for name in ("_pop_torch_function_stack", "_pop_torch_dispatch_stack", "_get_function_stack_at", "_get_dispatch_stack_at"):
+        gates[_id(_getattr(torch._C, name))] = keep(_getattr(torch._C, name), _judged_mode)
+    gates[_id(torch._C._dispatch_tls_set_dispatch_key_excluded)] = keep(torch._C._dispatch_tls_set_dispatch_key_excluded, _judged_switch)
+    for module in list(sys.modules.values()):
+        names = _getattr(module, "__dict__", None)
+        if _isinstance(names, dict) and (module is torch._C or _getattr(module, "__name__", "").startswith("torch")):
+            for key, value in list(names.items()):
+                if _id(value) in gates:
+                    names[key] = gates[_id(value)]
+    for name in ("_DisableTorchDispatch", "_ExcludeDispatchKeyGuard", "ExcludeDispatchKeyGuard", "_SetExcludeDispatchKeyGuard",
+                 "_ForceDispatchKeyGuard", "_RestorePythonTLSSnapshot"):
+        cls = _getattr(torch._C, name, None)
+        if cls is not None:
+            cls.__init__ = keep(cls.__init__, _judged_switch)
+
+
+def _profiler() -> Callable:
+    """profile(watch): the watch's profile function, kept (hidden.keep) with a reader of the stacks that calls torch's own
+    functions, which only that keeper's frame holds: holds(function mode, dispatch mode) is True when this thread's stacks
+    hold both, torch functions are not switched off and the Python dispatch key is not excluded."""
+    function_depth, function_at = torch._C._len_torch_function_stack, torch._C._get_function_stack_at
+    dispatch_depth, dispatch_at = torch._C._len_torch_dispatch_stack, torch._C._get_dispatch_stack_at
+    excluded, python_key = torch._C._dispatch_tls_is_dispatch_key_excluded, torch._C.DispatchKey.Python
+
+    def holds(function_mode: object, dispatch_mode: object) -> bool:
+        return (_function_modes_on() and not excluded(python_key) and any(function_at(i) is function_mode for i in range(function_depth()))
+                and any(dispatch_at(i) is dispatch_mode for i in range(dispatch_depth())))
+
+    def profile(watch: "ForbiddenWork") -> Callable:
+        check = watch._check_thread
+        return keep(lambda frame, event, arg: check(frame, event, arg, holds))
+
+    return profile
+
+
+_profile_of = _profiler()
+_gate_stacks()
 
 
 def _packet_label(packet: object) -> str | None:
@@ -264,7 +371,9 @@ class ForbiddenWork:
         self._thread_profile = None
         self._profile = None  # the block's thread's profile function before the block
         self._owner = 0  # the block's thread
-        self._hook = self._watch_new_thread  # one bound method, so that threading's hook can be compared by identity
+        # threading's hook and the threads' profile function, as stand-ins (hidden.keep) that hand no student who gets them
+        # (threading.getprofile, sys.getprofile) this watch or this module's globals
+        self._hook, self._check = keep(self._watch_new_thread), _profile_of(self)
         self.unwatched = False  # a Python thread without the modes ran beside the block
 
     def _note(self, label: str) -> None:
@@ -286,30 +395,32 @@ class ForbiddenWork:
                 self._thread_profile(frame, event, arg)
             _push_function_mode(self._function_mode)
             _push_dispatch_mode(self._dispatch_mode)
-            _set_profile(self._check_thread)
+            _set_profile(self._check)
         else:
             _set_profile(self._thread_profile)  # hand the thread back to whatever profiler was there
 
-    def _check_thread(self, frame: object, event: str, arg: object) -> None:
+    def _check_thread(self, frame: object, event: str, arg: object, holds: Callable) -> None:
         """The profile function of the block's thread and of each thread the watch equipped, run at each call and return
         in it: the thread's modes popped or switched off (outside the modes' own handlers and torch's own code) while the
         block runs make every asked label count as seen, and the block tampered; the thread's profile is then left alone
-        (setting it again is a reach the Guard flags)."""
+        (setting it again is a reach the Guard flags). holds reads the stacks (_profiler)."""
         code = _getattr(frame, "f_code", None)
         if code in _HANDLERS or self._thread.depth or self._thread.handling or _getattr(code, "co_filename", "").startswith(_LIBRARIES):
             return  # torch takes a mode off the stack while its handler runs, and its own code may for a while (printing)
-        if self._active and not self._holds():
+        if self._active and not holds(self._function_mode, self._dispatch_mode):
             self._seen.update(self._asked)
-            self.tampered = ("empties PyTorch's mode stacks while it runs" if _get_ident() == self._owner
-                             else "pops PyTorch's modes in a thread it started")
+            self.tampered = self.tampered or ("empties PyTorch's mode stacks while it runs" if _get_ident() == self._owner
+                                              else "pops PyTorch's modes in a thread it started")
             _set_profile(None)
         elif not self._active:
             _set_profile(None)
 
-    def _holds(self) -> bool:
-        """True when this thread's mode stacks hold both modes and torch functions are not switched off."""
-        return (_function_modes_on() and any(_function_at(i) is self._function_mode for i in range(_function_depth()))
-                and any(_dispatch_at(i) is self._dispatch_mode for i in range(_dispatch_depth())))
+    def _tamper(self, what: str) -> None:
+        """The student's code used the mode stacks (read or popped the watch's modes, switched the Python dispatch key off):
+        every asked label counts as seen, and the block is tampered."""
+        if self._active:
+            self._seen.update(self._asked)
+            self.tampered = self.tampered or what
 
     def _unwatched(self) -> None:
         """A thread without the modes runs beside the block: every asked label counts as seen."""
@@ -329,10 +440,10 @@ class ForbiddenWork:
             self._function_mode.__exit__(None, None, None)
             raise
         self._active = True
-        _WATCHING.append(self)
+        _WATCHING("enter", self)
         _set_thread_profile(self._hook)
         self._profile, self._owner = _get_profile(), _get_ident()
-        _set_profile(self._check_thread)  # the block's own thread: its modes emptied and put back before the exit are seen
+        _set_profile(self._check)  # the block's own thread: its modes emptied and put back before the exit are seen
         if _running_threads():  # started before the block (at import, in an earlier call): they run without the modes
             self._unwatched()
         return self
@@ -345,7 +456,7 @@ class ForbiddenWork:
             self._seen.update(self._asked)  # threads started since would run without the modes, or hand frames to a tracer
             self.tampered = "replaces threading's hook for new threads"
         self._active = False
-        _WATCHING.remove(self)
+        _WATCHING("exit", self)
         _set_thread_profile(self._thread_profile)
         intact = self._leave(self._dispatch_mode, _dispatch_stack(), _push_dispatch_mode, torch._C._pop_torch_dispatch_stack, exc)
         intact = self._leave(self._function_mode, _function_stack(), _push_function_mode, torch._C._pop_torch_function_stack, exc) and intact

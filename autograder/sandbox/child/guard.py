@@ -7,6 +7,7 @@ import _imp
 import _thread
 import importlib
 import importlib.abc
+import importlib.machinery
 import os
 import site
 import sys
@@ -14,6 +15,8 @@ import sysconfig
 
 # Bound here, before any student code runs: a patched builtin never reaches the Guard.
 from builtins import all, any, isinstance, str  # noqa: E402, A004
+
+from .hidden import keep  # noqa: E402
 
 REFUSED_PACKAGES = ("reference", "solutions", "autograder")
 KIT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))  # autograder/sandbox/child/guard.py
@@ -56,6 +59,19 @@ CAPTURE_LOCALS = ("traceback.py", "__init__")  # TracebackException(capture_loca
 # refusal is the only thing between an answer and the grader's life.
 OWNER_COMMANDS = {"fcntl.fcntl": frozenset({8, 10, 15}), "fcntl.ioctl": frozenset({0x8901, 0x8902, 0x5410})}
 THREAD_EVENTS = frozenset({"_thread.start_new_thread", "_thread.start_joinable_thread"})  # Python 3.12 and later raise them
+# Python threads a child may run at once besides its main one, on every platform and under either backend: a count of the
+# question's own, so that a thread bomb fails in its question (the Linux backend's kernel bound is RLIMIT_NPROC's, in
+# linux/worker.py; the portable backend has no kernel bound to put on threads).
+CHILD_THREADS = 64
+_running_threads = _thread._count  # Python threads alive besides the main one; takes no lock
+_HELD: list = []  # [CHILD_THREADS] once a Guard stands in this process (a child): a test importing the child's modules is not held
+
+
+def hold_threads() -> None:
+    """Refuse a thread's start when the child already runs CHILD_THREADS Python threads, with the error the system gives
+    when it refuses one (threading.Thread.start raises it)."""
+    if _HELD and _running_threads() >= _HELD[0]:
+        raise RuntimeError("can't start new thread")
 WATCHED_EVENTS = frozenset({"import", "open", "os.kill", "os.killpg", "resource.setrlimit", "resource.prlimit", *OWNER_COMMANDS,
                             *PATH_EVENTS, *SPAWN_EVENTS, *REACH_EVENTS, *C_EVENTS, *FRAME_EVENTS, *THREAD_EVENTS})  # the events Guard looks at
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
@@ -138,13 +154,17 @@ class Guard:
             except ImportError:  # no such module on this platform (posix)
                 continue
             if hasattr(module, name):
-                setattr(module, name, self._no_pidfd)
+                setattr(module, name, keep(self._no_pidfd))  # kept: a bound method would hand the student this Guard
         self.on_thread = on_thread or (lambda function: None)
+        _HELD[:] = [CHILD_THREADS]
         self.builtins_made = set(sys.builtin_module_names) & set(sys.modules)
         self.create_builtin = _imp.create_builtin
-        _imp.create_builtin = self._first_copy  # a second copy of a built-in module gives back what was taken from the first
+        _imp.create_builtin = keep(self._first_copy)  # a second copy of a built-in module gives back what was taken from the first
+        # ... and of an extension module (torch._C) the functions its first copy had replaced (the watch's stand-ins)
+        self.create_dynamic, self.extensions_made = _imp.create_dynamic, {self.realpath(path) for path in self._extension_files()}
+        _imp.create_dynamic = keep(self._first_extension, depth=16)
         for name in ("_text", "_forms", "_under", "_hidden", "_writable", "_refuse", "_reach", "_students", "_library", "_handed_back",
-                     "_memory", "_first_copy", "_identity", "_in_hidden_folder"):  # bound on the instance: replacing them on the class afterwards (`__main__.Guard._refuse = ...`) reaches nothing
+                     "_memory", "_first_copy", "_first_extension", "_identity", "_in_hidden_folder"):  # bound on the instance: replacing them on the class afterwards (`__main__.Guard._refuse = ...`) reaches nothing
             setattr(self, name, getattr(self, name))
 
     def _first_copy(self, spec: object) -> object:
@@ -155,6 +175,24 @@ class Guard:
             self._refuse(f"makes a second copy of the built-in module {name}")
         module = self.create_builtin(spec)
         self.builtins_made.add(name)
+        return module
+
+    @staticmethod
+    def _extension_files() -> list:
+        """The files of the extension modules loaded so far."""
+        suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+        files = [getattr(module, "__file__", None) for module in list(sys.modules.values())]
+        return [file for file in files if isinstance(file, str) and file.endswith(suffixes)]
+
+    def _first_extension(self, spec: object, *args: object) -> object:
+        """Stands in for _imp.create_dynamic: an extension module's file is loaded once; loading it again is refused."""
+        origin = getattr(spec, "origin", None)
+        path = self.realpath(origin) if isinstance(origin, str) else None
+        if path in self.extensions_made:
+            self._refuse(f"loads a second copy of the extension module {getattr(spec, 'name', origin)}")
+        module = self.create_dynamic(spec, *args)
+        if path is not None:
+            self.extensions_made.add(path)
         return module
 
     def _no_pidfd(self, *args: object, **kwargs: object) -> None:

@@ -20,7 +20,7 @@ from ...i18n import _
 from .job_object import JobObject, for_child
 from ..base import (ANSWER_BYTES, ERROR, MEMORY_BYTES, OUTPUT_BYTES, POLL_SECONDS, STARTUP_SECONDS, TIMEOUT, WALL_FACTOR, Child,
                     ChildStopped, Ending, RefusedChild, Sandbox, child_env, could_not_start, died, frame, isolated_python, load_answer, over_disk,
-                    read_output, refused, remove, sweep_stale, timed_out, where_it_ran)
+                    process_state, read_output, refused, remove, sweep_stale, timed_out, where_it_ran)
 
 WORKER = Path(__file__).resolve().parent / "worker.py"
 EXIT_SECONDS = 2.0  # how long a child told to stop may take before it is killed
@@ -36,6 +36,22 @@ def _processes(pid: int) -> list:
         return [root, *root.children(recursive=True)]
     except Exception:  # noqa: BLE001 - psutil missing, the process gone, or no way to list processes here
         return []
+
+
+def _state(pid: int) -> tuple | None:
+    """What another process of the same user could change of process pid: its limits, priority, scheduling and CPUs from
+    /proc on Linux (base.process_state), elsewhere its priority and CPUs as psutil reads them (macOS, Windows); None where
+    neither can be read."""
+    state = process_state(pid)
+    if state is not None:
+        return state
+    try:
+        import psutil
+
+        process = psutil.Process(pid)
+        return process.nice(), tuple(process.cpu_affinity()) if hasattr(process, "cpu_affinity") else ()
+    except Exception:  # noqa: BLE001 - psutil missing, the process gone
+        return None
 
 
 def _kill(processes: list, popen: subprocess.Popen, job_object: JobObject | None) -> None:
@@ -119,6 +135,7 @@ class PortableSandbox(Sandbox):
         self.errors = open(self.folder / "worker-errors.txt", "w+b")
         self.jobs = 0
         self.opened: list[PortableChild] = []  # the children given a question, killed at close if still running
+        self.replaced = 0  # spares not given their question: a child running beside them changed them (as the Linux zygote's)
         self.spare: PortableChild | RefusedChild | None = self._spawn()
 
     @property
@@ -139,13 +156,34 @@ class PortableSandbox(Sandbox):
                                      creationflags=getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0))
         except OSError as error:
             return RefusedChild(refused(error, self.backend))
-        return PortableChild(self, popen, workdir)
+        child = PortableChild(self, popen, workdir)
+        child.state = _state(popen.pid)  # read by the grader at the spawn, never taken from the child
+        return child
+
+    def _healthy(self, child: "PortableChild") -> bool:
+        """False when a spare's limits, priority or CPUs are no longer those it was spawned with: a child that ran beside it
+        under the same user changed them (nothing kernel-level stops that on macOS and Windows), and its question would be
+        graded in a process a classmate's code set up."""
+        return child.state is None or _state(child.popen.pid) == child.state
+
+    def renew(self) -> bool:
+        """Drop the spare when a question's child ran beside it (a child that died before its first word is asked again of a
+        child spawned with nothing else running); True when that took a new one."""
+        if not isinstance(self.spare, PortableChild) or not self.spare.touched:
+            return False
+        self.spare.close()
+        self.spare = None
+        return True
 
     def open(self, package: Path, module: str, time_limit: float, hidden: tuple[Path, ...] = (), preload: tuple[str, ...] = ()) -> "PortableChild | RefusedChild":
         """Give the warm spare (or a fresh child) the question: it imports exercises.<module> from package and answers
         requests until closed; then start the next spare. hidden: folders the child may not read, beside the kit's own;
         preload: modules the child imports before the question's time starts."""
-        child = self.spare if isinstance(self.spare, PortableChild) and self.spare.popen.poll() is None else self._spawn()
+        usable = isinstance(self.spare, PortableChild) and self.spare.popen.poll() is None
+        if usable and not self._healthy(self.spare):  # never give a question to a spare an earlier child changed
+            self.replaced += 1
+            usable = False
+        child = self.spare if usable else self._spawn()
         if self.spare is not None and self.spare is not child:
             self.spare.close()
         if isinstance(child, RefusedChild):
@@ -156,6 +194,7 @@ class PortableSandbox(Sandbox):
         child.begin(job, time_limit)
         self.opened = [one for one in self.opened if one.popen.poll() is None] + [child]
         self.spare = self._spawn()
+        self.spare.touched = True  # it waits while the student's code of this question runs beside it
         return child
 
     def wait_ready(self, timeout: float) -> None:
@@ -192,6 +231,7 @@ class PortableChild(Child):
         self.watched_at = time.monotonic()  # when the watchdogs last looked at the child's memory and output
         self.frames: collections.deque[bytes] = collections.deque()  # answers read while waiting for a marker
         self.stopped: ChildStopped | None = None
+        self.state: tuple | None = None  # what _state read at its spawn
 
     def begin(self, job: dict, time_limit: float) -> None:
         """Send the child its job, then its answer key (the first frame its loop reads)."""
@@ -211,7 +251,9 @@ class PortableChild(Child):
             code = self.popen.wait(EXIT_SECONDS)
         except subprocess.TimeoutExpired:
             code = None
-        return self._stop(*died(code, self.time_limit))
+        self._stop(*died(code, self.time_limit))
+        self.stopped.ended = "child"  # on its own: the engine asks again of a fresh child when this one was a touched spare
+        return self.stopped
 
     def _over_memory(self) -> bool:
         """True when the child's processes hold more memory than a child may. Always watched: some kernels take an
