@@ -169,19 +169,21 @@ def sandboxed(tmp_path_factory: pytest.TempPathFactory) -> dict:
     if bait:
         BAIT_ZIP.write_bytes(b"PK stands in for a Gradescope zip built in the kit's folder")
     ipc = sysv_objects()
-    with socket.socket() as server:
-        server.bind(("127.0.0.1", 0))
-        server.listen()
-        server.setblocking(False)
-        attacks = ATTACKS_BY_PATH["sandbox"]
-        numbers = tuple(sorted({number for a in attacks for number in (a.question, a.neighbour)}))  # q8's attacks too
-        reports = grade_many(small_course(numbers), [(package_with(folder / a.name, a), sorted((a.question, a.neighbour))) for a in attacks])
-        try:
-            reached = [server.accept()[1]]
-        except BlockingIOError:
-            reached = []
-    if bait:
-        BAIT_ZIP.unlink()
+    try:
+        with socket.socket() as server:
+            server.bind(("127.0.0.1", 0))
+            server.listen()
+            server.setblocking(False)
+            attacks = ATTACKS_BY_PATH["sandbox"]
+            numbers = tuple(sorted({number for a in attacks for number in (a.question, a.neighbour)}))  # q8's attacks too
+            reports = grade_many(small_course(numbers), [(package_with(folder / a.name, a), sorted((a.question, a.neighbour))) for a in attacks])
+            try:
+                reached = [server.accept()[1]]
+            except BlockingIOError:
+                reached = []
+    finally:  # the bait never outlives the run, even when grading raises
+        if bait:
+            BAIT_ZIP.unlink()
     return {"reports": {a.name: r.to_dict() for a, r in zip(attacks, reports)}, "reached": reached, "folder": folder,
             "ipc": sysv_objects() - ipc}
 
