@@ -16,6 +16,7 @@ import yaml
 from autograder.course.manifest import decode_answer, load_course
 from autograder.maintainer.release import solution_files, strip_markers
 from autograder.maintainer.stubs import BEGIN, END, make_stub, solution_bodies
+from answer_scan import ALLOWED, answers, leaks
 
 ROOT = Path(__file__).resolve().parent.parent
 TOP_LEVEL = {".github", ".gitignore", "README.md", "autograder", "course.yaml", "exercises", "pyproject.toml"}
@@ -121,6 +122,30 @@ def test_no_solution_text_on_main(release: tuple[Path, Path]) -> None:
         checked = {code(x) for x in solution_bodies(source)} - IDIOMS
         leaked = sorted((x, name) for x in checked if len(x) >= MIN_LENGTH for name in where.get(x, ()))
         assert not leaked, f"solution lines of {path.name} found on branch main: {leaked}"
+
+
+def test_no_solution_expression_in_any_shipped_file(release: tuple[Path, Path]) -> None:
+    """Every expression and statement of the solution regions, local names abstracted, against every .py file on main: the
+    line test above missed `mask = torch.ones(T, T, dtype=torch.bool).tril()` in q1's suite (causal_mask's answer)."""
+    shipped = branch_files(release[0], "main")
+    assert sum(path.endswith(".py") for path in shipped) > 50
+    assert not leaks(ROOT / "solutions", shipped)
+
+
+def test_the_answer_scan_finds_an_answer_under_other_names_and_allows_only_answers() -> None:
+    pasted = textwrap.dedent("""\
+        import torch
+
+        def draw(n):
+            "A mask."
+            pattern = torch.ones(n, n, dtype=torch.bool).tril()  # the causal pattern
+            other = torch.ones(n, n, dtype=torch.bool).triu()
+            return pattern, other
+        """)
+    found = leaks(ROOT / "solutions", {"autograder/suites/test_x.py": pasted, "README.md": pasted})
+    assert found and all(line.startswith("autograder/suites/test_x.py:5 holds `") for line in found), found
+    assert any("torch.ones(v0, v0, dtype=torch.bool).tril()" in line and "q01_causal_mask.py:19" in line for line in found)
+    assert set(ALLOWED) <= set(answers(ROOT / "solutions"))  # no entry outlives the answer piece it excuses
 
 
 def test_solutions_is_one_commit_adding_exactly_the_answers(release: tuple[Path, Path]) -> None:
