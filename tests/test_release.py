@@ -379,6 +379,39 @@ print(json.dumps([[(q.status, q.score, [t.get("mistake", "") for t in q.to_dict(
 """
 
 
+NOTES = """
+import json, sys
+from pathlib import Path
+from autograder.course.manifest import load_course
+from autograder.engine.run import grade_many
+course = load_course(Path.cwd())
+print(json.dumps([report.questions[0].notes for report in grade_many(course, [(Path(p), [9]) for p in sys.argv[1:]], notes=True)]))
+"""
+
+
+def test_question_9s_real_clock_note_on_the_student_build(checkouts: dict[str, Path], tmp_path: Path) -> None:
+    """The student build cannot fit timings measured on the student's machine with the reference: its note keeps the
+    timings and gives the trend by the student's own fit_exponent when that passes its checks, saying so; the kit's note
+    gives the reference's trend."""
+    packages = []
+    for name, file in (("right", ROOT / "solutions" / "q09_timing.py"), ("wrong", ROOT / "tests/corpus/wrong/q09_fit_axes_swapped.py")):
+        package = shutil.copytree(ROOT / "solutions", tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copy(file, package / "q09_timing.py")
+        packages.append(str(package))
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    notes = {}
+    for kit in (ROOT, checkouts["main"]):
+        done = subprocess.run([sys.executable, "-c", NOTES, *packages], cwd=kit, env=env, capture_output=True, text=True, timeout=600, check=False)
+        assert done.returncode == 0, done.stderr[-3000:]
+        notes[kit] = [" ".join(found) for found in json.loads(done.stdout.strip().splitlines()[-1])]
+    timings = re.compile(r"real clock \(not graded\): T=256: [0-9.]+ ms")
+    assert all(timings.search(note) for found in notes.values() for note in found), notes
+    kit, student = notes[ROOT], notes[checkouts["main"]]
+    assert all(re.search(r"; time grows like T\^[0-9.]+$", note) for note in kit), kit
+    assert re.search(r"; time grows like T\^[0-9.]+ by your fit_exponent \(it passes its checks", student[0]), student
+    assert "the trend T^p is left out" in student[1] and "your fit_exponent does not pass its checks yet" in student[1], student
+
+
 def test_the_student_build_gives_the_corpus_the_kits_verdicts_and_named_mistakes(checkouts: dict[str, Path], tmp_path: Path) -> None:
     """Question 3's corpus files (its bank is the largest) graded by the kit and by the student build: the same status,
     score and named mistake of every check (the shrunk input may differ: docs/instructors.md says why)."""
