@@ -1,7 +1,8 @@
 """Cost of `python -m autograder check 3` against a bare `python -c "import torch"`, and of `check` (all ten), under each
 sandbox backend, from medians of interleaved runs in one call.
 
-Usage: python bench/check_speed.py [ROUNDS]. First a student build is released once into a temporary folder (`release`,
+Usage: python bench/check_speed.py [ROUNDS [ONLY]] (ONLY: run only the commands whose name holds it, such as
+"check 3", beside the bare import). First a student build is released once into a temporary folder (`release`,
 then its branch main cloned and solutions/ copied into its exercises/, as a student who wrote every answer). Each round
 then runs, in turn: the bare import, `check 3 --solutions` under the Linux backend and under the portable one
 (AUTOGRADER_SANDBOX forces it), `check 3` in the student build (the environment's backend: no `reference/`, the oracle
@@ -67,22 +68,26 @@ def seconds(command: list[str], backend: str | None, cwd: Path = ROOT) -> float:
     return elapsed
 
 
-def main(rounds: int = 5) -> None:
-    """Run every command in turn, `rounds` times; print medians and the ratios against their baselines."""
-    times: dict[str, list[float]] = {name: [] for name in COMMANDS}
+def main(rounds: int = 5, only: str = "") -> None:
+    """Run every command (those whose name holds `only`, and the bare import) in turn, `rounds` times; print medians and
+    the ratios against their baselines."""
+    commands = {name: value for name, value in COMMANDS.items() if only in name or name == "import torch"}
+    times: dict[str, list[float]] = {name: [] for name in commands}
     with tempfile.TemporaryDirectory(prefix="check-speed-") as folder:
-        student = student_build(Path(folder))
+        student = student_build(Path(folder)) if STUDENT in commands else ROOT
         for _ in range(rounds):
-            for name, (command, backend, in_student) in COMMANDS.items():
+            for name, (command, backend, in_student) in commands.items():
                 times[name].append(seconds(command, backend, student if in_student else ROOT))
     median = {name: statistics.median(values) for name, values in times.items()}
     for name, value in median.items():
         print(f"{name:<24} median {value:6.2f} s over {rounds} runs (min {min(times[name]):.2f}, max {max(times[name]):.2f})")
-    for backend in BACKENDS:
-        print(f"check 3 / import torch ({backend}): {median[f'check 3 ({backend})'] / median['import torch']:.2f} (target <= 1.3)")
-    print(f"check 3 / import torch (student build): {median[STUDENT] / median['import torch']:.2f} (target <= 1.0)")
-    print(f"check all, portable / linux: {median['check all (portable)'] / median['check all (linux)']:.2f} (target <= 2.5)")
+    ratios = [(f"check 3 / import torch ({backend})", f"check 3 ({backend})", "import torch", 1.3) for backend in BACKENDS]
+    ratios += [("check 3 / import torch (student build)", STUDENT, "import torch", 1.0),
+               ("check all, portable / linux", "check all (portable)", "check all (linux)", 2.5)]
+    for label, measured, baseline, target in ratios:
+        if measured in median:
+            print(f"{label}: {median[measured] / median[baseline]:.2f} (target <= {target})")
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 5)
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 5, sys.argv[2] if len(sys.argv) > 2 else "")
