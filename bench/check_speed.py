@@ -21,6 +21,17 @@ engineers' test runs), so every median is slow and noisy; the ratios are what to
     check 3 / import torch (linux): 1.29 (target <= 1.3)
     check 3 / import torch (portable): 0.86 (target <= 1.3)
     check all, portable / linux: 2.14 (target <= 2.5)
+
+Printed on 2026-12-03 (`python bench/check_speed.py 5 "check 3"`), load average 3 to 5.6: under such load the parent's
+and the child's imports of torch no longer run side by side, so every check 3 ratio doubles; read them on a quiet machine:
+
+    import torch             median   4.78 s over 5 runs (min 4.21, max 5.97)
+    check 3 (linux)          median   9.42 s over 5 runs (min 5.23, max 11.43)
+    check 3 (portable)       median   7.72 s over 5 runs (min 3.81, max 8.08)
+    check 3 (student build)  median   9.60 s over 5 runs (min 9.25, max 10.25)
+    check 3 / import torch (linux): 1.97 (target <= 1.3)
+    check 3 / import torch (portable): 1.62 (target <= 1.3)
+    check 3 / import torch (student build): 2.01 (target <= 1.0)
 """
 import os
 import shutil
