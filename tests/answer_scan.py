@@ -90,16 +90,18 @@ def answers(solutions: Path) -> dict[str, str]:
 
 
 def leaks(solutions: Path, shipped: dict[str, str]) -> list[str]:
-    """`shipped file:line holds <piece> (answer of solution file:line)` for every solution piece a shipped .py file holds."""
+    """`shipped file:line holds <piece> (answer of solution file:line)` for every solution piece a shipped .py file holds
+    (the largest: the parts of a piece found are not named again)."""
     wanted = {piece: where for piece, where in answers(solutions).items() if piece not in ALLOWED}
     found = []
     for name, text in sorted(shipped.items()):
         if not name.endswith(".py"):
             continue
         tree = ast.parse(text)
-        kept = _kept(tree)
-        for node in _pieces(tree, kept):
+        kept, inside = _kept(tree), set()
+        for node in _pieces(tree, kept):  # outer pieces first (ast.walk goes breadth first)
             piece = shape(node, kept)
-            if piece in wanted:
+            if piece in wanted and id(node) not in inside:
                 found.append(f"{name}:{node.lineno} holds `{' '.join(piece.split())}` (answer of {wanted[piece]})")
+                inside |= {id(part) for part in ast.walk(node)}
     return sorted(set(found))
