@@ -173,9 +173,9 @@ def _filled(node: Any, sections: list[Section]) -> Any:
     return node
 
 
-def _spans(parts: list[bytes], start: int = 0) -> list[list[int]]:
-    """[offset, size] of each of parts laid end to end from start."""
-    spans = []
+def _spans(parts: list[bytes]) -> list[list[int]]:
+    """[offset, size] of each of parts laid end to end."""
+    spans, start = [], 0
     for part in parts:
         spans.append([start, len(part)])
         start += len(part)
