@@ -43,3 +43,19 @@ def test_the_grader_starts_its_child_before_it_imports_torch():
     code = "import sys, autograder.cli.main, autograder.engine.run, autograder.sandbox; print('torch' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False", "importing the grader's check path imported torch"
+
+
+def test_check_imports_hypothesis_only_for_the_suites_that_use_it():
+    """hypothesis costs `check 3` a tenth of a second after torch (serial: the child has long started) when no suite of the
+    question uses it; a suite that does (q6) still gets its storage in the sandbox's folder, never in the working one."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom autograder.cli.main import main\nmain(['check', sys.argv[1], '--solutions', '--json'])\n"
+            "imported = 'hypothesis' in sys.modules\nimport hypothesis.configuration as c\n"
+            "print(imported, c.storage_directory(intent_to_write=False).path)")
+    for number, uses in (("3", False), ("6", True)):
+        done = subprocess.run([sys.executable, "-c", code, number], cwd=ROOT, capture_output=True, text=True, check=True, timeout=300)
+        imported, storage = done.stdout.strip().splitlines()[-1].split(" ", 1)
+        assert imported == str(uses), (number, done.stdout[-500:])
+        assert ROOT not in Path(storage).parents or not uses, storage

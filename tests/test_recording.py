@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from autograder.recording import canon, recorded
-from autograder.recording.canon import Blobs, Raised, decode, digest, dump, encode, load
+from autograder.recording.canon import Blobs, Raised, Results, Section, decode, digest, dump, encode, load
 
 
 def roundtrip(value: object) -> object:
@@ -49,16 +49,27 @@ def test_a_recording_is_the_same_bytes_each_time_and_loads_no_code() -> None:
         load(b"\x80\x04 a pickle")
 
 
+def test_a_results_table_is_parsed_only_when_first_read() -> None:
+    """The student build's check reads a few tables of its question's recording: the others (the bank's, mostly) cost nothing."""
+    blobs = Blobs()
+    table = {"oracle": {"f": Results({"k1": encode(torch.arange(3.0), blobs)}), "g": Results({"k2": 2.5})}, "bank": None}
+    read, read_blobs = load(dump(table, blobs))
+    assert isinstance(read["oracle"]["f"], Section) and read["oracle"]["f"].table is None and read["bank"] is None
+    assert "k1" in read["oracle"]["f"] and torch.equal(decode(read["oracle"]["f"]["k1"], read_blobs), torch.arange(3.0))
+    assert read["oracle"]["f"].table is not None and read["oracle"]["g"].table is None
+    assert dict(read["oracle"]["g"]) == {"k2": 2.5} and "k3" not in read["oracle"]["g"]
+
+
 @pytest.fixture
 def student_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A recordings folder of one question: masking.causal_mask on T=2, and a bank of one mistake."""
     blobs = Blobs()
     right, wrong = torch.ones(2, 2, dtype=torch.bool).tril(), torch.ones(2, 2, dtype=torch.bool).triu()
     key = digest((2,), {})
-    table = {"oracle": {"reference.masking.causal_mask": {key: encode(right, blobs)}},
-             "bank": {"correct": {"causal_mask": {key: encode(right, blobs)}},
+    table = {"oracle": {"reference.masking.causal_mask": Results({key: encode(right, blobs)})},
+             "bank": {"correct": {"causal_mask": Results({key: encode(right, blobs)})},
                       "mistakes": [{"name": "mask_triu", "explanation": "the mask keeps the upper triangle", "hint": 2, "hint_of": None,
-                                    "variants": {"causal_mask": {key: encode(wrong, blobs)}}}]}}
+                                    "variants": {"causal_mask": Results({key: encode(wrong, blobs)})}}]}}
     folder = tmp_path / "autograder" / "recordings"  # as in a release: the kit's root is tmp_path
     folder.mkdir(parents=True)
     (folder / "q01.rec").write_bytes(dump(table, blobs))

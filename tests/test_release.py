@@ -16,6 +16,7 @@ import yaml
 from autograder.course.manifest import decode_answer, load_course
 from autograder.maintainer.release import solution_files, strip_markers
 from autograder.maintainer.stubs import BEGIN, END, make_stub, solution_bodies
+from answer_scan import ALLOWED, answers, leaks
 
 ROOT = Path(__file__).resolve().parent.parent
 TOP_LEVEL = {".github", ".gitignore", "README.md", "autograder", "course.yaml", "exercises", "pyproject.toml"}
@@ -121,6 +122,30 @@ def test_no_solution_text_on_main(release: tuple[Path, Path]) -> None:
         checked = {code(x) for x in solution_bodies(source)} - IDIOMS
         leaked = sorted((x, name) for x in checked if len(x) >= MIN_LENGTH for name in where.get(x, ()))
         assert not leaked, f"solution lines of {path.name} found on branch main: {leaked}"
+
+
+def test_no_solution_expression_in_any_shipped_file(release: tuple[Path, Path]) -> None:
+    """Every expression and statement of the solution regions, local names abstracted, against every .py file on main: the
+    line test above missed `mask = torch.ones(T, T, dtype=torch.bool).tril()` in q1's suite (causal_mask's answer)."""
+    shipped = branch_files(release[0], "main")
+    assert sum(path.endswith(".py") for path in shipped) > 50
+    assert not leaks(ROOT / "solutions", shipped)
+
+
+def test_the_answer_scan_finds_an_answer_under_other_names_and_allows_only_answers() -> None:
+    pasted = textwrap.dedent("""\
+        import torch
+
+        def draw(n):
+            "A mask."
+            pattern = torch.ones(n, n, dtype=torch.bool).tril()  # the causal pattern
+            other = torch.ones(n, n, dtype=torch.bool).triu()
+            return pattern, other
+        """)
+    found = leaks(ROOT / "solutions", {"autograder/suites/test_x.py": pasted, "README.md": pasted})
+    assert found and all(line.startswith("autograder/suites/test_x.py:5 holds `") for line in found), found
+    assert any("torch.ones(v0, v0, dtype=torch.bool).tril()" in line and "q01_causal_mask.py:19" in line for line in found)
+    assert set(ALLOWED) <= set(answers(ROOT / "solutions"))  # no entry outlives the answer piece it excuses
 
 
 def test_solutions_is_one_commit_adding_exactly_the_answers(release: tuple[Path, Path]) -> None:
@@ -352,6 +377,39 @@ jobs = [(Path(path), [int(Path(path).name[1:3])]) for path in json.loads(sys.std
 print(json.dumps([[(q.status, q.score, [t.get("mistake", "") for t in q.to_dict()["tests"]]) for q in report.questions]
                   for report in grade_many(course, jobs)]))
 """
+
+
+NOTES = """
+import json, sys
+from pathlib import Path
+from autograder.course.manifest import load_course
+from autograder.engine.run import grade_many
+course = load_course(Path.cwd())
+print(json.dumps([report.questions[0].notes for report in grade_many(course, [(Path(p), [9]) for p in sys.argv[1:]], notes=True)]))
+"""
+
+
+def test_question_9s_real_clock_note_on_the_student_build(checkouts: dict[str, Path], tmp_path: Path) -> None:
+    """The student build cannot fit timings measured on the student's machine with the reference: its note keeps the
+    timings and gives the trend by the student's own fit_exponent when that passes its checks, saying so; the kit's note
+    gives the reference's trend."""
+    packages = []
+    for name, file in (("right", ROOT / "solutions" / "q09_timing.py"), ("wrong", ROOT / "tests/corpus/wrong/q09_fit_axes_swapped.py")):
+        package = shutil.copytree(ROOT / "solutions", tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copy(file, package / "q09_timing.py")
+        packages.append(str(package))
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    notes = {}
+    for kit in (ROOT, checkouts["main"]):
+        done = subprocess.run([sys.executable, "-c", NOTES, *packages], cwd=kit, env=env, capture_output=True, text=True, timeout=600, check=False)
+        assert done.returncode == 0, done.stderr[-3000:]
+        notes[kit] = [" ".join(found) for found in json.loads(done.stdout.strip().splitlines()[-1])]
+    timings = re.compile(r"real clock \(not graded\): T=256: [0-9.]+ ms")
+    assert all(timings.search(note) for found in notes.values() for note in found), notes
+    kit, student = notes[ROOT], notes[checkouts["main"]]
+    assert all(re.search(r"; time grows like T\^[0-9.]+$", note) for note in kit), kit
+    assert re.search(r"; time grows like T\^[0-9.]+ by your fit_exponent \(it passes its checks", student[0]), student
+    assert "the trend T^p is left out" in student[1] and "your fit_exponent does not pass its checks yet" in student[1], student
 
 
 def test_the_student_build_gives_the_corpus_the_kits_verdicts_and_named_mistakes(checkouts: dict[str, Path], tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ or passed to pytest.main by engine/run.py for `python -m autograder check`. Eith
 every test's outcome and turns them into one QuestionResult per question (course/results.py).
 """
 import re
+import sys
 import traceback
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -23,7 +24,7 @@ from .faults import grader_failed
 from .inputs import INPUT_NOTE, describe_all, entries, shrink
 from .mistakes import named_in
 from .proxy import CheckFailure, Flagged, Refused, Student, StudentError, explain, one_line, refusal
-from .run import SUITES
+from .run import SUITES, _keep_hypothesis_in
 from .stand_in import BROKEN, broken_earlier, remove, stand_in_package
 from .static import check_docstrings, forbidden_uses, reaches
 
@@ -422,7 +423,10 @@ class KitPlugin:
             config.addinivalue_line("markers", marker)
 
     def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
-        """Leave out ungraded notes unless notes are wanted; count each check's inputs."""
+        """Leave out ungraded notes unless notes are wanted; count each check's inputs; keep hypothesis's storage in the
+        sandbox when a suite uses hypothesis (it writes there only while a check runs)."""
+        if "hypothesis" in sys.modules:
+            _keep_hypothesis_in(self.sandbox.folder)
         if not self.notes:
             kept = [item for item in items if item.get_closest_marker("ungraded") is None]
             config.hook.pytest_deselected(items=[item for item in items if item not in kept])

@@ -62,8 +62,7 @@ def run_each(course: Course, sandbox: Sandbox, numbers: list[int], submissions: 
             kit.reset(submission.package, submission.hidden)
             submission.report = kit.report(numbers)
         return
-    each = EachSubmission(kit, numbers, submissions)
-    _keep_hypothesis_in(sandbox.folder)
+    each = EachSubmission(kit, numbers, submissions)  # the kit's plugin keeps hypothesis's storage in the sandbox, if a suite uses it
     with _quiet_pytest() as said:
         status = pytest.main([*PYTEST_ARGS, *suites], plugins=[kit, each])
     if each.error is not None:
@@ -151,7 +150,8 @@ def grade(course: Course, package_dir: Path, numbers: list[int], notes: bool = F
 def _keep_hypothesis_in(folder: Path) -> None:
     """hypothesis's storage (.hypothesis/: the constants it reads from the grader's modules, with their paths) goes in the
     sandbox's own folder, which no student's code may read and which the sandbox removes, never in the working folder
-    (nbgrader's autograded/<student>/, a student's repository)."""
+    (nbgrader's autograded/<student>/, a student's repository). The kit's plugin calls it once the suites are collected,
+    and only when one of them imported hypothesis: importing it for nothing cost `check 3` a tenth of a second."""
     from hypothesis.configuration import set_hypothesis_home_dir
 
     set_hypothesis_home_dir(folder / "hypothesis")

@@ -4,11 +4,12 @@ import hashlib
 import json
 import math
 import zlib
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import torch
 
-FORMAT = b"attention-kit recording 1\n"
+FORMAT = b"attention-kit recording 2\n"
 FLOAT_DIGITS = 13  # significant digits a recorded Python float keeps (checks compare numbers to 1e-6 at the finest)
 
 
@@ -71,6 +72,34 @@ class Blobs(list):
         return self.where[data]
 
 
+class Results(dict):
+    """A table of results by digest: written as a section of its own, parsed only when a lookup first needs it."""
+
+
+class Section(Mapping):
+    """A results table as read: its JSON text, parsed at the first lookup (a check reads a few of its question's tables)."""
+
+    def __init__(self, text: bytes) -> None:
+        self.text, self.table = text, None
+
+    def _parsed(self) -> dict:
+        if self.table is None:
+            self.table = json.loads(self.text)
+        return self.table
+
+    def __getitem__(self, key: str) -> Any:
+        return self._parsed()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._parsed())
+
+    def __len__(self) -> int:
+        return len(self._parsed())
+
+
+SECTION = "results_section"  # the node standing for a Results table in the file's outline: its index
+
+
 class Raised(Exception):
     """What a recorded call raised, raised again by its lookup: `ValueError: ...` as the recorded type's name."""
 
@@ -121,22 +150,57 @@ def decode(node: Any, blobs: list[bytes]) -> object:
     return {decode(key, blobs): decode(item, blobs) for key, item in node["dict"]}
 
 
+def _outline(node: Any, sections: list[bytes]) -> Any:
+    """node with each Results table in it replaced by {SECTION: index}, its JSON text appended to sections."""
+    if isinstance(node, Results):
+        sections.append(json.dumps(node, sort_keys=True, separators=(",", ":")).encode())
+        return {SECTION: len(sections) - 1}
+    if isinstance(node, dict):
+        return {key: _outline(value, sections) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_outline(value, sections) for value in node]
+    return node
+
+
+def _filled(node: Any, sections: list[Section]) -> Any:
+    """The outline node with each {SECTION: index} replaced by its Section."""
+    if isinstance(node, dict):
+        if set(node) == {SECTION}:
+            return sections[node[SECTION]]
+        return {key: _filled(value, sections) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_filled(value, sections) for value in node]
+    return node
+
+
+def _spans(parts: list[bytes]) -> list[list[int]]:
+    """[offset, size] of each of parts laid end to end."""
+    spans, start = [], 0
+    for part in parts:
+        spans.append([start, len(part)])
+        start += len(part)
+    return spans
+
+
 def dump(table: dict, blobs: list[bytes]) -> bytes:
-    """The bytes of a recording file: a header line, the JSON table's length and text, then the tensors' bytes."""
-    offsets, position = [], 0
-    for blob in blobs:
-        offsets.append([position, len(blob)])
-        position += len(blob)
-    text = json.dumps({"table": table, "blobs": offsets}, sort_keys=True, separators=(",", ":")).encode()
-    return FORMAT + zlib.compress(b"%d\n" % len(text) + text + b"".join(blobs), 9)
+    """The bytes of a recording file: a header line, then compressed: the outline's length and JSON text, each Results
+    table's JSON text, then the tensors' bytes."""
+    sections: list[bytes] = []
+    outline = _outline(table, sections)
+    body = sections + list(blobs)
+    spans = _spans(body)
+    text = json.dumps({"table": outline, "sections": spans[:len(sections)], "blobs": spans[len(sections):]}, sort_keys=True,
+                      separators=(",", ":")).encode()
+    return FORMAT + zlib.compress(b"%d\n" % len(text) + text + b"".join(body), 9)
 
 
 def load(data: bytes) -> tuple[dict, list[bytes]]:
-    """(table, blobs) of a recording file's bytes; ValueError when they are not one."""
+    """(table, blobs) of a recording file's bytes, its results tables parsed when first read; ValueError when they are not one."""
     if not data.startswith(FORMAT):
         raise ValueError("not a recording of this kit")
     rest = zlib.decompress(data[len(FORMAT):])
     length, _, rest = rest.partition(b"\n")
     document = json.loads(rest[:int(length)])
-    body = rest[int(length):]
-    return document["table"], [body[start:start + size] for start, size in document["blobs"]]
+    body = memoryview(rest)[int(length):]
+    sections = [Section(bytes(body[start:start + size])) for start, size in document["sections"]]
+    return _filled(document["table"], sections), [bytes(body[start:start + size]) for start, size in document["blobs"]]

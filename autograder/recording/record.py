@@ -21,7 +21,7 @@ from ..course.manifest import Course
 from ..engine import mistakes, proxy
 from ..engine.inputs import shrink
 from ..engine.mistakes import _far, _quietly, replayed
-from .canon import Blobs, Uncanonical, digest, dump, encode
+from .canon import Blobs, Results, Uncanonical, digest, dump, encode
 from .recorded import INDEX
 
 COIN_MODELS = 4  # shrinking paths of students failing where a coin says so, recorded for every drawn check
@@ -52,7 +52,7 @@ class Recorder:
             key = digest(args, kwargs)
         except Uncanonical:
             return
-        table = self.oracle.setdefault(self.question, {}).setdefault(name, {})
+        table = self.oracle.setdefault(self.question, {}).setdefault(name, Results())
         if key not in table:
             try:
                 table[key] = encode(result, self.blobs.setdefault(self.question, Blobs()))
@@ -222,7 +222,7 @@ def _bank_table(recorder: Recorder, number: int) -> dict | None:
     calls = recorder.calls.get(number, {})
 
     def results(functions: dict[str, Callable[..., object]]) -> dict[str, dict[str, object]]:
-        tables: dict[str, dict[str, object]] = {name: {} for name in sorted(functions)}
+        tables: dict[str, dict[str, object]] = {name: Results() for name in sorted(functions)}
         for key, (name, args, kwargs) in calls.items():
             if name in functions:
                 try:

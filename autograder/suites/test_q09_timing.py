@@ -1,14 +1,16 @@
 """Question 9: time_attention under a virtual clock, fit_exponent, scores_bytes, attention_flops."""
 import bisect
+import math
 from typing import Callable
 
 import pytest
 import torch
 
-from autograder.engine.asserts import kind, known_mistake, number_mismatch
+from autograder.engine.asserts import as_number, kind, known_mistake, number_mismatch
 from autograder.engine.inputs import case
-from autograder.engine.proxy import CallRecord, Student
+from autograder.engine.proxy import CallRecord, Student, StudentError
 from autograder.i18n import N_, _, number_text
+from autograder.recording.recorded import NotRecorded
 from autograder.sandbox.child.clock import BURST_SIZE
 from reference import cost
 
@@ -142,11 +144,41 @@ def test_attention_flops(student: Student, T: int, d: int) -> None:
     _exact_int(student.attention_flops(T, d), cost.attention_flops(T, d), N_("T, d, both products, 2 per multiply-add"))
 
 
+def _vouched_fit(student: Student, Ts: list[int], seconds: list[float]) -> float | None:
+    """The student's fit_exponent of the timings, when it agrees with the recorded reference on every public fit (FITS);
+    None when it does not, raises, or gives no finite number."""
+    try:
+        if any(number_mismatch(student.fit_exponent(*fit.values), cost.fit_exponent(*fit.values), N_("the exponent"), rel=1e-6)
+               for fit in FITS):
+            return None
+        exponent = as_number(student.fit_exponent(Ts, seconds))
+    except StudentError:
+        return None
+    return exponent if exponent is not None and math.isfinite(exponent) else None
+
+
+def _trend(student: Student, Ts: list[int], seconds: list[float]) -> str:
+    """The note's trend: `; time grows like T^p` by the reference fit. The student build holds no reference fit of timings
+    measured on the student's machine (it cannot be recorded): there the student's own fit_exponent gives it, when it
+    agrees with the reference on the public fits, and the note says whose figure it is."""
+    if len(Ts) < 2 or min(seconds) <= 0:
+        return ""
+    try:
+        return _("; time grows like T^{exponent}").format(exponent=number_text(cost.fit_exponent(Ts, seconds), ".2f"))
+    except NotRecorded:
+        pass
+    exponent = _vouched_fit(student, Ts, seconds)
+    if exponent is None:
+        return _("; the trend T^p is left out: your copy of the kit has no reference fit for timings measured on your machine, "
+                 "and your fit_exponent does not pass its checks yet")
+    return _("; time grows like T^{exponent} by your fit_exponent (it passes its checks; your copy of the kit has no reference "
+             "fit for timings measured on your machine)").format(exponent=number_text(exponent, ".2f"))
+
+
 @pytest.mark.ungraded
 def test_wall_time_note(student: Student, note: Callable[[str], None]) -> None:
     """time_attention on the real clock: a note under the question, never graded"""
     measured = student.wall_times("time_attention", WALL["Ts"], WALL["d"], WALL["budget"])
     Ts, seconds = measured["Ts"], measured["seconds"]
     figures = ", ".join(_("T={T}: {ms} ms").format(T=T, ms=number_text(s * 1e3, ".2f")) for T, s in zip(Ts, seconds))
-    trend = _("; time grows like T^{exponent}").format(exponent=number_text(cost.fit_exponent(Ts, seconds), ".2f")) if len(Ts) > 1 and min(seconds) > 0 else ""
-    note(_("your time_attention on this machine's real clock (not graded): {figures}").format(figures=figures) + trend)
+    note(_("your time_attention on this machine's real clock (not graded): {figures}").format(figures=figures) + _trend(student, Ts, seconds))
