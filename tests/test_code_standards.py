@@ -59,3 +59,16 @@ def test_check_imports_hypothesis_only_for_the_suites_that_use_it():
         imported, storage = done.stdout.strip().splitlines()[-1].split(" ", 1)
         assert imported == str(uses), (number, done.stdout[-500:])
         assert ROOT not in Path(storage).parents or not uses, storage
+
+
+def test_the_torch_version_check_reads_the_version_files_as_the_metadata_says():
+    """`check` reads torch's and numpy's versions from their version.py (importlib.metadata costs 30 ms before the
+    sandbox starts): the same versions the distributions' metadata gives, without importing the metadata machinery."""
+    import subprocess
+    import sys
+    from importlib import metadata
+
+    code = ("import sys; from autograder.torch_version import installed_numpy, installed_torch; "
+            "print(installed_torch(), installed_numpy(), 'importlib.metadata' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert done.stdout.split() == [metadata.version("torch"), metadata.version("numpy"), "False"]
