@@ -300,6 +300,23 @@ def test_a_fresh_zygote_that_fails_the_retry_is_the_graders_failure(tmp_path: Pa
         sandbox.close()
 
 
+def _call_once(tmp_path: Path, source: str, target: str, *args: object) -> dict:
+    """Answer of one call of target in exercises/q01_causal_mask.py (source), in a sandbox started for it."""
+    package = tmp_path / "exercises"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "q01_causal_mask.py").write_text(source)
+    sandbox = Sandbox()
+    try:
+        child = sandbox.open(package, "q01_causal_mask", 20)
+        assert child.first()["ok"]
+        answer = child.ask({"op": "call", "target": target, "args": list(args), "kwargs": {}})
+        child.close()
+    finally:
+        sandbox.close()
+    return answer
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_child_finds_packages_where_the_grader_found_them(backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A package on the grader's sys.path only (as torch installed with `pip install --user`, which `python -I` leaves
@@ -307,22 +324,11 @@ def test_a_child_finds_packages_where_the_grader_found_them(backend: str, tmp_pa
     site = tmp_path / ".local" / "lib" / "site-packages"
     site.mkdir(parents=True)
     (site / "only_for_the_grader.py").write_text("VALUE = 42\n")
-    package = tmp_path / "exercises"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    (package / "q01_causal_mask.py").write_text(
-        "import sys\n\nimport only_for_the_grader\n\n\ndef seen():\n    return [only_for_the_grader.VALUE, sys.path]\n")
     monkeypatch.setenv(FORCE_VARIABLE, backend)
     monkeypatch.syspath_prepend(str(site))
     monkeypatch.syspath_prepend(str(ROOT))
-    sandbox = Sandbox()
-    try:
-        child = sandbox.open(package, "q01_causal_mask", 20)
-        assert child.first()["ok"]
-        value, path = child.ask({"op": "call", "target": "seen", "args": [], "kwargs": {}})["value"]
-        child.close()
-    finally:
-        sandbox.close()
+    source = "import sys\n\nimport only_for_the_grader\n\n\ndef seen():\n    return [only_for_the_grader.VALUE, sys.path]\n"
+    value, path = _call_once(tmp_path, source, "seen")["value"]
     assert value == 42 and str(site) in path and str(ROOT) not in path
 
 
@@ -332,22 +338,10 @@ def test_a_folder_on_the_graders_path_that_nothing_came_from_stays_closed(tmp_pa
     scripts = tmp_path / "course"
     (scripts / "class" / "bob").mkdir(parents=True)
     (scripts / "class" / "bob" / "answer.py").write_text("SECRET = 1\n")
-    package = tmp_path / "exercises"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    (package / "q01_causal_mask.py").write_text(
-        "def peek(path):\n    try:\n        return open(path).read()\n    except OSError as error:\n"
-        "        return type(error).__name__\n")
     monkeypatch.syspath_prepend(str(scripts))
     monkeypatch.syspath_prepend(str(ROOT))
-    sandbox = Sandbox()
-    try:
-        child = sandbox.open(package, "q01_causal_mask", 20)
-        assert child.first()["ok"]
-        seen = child.ask({"op": "call", "target": "peek", "args": [str(scripts / "class" / "bob" / "answer.py")], "kwargs": {}})
-        child.close()
-    finally:
-        sandbox.close()
+    source = "def peek(path):\n    try:\n        return open(path).read()\n    except OSError as error:\n        return type(error).__name__\n"
+    seen = _call_once(tmp_path, source, "peek", str(scripts / "class" / "bob" / "answer.py"))
     assert seen["value"] == "PermissionError", seen
 
 
