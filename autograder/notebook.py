@@ -22,6 +22,7 @@ from pathlib import Path
 from .course.manifest import Course, find_root, load_course
 from .course.results import ERROR, PASSED, CaseResult, QuestionResult, Report
 from .i18n import _, set_language
+from .usage import UsageError
 
 KIT_DIR = Path(__file__).resolve().parent.parent  # the folder holding the autograder package: the grading process starts there
 _SERVE = "from autograder.notebook import serve; serve()"
@@ -52,7 +53,7 @@ def check(*numbers: int, solutions: bool = False, notebook: bool | None = None, 
 
     ValueError for a question that does not exist. A failure of the grader's own gives every question 0, status error.
     """
-    from .cli.main import UsageError, _answers_to_show, _numbers
+    from .cli.main import _answers_to_show, _numbers
     from .cli.progress import last_statuses, remember
     from .cli.report import render
     from .nbgrader.cell import _history

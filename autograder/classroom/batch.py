@@ -47,6 +47,7 @@ from ..course.results import FLAGGED, number
 from ..i18n import _
 from ..engine.stopping import STOPPING_SIGNALS, Stopped, exit_status, stop_on_signals
 from ..sandbox import missing_walls, process_state, sweep_stale
+from ..usage import UsageError
 from . import similarity, summary
 from .portability import Locked, exclusive, start_method
 from .exports import FILES as EXPORTS, canvas_csv, moodle_csv, safe_cell
@@ -61,10 +62,6 @@ ATTEMPTS = 2  # an entry whose worker process dies this many times is reported (
 PR_SET_PDEATHSIG = 1
 ZYGOTE_START = 300  # seconds a worker waits for its sandbox to be ready before grading anyway
 STOP_SECONDS = 0.5  # how long a stopped worker has to kill its sandbox's question and remove its folders
-
-
-class UsageError(Exception):
-    """A bad command line or class folder: one line, exit status 2."""
 
 
 class OutputError(Exception):

@@ -10,14 +10,11 @@ from pathlib import Path
 from ..course.manifest import Course, ManifestError, decode_answer, find_root, load_course
 from ..course.results import PASSED, Report
 from ..i18n import LANGUAGES, _, set_language
+from ..usage import UsageError
 from .report import wrap
 
 USAGE_ERROR, NOT_ALL_PASSED, INTERRUPTED = 2, 1, 130  # 1 also when the grader itself fails
 GRADING = ("check", "watch", "plot", "grade", "gradescope", "dev-check")  # the commands that need torch (its version is checked first)
-
-
-class UsageError(Exception):
-    """Bad command-line input: one line to the user, exit status 2."""
 
 
 class _Parser(argparse.ArgumentParser):

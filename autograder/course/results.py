@@ -7,6 +7,8 @@ from ..i18n import N_, _
 PASSED, FAILED, NOT_ATTEMPTED, ERROR, TIMEOUT, CRASHED = (N_("passed"), N_("failed"), N_("not attempted"), N_("error"),
                                                           N_("timeout"), N_("crashed"))
 FLAGGED = N_("flagged")  # 0 points: the code reaches into the grader, for the instructor to review
+# TRANSLATORS: followed by a colon and the input; end it with a no-break space where the colon needs one
+INPUT_NOTE = N_("smallest failing input")  # how a failure names its input: ` [smallest failing input: ...]`, translated where written
 
 
 @dataclass(frozen=True)
@@ -24,6 +26,13 @@ class CaseResult:
         """The contract's test entry: name, passed, message, and the named mistake's id and the values when there are some."""
         entry = {"name": self.name, "passed": self.passed, "message": self.message}
         return entry | ({"mistake": self.mistake} if self.mistake else {}) | ({"values": self.values} if self.values else {})
+
+
+def without_input(message: str) -> str:
+    """A failure's message without the input it names (and what follows it): the same error met on different inputs.
+
+    The message was written in the current language, so the note is looked for in it too."""
+    return message.split(f" [{_(INPUT_NOTE)}: ", 1)[0]
 
 
 def missing_file(file: str, where: str) -> str:

@@ -11,8 +11,7 @@ from typing import Callable, Sequence
 import pytest
 import torch
 
-from ..i18n import N_, _
-
+from ..course.results import INPUT_NOTE, without_input
 
 _SECRET = [b""]  # the course secret of class grading (engine/secret.py), b"" for the public seeds of `check`
 
@@ -69,8 +68,6 @@ def case(**values: object) -> "pytest.param":
     return pytest.param(*values.values(), id=describe_all(values))
 
 
-# TRANSLATORS: followed by a colon and the input; end it with a no-break space where the colon needs one
-INPUT_NOTE = N_("smallest failing input")  # how a failure names its input: ` [smallest failing input: ...]`, translated where written
 MakeOne = Callable[[random.Random], dict[str, object]]
 Choice = tuple[int, int | float]  # (n, a value below n) for a drawn integer, (0, a float in [0, 1)) for random()
 SHRINK_TRIES = 40  # re-runs of a check's body at most, when its failure is shrunk
@@ -178,13 +175,6 @@ def shrink(make_one: MakeOne, choices: tuple[Choice, ...], still_fails: Callable
                             low = middle
             index += 1
     return best_values if shrunk else None
-
-
-def without_input(message: str) -> str:
-    """A failure's message without the input it names (and what follows it): the same error met on different inputs.
-
-    The message was written in the current language, so the note is looked for in it too."""
-    return message.split(f" [{_(INPUT_NOTE)}: ", 1)[0]
 
 
 def entries(tensor: torch.Tensor) -> str:
