@@ -6,8 +6,9 @@ CLI's, built by the same engine.run.grade call. In an nbgrader notebook (one who
 this kernel ran), the answer cells are written into a package as nbgrader/cell.py does (nbgrader/package.py), and graded
 in the sandbox like the kit's files: the notebook's code runs only there.
 
-The grading process reads one JSON request on stdin and writes one JSON line on stdout: the report's to_dict() and the
-weight of each check, from which the kernel rebuilds the same Report (its scores resolve from the weights).
+The grading process reads one JSON request on stdin and writes one JSON line on stdout: the report's to_dict(), from
+which the kernel rebuilds the same Report (course/results.py question_from_dict). It grades as `check` does in a
+terminal, ungraded notes included: the table shows them, to_dict() leaves them out as `check --json` does.
 """
 import html
 import json
@@ -20,7 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .course.manifest import Course, find_root, load_course
-from .course.results import ERROR, PASSED, CaseResult, QuestionResult, Report
+from .course.results import ERROR, FAILED, NOT_ATTEMPTED, PASSED, CaseResult, QuestionResult, Report, question_from_dict
+from .course.view import Line, ReportView, report_view
 from .i18n import _, set_language
 from .usage import UsageError
 
@@ -46,6 +48,13 @@ class CheckedReport(Report):
         """The report as an HTML table, for Jupyter, JupyterLab and Colab."""
         return self.html
 
+    def to_dict(self) -> dict:
+        """`check --json`'s object: the report without the ungraded notes, which only the table shows."""
+        entry = super().to_dict()
+        for question in entry["questions"]:
+            question.pop("notes", None)
+        return entry
+
 
 def check(*numbers: int, solutions: bool = False, notebook: bool | None = None, lang: str | None = None) -> CheckedReport:
     """Grade questions numbers (all when none) of the kit's exercises/ (solutions/ with solutions=True) or, in an nbgrader
@@ -55,7 +64,7 @@ def check(*numbers: int, solutions: bool = False, notebook: bool | None = None, 
     """
     from .cli.main import _answers_to_show, _numbers
     from .cli.progress import last_statuses, remember
-    from .cli.report import render
+    from .cli.report import local_facts, text
     from .nbgrader.cell import _history
 
     language = set_language(lang)
@@ -75,8 +84,8 @@ def check(*numbers: int, solutions: bool = False, notebook: bool | None = None, 
         remember(course, report)
     label = _("your notebook's answers") if in_notebook else ("solutions/" if solutions else "exercises/")
     answers = _answers_to_show(report, list(numbers) and chosen, previous)
-    report.text = render(report, course, label, answers)
-    report.html = report_html(report, course, label, answers)
+    view = report_view(report, course, label, answers, local_facts(report, course))
+    report.text, report.html = text(view), html_text(view)
     return report
 
 
@@ -94,7 +103,7 @@ def _ask(course: Course, request: dict) -> CheckedReport:
     except (IndexError, ValueError):
         answer = {"error": f"grading process exit status {done.returncode}, no answer"}
     if "report" in answer:
-        return CheckedReport([_question(entry, weights) for entry, weights in zip(answer["report"]["questions"], answer["weights"])],
+        return CheckedReport([question_from_dict(entry) for entry in answer["report"]["questions"]],
                              sandbox=answer["report"].get("sandbox", {}))
     reason = answer.get("problem") or grader_failed(f"{answer.get('error')}\n{done.stderr[-4000:]}")  # the environment's, or the grader's
     return CheckedReport([QuestionResult(q.number, q.title, q.points, ERROR, [CaseResult(q.title, False, reason)], reason)
@@ -119,16 +128,8 @@ def _run(request: dict) -> subprocess.CompletedProcess:
     return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
 
 
-def _question(entry: dict, weights: list[float]) -> QuestionResult:
-    """A QuestionResult from its to_dict() and the weights of its checks."""
-    tests = [CaseResult(test["name"], test["passed"], test["message"], weight, test.get("mistake", ""), test.get("values", ""))
-             for test, weight in zip(entry["tests"], weights)]
-    return QuestionResult(entry["number"], entry["title"], entry["max_score"], entry["status"], tests, entry.get("reason", ""),
-                          entry.get("output", ""), entry.get("notes", []))
-
-
 def serve() -> None:
-    """The grading process: one request on stdin, one JSON line on stdout ({"report", "weights"}, or "problem" for the
+    """The grading process: one request on stdin, one JSON line on stdout ({"report"}, or "problem" for the
     environment, "error" with the grader's traceback)."""
     request = json.loads(sys.stdin.read())
     try:
@@ -151,34 +152,34 @@ def serve() -> None:
                 package = write_package(course, sources, Path(folder) / "exercises", upto=max(numbers))
             else:
                 package = course.root / ("solutions" if request["solutions"] else "exercises")
-            report = grade(course, package, numbers, notes=False)  # as `check --json`: only what is graded
-        print(json.dumps({"report": report.to_dict(), "weights": [[test.weight for test in q.tests] for q in report.questions]}))
+            report = grade(course, package, numbers, notes=True)  # as `check` in a terminal: the table shows the notes
+        print(json.dumps({"report": report.to_dict()}))
     except Exception:  # noqa: BLE001 - the grader's own failure: the kernel reports it, every question at 0
         print(json.dumps({"error": traceback.format_exc()}))
 
 
-STATUS_COLOURS = {PASSED: "#1a7f37", "failed": "#bf8700", "not attempted": "#57606a"}  # others (error, timeout, crashed): red
+STATUS_COLOURS = {PASSED: "#1a7f37", FAILED: "#bf8700", NOT_ATTEMPTED: "#57606a"}  # others (error, timeout, crashed): red
+CELL = 'style="text-align:left;padding:2px 8px"'
 
 
-def report_html(report: Report, course: Course, label: str, answers: list[int]) -> str:
-    """The report as an HTML table: one row per question, its reason and failed checks below it, the total, then the
-    self-tests of the questions in answers (at full marks, as the text report shows them)."""
-    from .cli.report import selftest_text
+def _line_html(line: Line) -> str:
+    """One line of the view as a list item; a grouped failure's inputs in a list of their own."""
+    items = "".join(f"<li>{html.escape(item)}</li>" for item in line.items)
+    return f"<li>{html.escape(line.text)}" + (f'<ul style="margin:0">{items}</ul>' if items else "") + "</li>"
 
-    cell = 'style="text-align:left;padding:2px 8px"'
-    rows = [f"<tr><th {cell}>#</th><th {cell}>{_('Question')}</th><th {cell}>{_('Score')}</th><th {cell}>{_('Status')}</th></tr>"]
-    for question in report.questions:
+
+def html_text(view: ReportView) -> str:
+    """The view as an HTML table: one row per question and its lines below it, the total, then the self-tests."""
+    rows = ["<tr>" + "".join(f"<th {CELL}>{html.escape(heading)}</th>" for heading in ("#", *view.columns)) + "</tr>"]
+    for question in view.questions:
         colour = STATUS_COLOURS.get(question.status, "#cf222e")
-        rows.append(f"<tr><td {cell}>{question.number}</td><td {cell}>{html.escape(question.title)}</td>"
-                    f"<td {cell}>{question.score:g} / {question.max_score:g}</td>"
-                    f'<td {cell}><span style="color:{colour};font-weight:bold">{html.escape(_(question.status))}</span></td></tr>')
-        details = [question.reason] if question.reason else []
-        if question.status == "failed":
-            details += [f"✗ {test.name}: {test.message}" for test in question.tests if not test.passed]
-        if details:
-            items = "".join(f"<li>{html.escape(line)}</li>" for line in details)
-            rows.append(f'<tr><td {cell}></td><td {cell} colspan="3"><ul style="margin:0">{items}</ul></td></tr>')
-    total = _("Total: {score} / {max}").format(score=f"{report.score:g}", max=f"{report.max_score:g}")
-    title = _("{title}: grading {label}").format(title=course.title, label=label)
-    selftests = "".join(f"<pre>{html.escape(selftest_text(course, number, 100))}</pre>" for number in answers)
-    return f"<div><p><b>{html.escape(title)}</b></p><table>{''.join(rows)}</table><p><b>{html.escape(total)}</b></p>{selftests}</div>"
+        rows.append(f"<tr><td {CELL}>{question.number}</td><td {CELL}>{html.escape(question.title)}</td><td {CELL}>{html.escape(question.score)}</td>"
+                    f'<td {CELL}><span style="color:{colour};font-weight:bold">{html.escape(question.status_text)}</span></td></tr>')
+        if question.lines:
+            items = "".join(_line_html(line) for line in question.lines)
+            rows.append(f'<tr><td {CELL}></td><td {CELL} colspan="3"><ul style="margin:0">{items}</ul></td></tr>')
+    selftests = "".join(f"<p>{html.escape(item.heading)}</p><ul>" + "".join(f"<li>{html.escape(row)}</li>" for pair in item.items for row in pair)
+                        + "</ul>" for item in view.selftests)
+    unlocked = f"<p>{html.escape(view.unlocked)}</p>" if view.unlocked else ""
+    return (f"<div><p><b>{html.escape(view.heading)}</b></p><table>{''.join(rows)}</table><p><b>{html.escape(view.total)}</b></p>"
+            f"{selftests}{unlocked}</div>")

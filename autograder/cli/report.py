@@ -1,17 +1,16 @@
 """Render a Report as the table a student reads in the terminal."""
 import ast
-import dataclasses
 import re
 import shutil
 import textwrap
 from collections.abc import Collection
 from pathlib import Path
 
-from ..course.manifest import Course, decode_answer
+from ..course.manifest import Course
 from ..course.results import FAILED, PASSED, CaseResult, QuestionResult, Report
-from ..i18n import _, ngettext, number_text
+from ..course.view import REASON, Line, Local, ReportView, failure_lines, report_view
 from ..plots import PICTURES
-from .progress import last_status
+from .progress import OUTPUT_FILE, last_status
 
 
 def wrap(text: str, indent: str = "  ", width: int | None = None) -> str:
@@ -21,49 +20,9 @@ def wrap(text: str, indent: str = "  ", width: int | None = None) -> str:
                                    break_on_hyphens=False)) or indent
 
 
-def selftest_text(course: Course, number: int, width: int) -> str:
-    """A question's self-test questions, each followed by its model answer."""
-    lines = ["  " + _("Self-test for question {number} (you earned the answers):").format(number=number)]
-    for index, item in enumerate(course.question(number).selftest, start=1):
-        lines.append(wrap(f"Q{index}. {item.question}", "    ", width))
-        lines.append(wrap(f"A{index}. {decode_answer(item.answer)}", "    ", width))
-    return "\n".join(lines)
-
-
-def known_sentences(text: str) -> list[str]:
-    """Each `; this matches a known mistake: ... (see `python -m autograder hint N`, hint M)` in text, in the current language."""
-    template = _("; {mistake}").format(mistake=_("this matches a known mistake: {explanation} (see `python -m autograder hint {question}`, hint {hint})"))
-    parts = re.split(r"\{(explanation|question|hint)\}", template)
-    pattern = "".join(re.escape(part) if i % 2 == 0 else (".+?" if part == "explanation" else r"\d+") for i, part in enumerate(parts))
-    return re.findall(pattern, text)
-
-
 def failed_lines(tests: list[CaseResult], width: int) -> list[str]:
-    """A line per failed check; an error met by several checks (the same exception, a forbidden call) said once, with them."""
-    from ..engine.inputs import without_input  # here, not at the top: `list` and `hint` import this module without torch
-
-    groups: dict[str, list[CaseResult]] = {}
-    said: set[str] = set()  # the known-mistake sentences already printed: each is said once, in the first check that met it
-    for test in tests:
-        if not test.passed:
-            message = test.message
-            for sentence in known_sentences(message):
-                if sentence in said:
-                    message = message.replace(sentence, _("; the same known mistake as above"), 1)
-                said.add(sentence)
-            test = dataclasses.replace(test, message=message)
-            groups.setdefault(without_input(test.message), []).append(test)
-    lines = []
-    for error, same in groups.items():
-        if len(same) == 1 or all(test.message == error for test in same):  # one line: the checks named, then the message
-            # TRANSLATORS: between the names of checks that failed the same way (French: a no-break space before the semicolon)
-            names = _("; ").join(test.name for test in same)
-            said = f" -- {same[0].message}" if same[0].message else ""  # no reason: course.yaml's feedback leaves them out
-            lines.append(wrap(f"x {names}{said}", "      ", width))
-            continue
-        lines.append(wrap(_("x {count} checks -- {error}, on these inputs:").format(count=len(same), error=error), "      ", width))
-        lines += [wrap(f"- {test.name}{test.message[len(error):]}", "          ", width) for test in same]
-    return lines
+    """A line per failed check, as the table shows them under a question (an error met by several checks said once)."""
+    return [row for line in failure_lines(tests) for row in _line_text(line, width)]
 
 
 def _imports(course: Course, number: int) -> dict[int, set[str]] | None:
@@ -132,34 +91,38 @@ def earlier_implicated(question: QuestionResult, report: Report, course: Course)
     return implicated
 
 
-def printed_line(question: QuestionResult, course: Course) -> str:
-    """`your code printed 3 lines; the first, during causal_mask(T=1): DEBUG ... (all of them: .autograder/output-q01.txt)`."""
-    from .progress import OUTPUT_FILE
-
-    shown = question.output.strip().splitlines()
-    first = shown[0][:80]
-    line = (ngettext("your code printed {count} line; the first, during {call}: {line}",
-                     "your code printed {count} lines; the first, during {call}: {line}", len(shown)) if question.output_from else
-            ngettext("your code printed {count} line; the first: {line}", "your code printed {count} lines; the first: {line}", len(shown)))
-    line = line.format(count=len(shown), call=question.output_from, line=first)
-    kept = OUTPUT_FILE.format(number=question.number)
-    if (course.root / kept).exists():
-        line += " " + _("(all of it, as kept: {file})").format(file=kept)
-    return line
+def local_facts(report: Report, course: Course) -> Local:
+    """What the student's own kit adds to report: the pictures `plot N` draws, the earlier questions to check first,
+    the files that kept what the code printed."""
+    kept = {q.number: OUTPUT_FILE.format(number=q.number) for q in report.questions if q.output.strip()}
+    return Local(PICTURES, {q.number: earlier_implicated(q, report, course) for q in report.questions if q.status == FAILED},
+                 {number: file for number, file in kept.items() if (course.root / file).exists()})
 
 
-def listed(numbers: list[int]) -> str:
-    """`1, 2 and 4`: question numbers in a sentence, in the current language."""
-    if len(numbers) == 1:
-        return str(numbers[0])
-    return _("{some} and {last}").format(some=", ".join(str(n) for n in numbers[:-1]), last=numbers[-1])
+INDENTS = {REASON: "        "}  # a line's indent under its question's row, by kind; the others get DEFAULT_INDENT
+DEFAULT_INDENT, ITEM_INDENT = "      ", "          "
 
 
-def _unlocked(numbers: list[int]) -> str:
-    """One sentence naming the questions whose self-tests are open, and the command that opens them."""
-    if len(numbers) == 1:
-        return _("Self-test of question {number} unlocked: `python -m autograder selftest {number}` opens it.").format(number=numbers[0])
-    return _("Self-tests unlocked (`python -m autograder selftest N` opens one): questions {listed}.").format(listed=listed(numbers))  # the command first: never wrapped
+def _line_text(line: Line, width: int) -> list[str]:
+    """One line of the view as the terminal shows it, wrapped; a grouped failure's inputs below it, one a line."""
+    return [wrap(line.text, INDENTS.get(line.kind, DEFAULT_INDENT), width)] + [wrap(f"- {item}", ITEM_INDENT, width) for item in line.items]
+
+
+def text(view: ReportView, width: int | None = None) -> str:
+    """The view as the table a student reads in the terminal."""
+    width = width or min(shutil.get_terminal_size((100, 20)).columns, 110)
+    title_width = max((len(q.title) for q in view.questions), default=10)
+    question_heading, score_heading, status_heading = view.columns
+    lines = [view.heading, "", f"  {'#':>2}  {question_heading:<{title_width}}  {score_heading:>11}  {status_heading}"]
+    for question in view.questions:
+        lines.append(f"  {question.number:>2}  {question.title:<{title_width}}  {question.score:>11}  {question.status_text}")
+        lines += [row for line in question.lines for row in _line_text(line, width)]
+    lines += ["", "  " + view.total]
+    for item in view.selftests:
+        lines += ["", "  " + item.heading] + [wrap(row, "    ", width) for pair in item.items for row in pair]
+    if view.unlocked:
+        lines += ["", wrap(view.unlocked, "  ", width)]
+    return "\n".join(lines)
 
 
 def render(report: Report, course: Course, label: str, answers: Collection[int] | None = None) -> str:
@@ -169,40 +132,4 @@ def render(report: Report, course: Course, label: str, answers: Collection[int] 
     marks get one line saying their self-tests are unlocked. None prints them all (a report read where the student
     cannot run `selftest N`, such as Gradescope's).
     """
-    width = min(shutil.get_terminal_size((100, 20)).columns, 110)
-    title_width = max(len(q.title) for q in report.questions) if report.questions else 10
-    lines = [_("{title}: grading {label}").format(title=course.title, label=label), ""]
-    if report.sandbox:
-        lines[0] += " " + _("(sandbox: {backend})").format(backend=report.sandbox["backend"])
-    question_heading, score_heading, status_heading = _("Question"), _("Score"), _("Status")
-    lines.append(f"  {'#':>2}  {question_heading:<{title_width}}  {score_heading:>11}  {status_heading}")
-    for question in report.questions:
-        score = f"{number_text(question.score)} / {number_text(question.max_score)}"
-        lines.append(f"  {question.number:>2}  {question.title:<{title_width}}  {score:>11}  {_(question.status)}")
-        lines += [wrap(_("note: {note}").format(note=note), "      ", width) for note in question.notes]
-        if question.number in PICTURES and question.status in (PASSED, FAILED):
-            lines.append(wrap(_("picture: `python -m autograder plot {number}` draws {what}").format(
-                number=question.number, what=_(PICTURES[question.number])), "      ", width))
-        if question.status == PASSED:
-            continue
-        if question.reason:
-            lines.append(wrap(question.reason, "        ", width))
-        if question.status in ("passed", "failed"):
-            lines += failed_lines(question.tests, width)
-            implicated = earlier_implicated(question, report, course)
-            numbers = [str(n) for n in implicated]
-            if numbers:
-                lines.append(wrap(ngettext("(question {number} runs your code from question(s) {listed}: `check {numbers}` first)",
-                                           "(question {number} runs your code from question(s) {listed}: `check {numbers}` first)",
-                                           len(numbers)).format(
-                    number=question.number, listed=listed(implicated), numbers=" ".join(numbers)), "      ", width))
-        if question.output.strip():
-            lines.append(wrap(printed_line(question, course), "      ", width))
-    lines += ["", "  " + _("Total: {score} / {max}").format(score=number_text(report.score), max=number_text(report.max_score))]
-    earned = [q.number for q in report.questions if q.status == PASSED and course.question(q.number).selftest]
-    opened = [n for n in earned if answers is None or n in answers]
-    for number in opened:
-        lines += ["", selftest_text(course, number, width)]
-    if len(opened) < len(earned):
-        lines += ["", wrap(_unlocked([n for n in earned if n not in opened]), "  ", width)]
-    return "\n".join(lines)
+    return text(report_view(report, course, label, answers, local_facts(report, course)))
