@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 import traceback
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,7 +65,7 @@ def check(*numbers: int, solutions: bool = False, notebook: bool | None = None, 
     """
     from .cli.main import _answers_to_show, _numbers
     from .cli.progress import last_statuses, remember
-    from .cli.report import local_facts, text
+    from .cli.report import render
     from .nbgrader.cell import _history
 
     language = set_language(lang)
@@ -84,8 +85,8 @@ def check(*numbers: int, solutions: bool = False, notebook: bool | None = None, 
         remember(course, report)
     label = _("your notebook's answers") if in_notebook else ("solutions/" if solutions else "exercises/")
     answers = _answers_to_show(report, list(numbers) and chosen, previous)
-    view = report_view(report, course, label, answers, local_facts(report, course))
-    report.text, report.html = text(view), html_text(view)
+    report.text = render(report, course, label, answers)
+    report.html = report_html(report, course, label, answers)
     return report
 
 
@@ -166,6 +167,13 @@ def _line_html(line: Line) -> str:
     """One line of the view as a list item; a grouped failure's inputs in a list of their own."""
     items = "".join(f"<li>{html.escape(item)}</li>" for item in line.items)
     return f"<li>{html.escape(line.text)}" + (f'<ul style="margin:0">{items}</ul>' if items else "") + "</li>"
+
+
+def report_html(report: Report, course: Course, label: str, answers: Collection[int] | None = None) -> str:
+    """The report as the notebook shows it: the view the terminal's table draws (cli/report.py render), in HTML."""
+    from .cli.report import local_facts
+
+    return html_text(report_view(report, course, label, answers, local_facts(report, course)))
 
 
 def html_text(view: ReportView) -> str:

@@ -8,8 +8,9 @@ result next to the expected one, and whether the self-test answers of the questi
 """
 import dataclasses
 
-from .manifest import Course, Feedback, decode_answer
-from .results import PASSED, QuestionResult, Report
+from .manifest import Course, Feedback
+from .results import QuestionResult, Report, question_from_dict
+from .view import Line, report_view, selftest
 from ..i18n import _
 
 
@@ -23,11 +24,12 @@ def shown_message(message: str, values: str, feedback: Feedback) -> str:
 
 
 def shown_question(result: QuestionResult, feedback: Feedback) -> QuestionResult:
-    """result with each check's message as feedback shows it (the question's own reason, a stop or a missing file, kept)."""
+    """result with each check's message as feedback shows it (the question's own reason, a stop or a missing file, kept),
+    and without what the code printed, which could echo the hidden inputs."""
     tests = [dataclasses.replace(test, message=shown_message(test.message, test.values, feedback) if not test.passed else test.message,
                                  values=test.values if feedback.values else "")
              for test in result.tests]
-    return dataclasses.replace(result, tests=tests)
+    return dataclasses.replace(result, tests=tests, output="", output_from="")
 
 
 def shown_report(report: Report, feedback: Feedback) -> Report:
@@ -37,18 +39,20 @@ def shown_report(report: Report, feedback: Feedback) -> Report:
 
 def selftest_lines(course: Course, number: int) -> list[str]:
     """The self-test questions and model answers of question number, as lines (none when the question has none)."""
-    items = course.question(number).selftest
-    if not items:
+    if not course.question(number).selftest:
         return []
-    lines = [_("Self-test for question {number} (you earned the answers):").format(number=number)]
-    for index, item in enumerate(items, start=1):
-        lines += [f"Q{index}. {item.question}", f"A{index}. {decode_answer(item.answer)}"]
-    return lines
+    shown = selftest(course, number)
+    return [shown.heading] + [row for pair in shown.items for row in pair]
 
 
 def _cell(text: object) -> str:
     """text made safe inside a Markdown table cell."""
     return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _line(line: Line) -> list[str]:
+    """One line of the view as a Markdown list item; a grouped failure's inputs as a list inside it."""
+    return [f"- {line.text}"] + [f"  - {item}" for item in line.items]
 
 
 def markdown(course: Course, report: dict, student: str) -> str:
@@ -62,29 +66,16 @@ def markdown(course: Course, report: dict, student: str) -> str:
         lines += [_("The grader failed on your submission, so this is not a grade yet: your instructor will grade it again."), ""]
     elif report.get("problem"):
         lines += [_("Your submission could not be graded: {problem}").format(problem=report["problem"]), ""]
-    total, top = report.get("score", 0), report.get("max_score", course.max_score)
-    lines += [_("Total: {score} / {max}").format(score=f"{total:g}", max=f"{top:g}"), "",
-              "| # | " + _("Question") + " | " + _("Score") + " | " + _("Status") + " |", "|---|---|---|---|"]
-    questions = [q for q in report.get("questions", []) if isinstance(q, dict)]
-    for question in questions:
-        status = str(question.get("status", ""))  # one of the results' statuses, which the catalogue holds
-        lines.append(f"| {question.get('number')} | {_cell(question.get('title', ''))} | {question.get('score', 0):g} / "
-                     f"{question.get('max_score', 0):g} | {_cell(_(status))} |")
-    for question in [] if report.get("problem") else questions:  # an entry not graded: its one reason is said above
-        failed = [test for test in question.get("tests", []) if not test.get("passed")]
-        if question.get("status") == PASSED or not (failed or question.get("reason")):
-            continue
-        lines += ["", "## " + _("Question {number}: {title}").format(number=question.get("number"), title=question.get("title", ""))]
-        if question.get("reason"):
-            lines += ["", question["reason"]]
-        if question.get("status") in ("passed", "failed"):
-            lines.append("")
-            for test in failed:
-                message = shown_message(str(test.get("message", "")), str(test.get("values", "")), feedback)
-                lines.append(f"- {_('FAILED')}: {test.get('name', '')}" + (f" -- {message}" if message else ""))
-    if feedback.selftest:
-        for question in questions:
-            number = question.get("number")
-            if question.get("status") == PASSED and number in course.numbers and course.question(number).selftest:
-                lines += ["", "## " + selftest_lines(course, number)[0], ""] + [f"- {line}" for line in selftest_lines(course, number)[1:]]
+    graded = Report([question_from_dict(q) for q in report.get("questions", []) if isinstance(q, dict)])
+    view = report_view(shown_report(graded, feedback), course, student, answers=None if feedback.selftest else ())
+    lines += [view.total, "", "| # | " + " | ".join(view.columns) + " |", "|---|---|---|---|"]
+    lines += [f"| {q.number} | {_cell(q.title)} | {_cell(q.score)} | {_cell(q.status_text)} |" for q in view.questions]
+    for question in [] if report.get("problem") else view.questions:  # an entry not graded: its one reason is said above
+        if question.lines:
+            lines += ["", "## " + _("Question {number}: {title}").format(number=question.number, title=question.title), ""]
+            lines += [text for line in question.lines for text in _line(line)]
+    for item in view.selftests:
+        lines += ["", "## " + item.heading, ""] + [f"- {row}" for pair in item.items for row in pair]
+    if view.unlocked:
+        lines += ["", view.unlocked]
     return "\n".join(lines) + "\n"
