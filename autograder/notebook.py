@@ -181,13 +181,14 @@ def html_text(view: ReportView) -> str:
     rows = ["<tr>" + "".join(f"<th {CELL}>{html.escape(heading)}</th>" for heading in ("#", *view.columns)) + "</tr>"]
     for question in view.questions:
         colour = STATUS_COLOURS.get(question.status, "#cf222e")
-        rows.append(f"<tr><td {CELL}>{question.number}</td><td {CELL}>{html.escape(question.title)}</td><td {CELL}>{html.escape(question.score)}</td>"
+        rows.append(f"<tr><td {CELL}>{question.number}</td><td {CELL}>{html.escape(question.title)}</td>"
+                    f"<td {CELL}>{html.escape(question.score)}</td>"
                     f'<td {CELL}><span style="color:{colour};font-weight:bold">{html.escape(question.status_text)}</span></td></tr>')
         if question.lines:
             items = "".join(_line_html(line) for line in question.lines)
             rows.append(f'<tr><td {CELL}></td><td {CELL} colspan="3"><ul style="margin:0">{items}</ul></td></tr>')
-    selftests = "".join(f"<p>{html.escape(item.heading)}</p><ul>" + "".join(f"<li>{html.escape(row)}</li>" for pair in item.items for row in pair)
-                        + "</ul>" for item in view.selftests)
+    selftests = "".join(f"<p>{html.escape(item.heading)}</p><ul>"
+                        + "".join(f"<li>{html.escape(row)}</li>" for pair in item.items for row in pair) + "</ul>" for item in view.selftests)
     unlocked = f"<p>{html.escape(view.unlocked)}</p>" if view.unlocked else ""
     return (f"<div><p><b>{html.escape(view.heading)}</b></p><table>{''.join(rows)}</table><p><b>{html.escape(view.total)}</b></p>"
             f"{selftests}{unlocked}</div>")

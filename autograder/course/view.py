@@ -147,8 +147,8 @@ def question_lines(question: QuestionResult, local: Local) -> list[Line]:
 def selftest(course: Course, number: int) -> SelfTest:
     """The self-test questions of question number with their model answers."""
     items = course.question(number).selftest
-    return SelfTest(_("Self-test for question {number} (you earned the answers):").format(number=number),
-                    tuple((f"Q{index}. {item.question}", f"A{index}. {decode_answer(item.answer)}") for index, item in enumerate(items, start=1)))
+    pairs = tuple((f"Q{index}. {item.question}", f"A{index}. {decode_answer(item.answer)}") for index, item in enumerate(items, start=1))
+    return SelfTest(_("Self-test for question {number} (you earned the answers):").format(number=number), pairs)
 
 
 def _unlocked(numbers: list[int]) -> str:
@@ -165,7 +165,8 @@ def score_text(score: float, points: float) -> str:
     return f"{number_text(score)} / {number_text(points)}"
 
 
-def report_view(report: Report, course: Course, label: str, answers: Collection[int] | None = None, local: Local | None = None) -> ReportView:
+def report_view(report: Report, course: Course, label: str, answers: Collection[int] | None = None,
+                local: Local | None = None) -> ReportView:
     """The view of report, graded from label (`exercises/`, a notebook), as every renderer shows it.
 
     answers: the questions at full marks whose self-test answers are shown; the others at full marks get one sentence
@@ -175,9 +176,10 @@ def report_view(report: Report, course: Course, label: str, answers: Collection[
     heading = _("{title}: grading {label}").format(title=course.title, label=label)
     if report.sandbox:
         heading += " " + _("(sandbox: {backend})").format(backend=report.sandbox["backend"])
-    questions = tuple(QuestionView(q.number, q.title, score_text(q.score, q.max_score), q.status, _(q.status), tuple(question_lines(q, local)))
-                      for q in report.questions)
-    earned = [q.number for q in report.questions if q.status == PASSED and q.number in course.numbers and course.question(q.number).selftest]
+    questions = tuple(QuestionView(q.number, q.title, score_text(q.score, q.max_score), q.status, _(q.status),
+                                   tuple(question_lines(q, local))) for q in report.questions)
+    earned = [q.number for q in report.questions
+              if q.status == PASSED and q.number in course.numbers and course.question(q.number).selftest]
     opened = [n for n in earned if answers is None or n in answers]
     return ReportView(heading, (_("Question"), _("Score"), _("Status")), questions,
                       _("Total: {score} / {max}").format(score=number_text(report.score), max=number_text(report.max_score)),
