@@ -65,7 +65,7 @@ def check(*numbers: int, solutions: bool = False, notebook: bool | None = None, 
     """
     from .cli.main import _answers_to_show, _numbers
     from .cli.progress import last_statuses, remember
-    from .cli.report import render
+    from .cli.report import local_facts, text
     from .nbgrader.cell import _history
 
     language = set_language(lang)
@@ -85,8 +85,8 @@ def check(*numbers: int, solutions: bool = False, notebook: bool | None = None, 
         remember(course, report)
     label = _("your notebook's answers") if in_notebook else ("solutions/" if solutions else "exercises/")
     answers = _answers_to_show(report, list(numbers) and chosen, previous)
-    report.text = render(report, course, label, answers)
-    report.html = report_html(report, course, label, answers)
+    view = report_view(report, course, label, answers, local_facts(report, course))  # once, for both
+    report.text, report.html = text(view), html_text(view)
     return report
 
 
