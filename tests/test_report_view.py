@@ -1,6 +1,6 @@
 """One report, every renderer: the terminal's table, the notebook's HTML, the feedback file's markdown and Gradescope's
 results.json show the same facts (points, statuses, a note, a failure met by several checks said once with their count),
-in English and in French (a decimal comma); one UsageError in the kit.
+in English and in French (a decimal comma), and nbgrader's test cell the same score; one UsageError in the kit.
 
 The report is built by hand (no grading: cheap): question 1 at full marks, question 2 with a note and two checks failing
 with the same error on different inputs, question 3 failing one check of two (it has a picture).
@@ -19,6 +19,7 @@ from autograder.course.manifest import load_course
 from autograder.course.results import FAILED, PASSED, CaseResult, QuestionResult, Report
 from autograder.engine.inputs import INPUT_NOTE
 from autograder.i18n import _, set_language
+from autograder.nbgrader.package import summary_text
 from autograder.notebook import CheckedReport, report_html
 from autograder.plots import PICTURES
 
@@ -75,6 +76,8 @@ def test_every_renderer_shows_the_same_facts(language: str, point: str) -> None:
         missing = [fact for fact in facts if _flat(fact) not in shown]
         assert not missing, f"{renderer} ({language}) does not show {missing}:\n{shown}"
         assert shown.count(ERROR) == 1, f"{renderer} ({language}) says the grouped error more than once:\n{shown}"
+    cell = _flat(summary_text(report.questions[1], COURSE))  # nbgrader's test cell: one question, each check on a line
+    assert f"2{point}67 / 8" in cell and _(FAILED) in cell and f"large -- {ERROR}" in cell, cell
 
 
 @pytest.mark.parametrize("language", ["en", "fr"])

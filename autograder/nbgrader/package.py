@@ -118,11 +118,12 @@ def summary_text(result: QuestionResult, course: Course | None = None) -> str:
     """What a test cell prints, hence what nbgrader's feedback shows: the score, each check passed or failed with its
     reason, and the self-test answers once the question is at full marks, as course.yaml's `feedback:` allows."""
     from ..course.feedback import selftest_lines, shown_question
+    from ..course.view import score_text
 
     feedback = course.feedback if course is not None else Feedback()
     result = shown_question(result, feedback)
-    lines = [_("Question {number}, {title}: {score:g} / {total:g} points ({status})").format(
-        number=result.number, title=result.title, score=result.score, total=result.max_score, status=_(result.status))]
+    lines = [_("Question {number}, {title}: {score} points ({status})").format(
+        number=result.number, title=result.title, score=score_text(result.score, result.max_score), status=_(result.status))]
     if result.status not in ("passed", "failed") and result.reason:
         lines.append(f"  {result.reason}")
     passed, failed = _("passed"), _("FAILED")
