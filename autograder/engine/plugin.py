@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 MARKERS = (
     "points(n): the points of this check; a question's points (course.yaml) are shared in proportion",
-    "forbid(*labels): PyTorch work the student's code may not do in this check (F.scaled_dot_product_attention, ...)",
+    "forbid(*labels): PyTorch work the student's code may not do in this check (labels of sandbox/child/forbid_table.py)",
     "ungraded: a note shown to the student (real timings), never part of the score",
     "preload(*modules): modules the question's child needs that torch imports lazily and slowly (torch._dynamo, on an "
     "optimizer's first step); the sandbox imports them once, before forking, instead of once per student",
