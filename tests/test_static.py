@@ -1,6 +1,8 @@
 """The grader's reading of the student's source for forbidden calls (autograder/engine/static.py), from the one table
 (autograder/sandbox/child/forbid_table.py): only what a check calls is judged, and names are resolved through the imports."""
+import re
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -8,6 +10,7 @@ from autograder.engine.static import forbidden_uses
 from autograder.sandbox.child.forbid_table import LABELS, TABLE
 
 SDPA, AUTOGRAD, EINSUM = "F.scaled_dot_product_attention", "torch.autograd", "torch.einsum"
+GUIDE = Path(__file__).resolve().parent.parent / "docs" / "authoring.md"
 
 QUESTION_2 = textwrap.dedent('''
     import numpy as np
@@ -36,6 +39,12 @@ def test_the_table_is_the_labels_and_every_label_forbids_names() -> None:
     assert LABELS == tuple(TABLE) and {SDPA, AUTOGRAD, EINSUM} <= set(LABELS)
     for label in LABELS:
         assert TABLE[label].names, label
+
+
+def test_the_authoring_guide_lists_the_tables_labels() -> None:
+    text = GUIDE.read_text(encoding="utf-8")
+    section = text[text.index("**`forbid`.**"):text.index("**`preload`.**")]
+    assert "forbid_table.py" in section and set(re.findall(r'`"([^"`]+)"`', section)) == set(LABELS)
 
 
 def test_a_call_in_a_function_the_check_does_not_call_costs_nothing() -> None:
