@@ -1,6 +1,7 @@
 """The grader's reading of the student's source for forbidden calls (autograder/engine/static.py), from the one table
 (autograder/sandbox/child/forbid_table.py): only what a check calls is judged, and names are resolved through the imports."""
 import re
+import shutil
 import textwrap
 from pathlib import Path
 
@@ -115,3 +116,54 @@ def test_a_bare_name_still_counts_wherever_it_is_spelled() -> None:
     source = "def read_grad(e, H, g):\n    backward = H @ g\n    return getattr(e, 'x').backward(backward)\n"
     assert forbidden_uses(source, ("read_grad",), (AUTOGRAD,)) == {"read_grad": (AUTOGRAD, "line 3 uses torch.autograd")}
     assert forbidden_uses(source.replace(".backward(", "("), ("read_grad",), (AUTOGRAD,)) == {}
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Graded end to end: question 2's suite, copied with torch.einsum forbidden in the checks of scaled_scores and
+# dot_product_std (not in toy_weights'), grades corpus files in a sandbox
+# ---------------------------------------------------------------------------------------------------------------
+
+SUITE = Path(__file__).resolve().parent.parent / "autograder" / "suites" / "test_q02_scaled_scores.py"
+FORBIDDING = ("test_scaled_scores", "test_dot_product_std", "test_dot_product_std_seed_and_n")
+GRADED = ("right/q02_einsum_toy_weights", "right/q02_numpy_einsum_helper", "right/q02_numpy_rng", "right/q02_einsum_stable_softmax")
+
+
+@pytest.fixture(scope="module")
+def einsum_forbidden(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """{corpus id: question 2's result} on the suite's copy whose checks of scaled_scores and dot_product_std forbid einsum."""
+    from test_corpus import CORPUS, COURSE, _package
+
+    from autograder.engine import run
+
+    folder = tmp_path_factory.mktemp("einsum")
+    suites = folder / "einsum_suites"  # a package: its module is not the real suite's, whatever pytest imported before
+    suites.mkdir()
+    (suites / "__init__.py").write_text("", encoding="utf-8")
+    shutil.copy(SUITE.parent / "conftest.py", suites)  # the suites' fixtures (student)
+    source = SUITE.read_text(encoding="utf-8")
+    for name in FORBIDDING:
+        assert f"\ndef {name}(" in source, name
+        source = source.replace(f"\ndef {name}(", f'\n@pytest.mark.forbid("{EINSUM}")\ndef {name}(')
+    (suites / SUITE.name).write_text(source, encoding="utf-8")
+    packages = [(_package(folder / name.replace("/", "_"), CORPUS / f"{name}.py"), [2]) for name in GRADED]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(run, "suite_file", lambda course, number: suites / SUITE.name)
+        reports = run.grade_many(COURSE, packages)
+    return {name: report.questions[0] for name, report in zip(GRADED, reports)}
+
+
+@pytest.mark.parametrize("name", GRADED[:3])
+def test_einsum_where_no_check_forbids_it_or_numpys_keeps_full_marks(einsum_forbidden: dict, name: str) -> None:
+    """torch.einsum in toy_weights (its checks allow it), np.einsum in dot_product_std or its helper: every check passes."""
+    result = einsum_forbidden[name]
+    assert (result.status, result.score) == ("passed", result.max_score), [(t.name, t.message) for t in result.tests if not t.passed]
+
+
+def test_torch_einsum_in_a_check_that_forbids_it_loses_that_checks_points(einsum_forbidden: dict) -> None:
+    """The same corpus file that keeps full marks on the real suite (einsum in toy_weights and scaled_scores) loses the
+    scaled_scores check, and only it."""
+    result = einsum_forbidden[GRADED[3]]
+    failed = [test for test in result.tests if not test.passed]
+    assert result.score < result.max_score and [test.name for test in failed] == ["scaled_scores divides q k^T by sqrt(d)"], \
+        [(t.name, t.message) for t in failed]
+    assert "torch.einsum, which question 2 asks you to do without" in failed[0].message, failed[0].message
