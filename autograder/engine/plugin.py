@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 MARKERS = (
     "points(n): the points of this check; a question's points (course.yaml) are shared in proportion",
-    "forbid(*labels): PyTorch work the student's code may not do in this check (F.scaled_dot_product_attention, ...)",
+    "forbid(*labels): PyTorch work the student's code may not do in this check (labels of sandbox/child/forbid_table.py)",
     "ungraded: a note shown to the student (real timings), never part of the score",
     "preload(*modules): modules the question's child needs that torch imports lazily and slowly (torch._dynamo, on an "
     "optimizer's first step); the sandbox imports them once, before forking, instead of once per student",
@@ -407,12 +407,12 @@ class KitPlugin:
             inputs = self.inputs.get((item.module.__name__, item.originalname), 1)
             failing.check.message, failing.check.kind, failing.check.values = failure(item, error, inputs, shrunk)
 
-    def static_uses(self, question: Question, labels: tuple[str, ...]) -> dict[str, tuple[str, str]]:
-        """forbidden_uses of the question's source for labels, read and parsed once per question and labels."""
-        key = (question.number, labels)
+    def static_uses(self, question: Question, called: tuple[str, ...], labels: tuple[str, ...]) -> dict[str, tuple[str, str]]:
+        """forbidden_uses of the question's source by the functions a check called, for labels; once per question, calls and labels."""
+        key = (question.number, called, labels)
         if key not in self.static:
             source = (self.package / Path(question.file).name).read_text(encoding="utf-8", errors="replace")
-            self.static[key] = forbidden_uses(source, question.functions, labels)
+            self.static[key] = forbidden_uses(source, called, labels)
         return self.static[key]
 
     # -- pytest hooks -----------------------------------------------------------------------------
@@ -444,15 +444,17 @@ class KitPlugin:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(self, item: pytest.Item) -> object:
-        """Tell the proxy which work is forbidden; after a pass, read the source for forbidden calls too."""
+        """Tell the proxy which work is forbidden; after a pass, read the source of what the check called for forbidden calls too."""
         labels = forbid_labels(item)
         student = item.funcargs.get("student")
         if isinstance(student, Student):
             student.forbid(labels)
+            student.called.clear()
         result = yield
         if labels:
             question = self.question_of(item.module)
-            uses = self.static_uses(question, labels)
+            called = tuple(sorted(student.called)) if isinstance(student, Student) else question.functions
+            uses = self.static_uses(question, called, labels)
             if uses:
                 label, where = next(iter(uses.values()))
                 raise Refused(_("{where}, which question {number} asks you to do without: write it by hand").format(where=where, number=question.number))

@@ -217,6 +217,7 @@ class Student:
         self.printed_first = ""  # the call during which the code printed first, `causal_mask(T=3)`
         self._faulted: set[str] = set()  # the functions (or classes) whose call stopped a child
         self._forbid: tuple[str, ...] = ()
+        self.called: set[str] = set()  # the functions (or classes) asked for since the plugin last emptied it: a check's calls
         self._clock: float | bool = False
         self._grad: bool | None = None
         self._backward = False
@@ -307,6 +308,8 @@ class Student:
         """Send a request and return the child's answer; every kind of failure becomes a CheckFailure."""
         __tracebackhide__ = True  # pytest shows the test's line, not the proxy's
         function = self._function_of(request)
+        if function:
+            self.called.add(function)
         if self._child.stopped:
             self._fresh_child(function)
         try:

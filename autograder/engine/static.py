@@ -1,16 +1,11 @@
-"""Read the student's source (never run it) for uses of the PyTorch functions a question forbids."""
+"""Read the student's source (never run it) for uses of the PyTorch functions a check forbids."""
 import ast
 import functools
 from collections.abc import Iterable
 from pathlib import Path
 
 from ..i18n import _
-
-NAMES = {
-    "F.scaled_dot_product_attention": {"scaled_dot_product_attention"},
-    "nn.MultiheadAttention": {"MultiheadAttention", "multi_head_attention_forward"},
-    "torch.autograd": {"autograd", "backward", "enable_grad", "requires_grad_", "vjp", "jacrev", "jacfwd", "functorch"},
-}
+from ..sandbox.child.forbid_table import TABLE
 
 
 # Names whose use reaches into the grader's side of the child: its frames, the interpreter's object lists, PyTorch's
@@ -45,7 +40,60 @@ def reaches(source: str) -> str | None:
 
 
 def _definitions(tree: ast.Module) -> dict[str, ast.AST]:
-    return {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+    """Name -> node of every function and class the module defines at its top level."""
+    return {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+
+
+def _reached(definitions: dict[str, ast.AST], called: Iterable[str]) -> list[str]:
+    """The module's functions and classes that called reach: those of called it defines, and every one of its own that a
+    reached body names, transitively, in the order found."""
+    order, waiting = [], [name for name in called if name in definitions]
+    while waiting:
+        name = waiting.pop(0)
+        if name not in order:
+            order.append(name)
+            waiting += [node.id for node in ast.walk(definitions[name]) if isinstance(node, ast.Name) and node.id in definitions]
+    return order
+
+
+def _aliases(tree: ast.Module) -> dict[str, set[str]]:
+    """Local name -> the dotted names the module's imports bind it to (`np` -> numpy, `einsum` -> torch.einsum, `T` -> torch)."""
+    found: dict[str, set[str]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                local = alias.asname or alias.name.split(".")[0]
+                found.setdefault(local, set()).add(alias.name if alias.asname else local)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                found.setdefault(alias.asname or alias.name, set()).add(f"{node.module}.{alias.name}")
+    return found
+
+
+def _dotted(node: ast.AST) -> str | None:
+    """`a.b.c` for an attribute chain on a plain name (or the name itself), else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return ".".join([node.id, *reversed(parts)]) if isinstance(node, ast.Name) else None
+
+
+def _resolved_names(node: ast.AST, aliases: dict[str, set[str]]) -> list[tuple[str, int]]:
+    """Each name and attribute chain in node as the imports resolve it (`np.einsum` -> numpy.einsum), with its line, and
+    each name an import in node brings in."""
+    found = []
+    for child in ast.walk(node):
+        if isinstance(child, (ast.Name, ast.Attribute)):
+            dotted = _dotted(child)
+            if dotted:
+                root, dot, rest = dotted.partition(".")
+                found += [(base + dot + rest, child.lineno) for base in aliases.get(root, ())]
+        elif isinstance(child, ast.ImportFrom) and child.module and not child.level:
+            found += [(f"{child.module}.{alias.name}", child.lineno) for alias in child.names]
+        elif isinstance(child, ast.Import):
+            found += [(alias.name, child.lineno) for alias in child.names]
+    return found
 
 
 def _imported_as(tree: ast.Module) -> dict[str, str]:
@@ -70,24 +118,26 @@ def _used_names(node: ast.AST, imported_as: dict[str, str]) -> list[tuple[str, i
     return found
 
 
-def forbidden_uses(source: str, functions: tuple[str, ...], labels: tuple[str, ...]) -> dict[str, tuple[str, str]]:
-    """function -> (label, `line N uses X`) for each of functions whose body mentions a forbidden label's names."""
-    if not _mentions(source, [name for label in labels for name in NAMES[label]]):
+def forbidden_uses(source: str, called: Iterable[str], labels: tuple[str, ...]) -> dict[str, tuple[str, str]]:
+    """function -> (label, `line N uses X`) for each function or class of source that the check's calls reach (called, and
+    what they call in the module, transitively) whose body uses one of the forbidden labels' names (forbid_table.py): a
+    bare name spelled anywhere, a dotted one where the module's imports resolve a name to it."""
+    bare = {name: label for label in reversed(labels) for name in TABLE[label].names if "." not in name}
+    dotted = {name: label for label in reversed(labels) for name in TABLE[label].names if "." in name}
+    if not _mentions(source, [*bare, *(name.rsplit(".", 1)[1] for name in dotted)]):
         return {}
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return {}
-    definitions, imported_as = _definitions(tree), _imported_as(tree)
+    definitions, imported_as, aliases = _definitions(tree), _imported_as(tree), _aliases(tree)
     uses = {}
-    for function in functions:
-        if function not in definitions:
-            continue
-        for name, line in _used_names(definitions[function], imported_as):
-            label = next((label for label in labels if name in NAMES[label]), None)
-            if label:
-                uses[function] = (label, _("line {line} uses {label}").format(line=line, label=label))
-                break
+    for function in _reached(definitions, called):
+        found = [(bare[name], line) for name, line in _used_names(definitions[function], imported_as) if name in bare]
+        found += [(dotted[name], line) for name, line in _resolved_names(definitions[function], aliases) if name in dotted]
+        if found:
+            label, line = min(found, key=lambda pair: pair[1])
+            uses[function] = (label, _("line {line} uses {label}").format(line=line, label=label))
     return uses
 
 

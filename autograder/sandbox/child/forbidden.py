@@ -1,7 +1,8 @@
 """Notice, at the dispatcher, the PyTorch work a question asks the student not to use.
 
 `with ForbiddenWork(labels) as watch:` runs the student's code under a TorchFunctionMode and a
-TorchDispatchMode; `watch.seen` then lists the labels whose forbidden work ran inside the block.
+TorchDispatchMode; `watch.seen` then lists the labels whose forbidden work ran inside the block. What each label
+forbids is one entry of forbid_table.py (its entry points, aten operators, classes), bound here at import.
 Every route to that work meets one of the two modes, whatever name the student reached it by:
 
 - the function mode sees the public entry points (F.scaled_dot_product_attention,
@@ -14,7 +15,8 @@ Every route to that work meets one of the two modes, whatever name the student r
   `aten._safe_softmax`, which only SDPA's math path uses, the native multi-head kernel) and every
   operation the autograd engine runs (`torch._C._current_graph_task_id() != -1`).
 
-Hand-written attention (matmul, einsum, softmax, masked_fill, baddbmm, nn.Linear ...) meets neither.
+Hand-written attention (matmul, einsum, softmax, masked_fill, baddbmm, nn.Linear ...) meets neither mode as the attention
+labels' work (einsum is the torch.einsum label's).
 The SDPA call that nn.MultiheadAttention makes inside itself counts as multi-head attention, not as
 SDPA. Threads started inside the block are watched too (threading's profile hook gives them the modes, and a profile
 function of their own that sees them popped or switched off: the block's exit sees only its own thread's stacks); a Python
@@ -39,47 +41,37 @@ import types
 from typing import Callable, Iterable
 
 import torch
-import torch.nn.functional as F
 from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from .forbid_table import LABELS, TABLE
 from .guard import hold_threads
 from .hidden import keep
 
-LABELS: tuple[str, ...] = ("F.scaled_dot_product_attention", "nn.MultiheadAttention", "torch.autograd")
-SDPA, MHA, AUTOGRAD = LABELS
-
-# aten operators (by overload packet) whose running is the label's work, seen by either mode.
-_OPERATORS = {
-    SDPA: ("scaled_dot_product_attention", "_scaled_dot_product_attention_math", "_scaled_dot_product_attention_math_for_mps",
-           "_scaled_dot_product_flash_attention", "_scaled_dot_product_flash_attention_for_cpu",
-           "_scaled_dot_product_efficient_attention", "_scaled_dot_product_cudnn_attention",
-           "_scaled_dot_product_fused_attention_overrideable", "_fused_sdp_choice", "_safe_softmax",
-           "_flash_attention_forward", "_efficient_attention_forward", "_cudnn_attention_forward"),
-    MHA: ("_native_multi_head_attention", "_transformer_encoder_layer_fwd"),
-    AUTOGRAD: ("_make_dual",),
-}
-# Python-level entry points, seen by the function mode (they hand themselves to handle_torch_function).
-_ENTRY_POINTS = {
-    SDPA: (F.scaled_dot_product_attention, torch._C._nn.scaled_dot_product_attention),
-    MHA: (F.multi_head_attention_forward, getattr(torch, "_native_multi_head_attention", None),
-          getattr(torch, "_transformer_encoder_layer_fwd", None)),
-    AUTOGRAD: (torch.Tensor.backward, torch.autograd.grad, torch.autograd.backward, getattr(torch, "_make_dual", None)),
-}
-# Reading a tensor's autograd node (to call its backward by hand) is autograd too, unless torch's own code reads it for
-# itself (nn.Module, optimizers, printing); torch.autograd's helpers (graph.get_gradient_edge) read it to hand it out.
+# torch's own use of a tensor's autograd node (nn.Module, optimizers, printing) is not the student's; torch.autograd's helpers
+# (graph.get_gradient_edge) read it to hand it out. Who read it decides, for the labels whose table entry says `engine`.
 _GRAPH_ATTRIBUTES = tuple(torch._C.TensorBase.__dict__[name] for name in ("grad_fn", "_grad_fn") if name in torch._C.TensorBase.__dict__)
 
 
+def _resolve(path: str) -> object:
+    """The object at a dotted path from torch (`torch.nn.functional.scaled_dot_product_attention`), None where this build
+    has none."""
+    found = torch
+    for part in path.split(".")[1:]:
+        found = getattr(found, part, None)
+        if found is None:
+            return None
+    return found
+
+
 def _bind() -> tuple[dict, dict, dict]:
-    """({id(entry point): (it, label)}, {id(packet): (it, label)}, {"aten::name": label}), bound once at import."""
+    """({id(entry point): (it, label)}, {id(packet): (it, label)}, {"aten::name": label}) from the table, bound once at import."""
     functions, packets, names = {}, {}, {}
-    for label, entries in _ENTRY_POINTS.items():
-        for function in entries:
+    for label, row in TABLE.items():
+        for function in map(_resolve, row.entry_points):
             if function is not None:
                 functions[id(function)] = (function, label)
-    for label, operators in _OPERATORS.items():
-        for name in operators:
+        for name in row.operators:
             try:
                 packet = getattr(torch.ops.aten, name)
             except (AttributeError, RuntimeError):  # an operator this torch build does not have
@@ -100,7 +92,10 @@ _push_function_mode, _push_dispatch_mode = torch.overrides._push_mode, torch.uti
 _set_thread_profile, _get_thread_profile, _set_profile, _get_profile = threading.setprofile, threading.getprofile, sys.setprofile, sys.getprofile
 _getframe, _get_ident, _TORCH_DIR = sys._getframe, threading.get_ident, os.path.dirname(torch.__file__) + os.sep
 _running_threads, _get_thread_trace = _thread._count, threading.gettrace  # _count: Python threads alive besides the main one
-_AUTOGRAD_DIR, _MultiheadAttention, _subclasses = os.path.dirname(torch.autograd.__file__) + os.sep, torch.nn.MultiheadAttention, type.__subclasses__
+_AUTOGRAD_DIR, _subclasses = os.path.dirname(torch.autograd.__file__) + os.sep, type.__subclasses__
+_ENGINE = next((label for label, row in TABLE.items() if row.engine), None)  # the autograd engine's work (at most one label)
+_CLASSES = {label: tuple(filter(None, map(_resolve, row.classes))) for label, row in TABLE.items() if row.classes}
+_COVERED = {label: frozenset(row.covers) for label, row in TABLE.items() if row.classes or row.covers}  # labels that nest
 _LIBRARIES = (_TORCH_DIR, os.path.dirname(os.__file__) + os.sep, os.path.dirname(os.path.abspath(__file__)) + os.sep)  # not the student's frames
 _BOOTSTRAP = threading.Thread._bootstrap  # what threading starts a thread with: its profile hook equips such threads
 _CHILD_DIR = _LIBRARIES[2]
@@ -254,13 +249,13 @@ def _function_label(func: object) -> str | None:
         return _packet_label(func._overloadpacket)
     if kind is _MethodWrapper and _getattr(func, "__self__", None) in _GRAPH_ATTRIBUTES:
         reader = _getframe(2).f_code.co_filename  # 0: here, 1: the mode's handler, 2: the code that read .grad_fn
-        return None if reader.startswith(_TORCH_DIR) and not reader.startswith(_AUTOGRAD_DIR) else AUTOGRAD
+        return None if reader.startswith(_TORCH_DIR) and not reader.startswith(_AUTOGRAD_DIR) else _ENGINE
     return None
 
 
-def _mha_codes() -> frozenset:
-    """The code of every method of nn.MultiheadAttention and of each of its subclasses defined so far."""
-    classes, codes = [_MultiheadAttention], set()
+def _method_codes(classes: tuple) -> frozenset:
+    """The code of every method of classes and of each of their subclasses defined so far."""
+    classes, codes = list(classes), set()
     while classes:
         cls = classes.pop()
         classes.extend(_subclasses(cls))
@@ -282,10 +277,10 @@ def _inside(codes: frozenset, frame: object) -> bool:
 
 
 class _PerThread(threading.local):
-    """How deep this thread is in the function mode's handler, and in a multi-head attention call."""
+    """How deep this thread is in the function mode's handler, and the nesting labels' work it runs (innermost last)."""
 
     depth = 0
-    in_mha = 0
+    within: tuple = ()
     handling = 0  # inside the dispatch mode's handler, where torch has taken that mode off the stack for the while
 
 
@@ -295,10 +290,11 @@ class _FunctionWatch(TorchFunctionMode):
     def __init__(self, watch: "ForbiddenWork") -> None:
         super().__init__()
         self.watch = watch
-        self.mha_codes: frozenset = frozenset()
+        self.class_codes: tuple = ()  # (label, the code of its classes' methods) for each asked label with classes
 
     def __enter__(self) -> "_FunctionWatch":
-        self.mha_codes = _mha_codes() if MHA in self.watch._asked else frozenset()  # the student's subclasses exist by now
+        self.class_codes = tuple((label, _method_codes(classes)) for label, classes in _CLASSES.items()
+                                 if label in self.watch._asked)  # the student's subclasses exist by now
         return super().__enter__()
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
@@ -306,15 +302,19 @@ class _FunctionWatch(TorchFunctionMode):
         here.depth += 1  # first: torch has taken this mode off the stack until the handler returns
         try:
             label = _function_label(func)
-            if label is None and self.mha_codes and not here.in_mha and _inside(self.mha_codes, _getframe(1)):
-                label = MHA  # work done by an nn.MultiheadAttention, whatever its class (torch.ao's quantizable one is pure Python)
+            if label is None and self.class_codes and not here.within:
+                frame = _getframe(1)  # work done by a method of a label's classes, whatever the subclass (torch.ao's is pure Python)
+                label = next((owner for owner, codes in self.class_codes if _inside(codes, frame)), None)
             if label is not None:
                 watch._note(label)
-            here.in_mha += label == MHA
+            nests = label in _COVERED
+            if nests:
+                here.within += (label,)
             try:
                 return func(*args, **(kwargs or {}))
             finally:
-                here.in_mha -= label == MHA
+                if nests:
+                    here.within = here.within[:-1]
         finally:
             here.depth -= 1
 
@@ -340,8 +340,8 @@ class _DispatchWatch(TorchDispatchMode):
             entry = self.labels[_id(func)] = (func, _packet_label(_getattr(func, "_overloadpacket", func)))
         label, engine = entry[1], _graph_task_id() != -1
         if label is None and engine:
-            label = AUTOGRAD  # the autograd engine is running this kernel
-        if label is not None and not (label == SDPA and here.in_mha):
+            label = _ENGINE  # the autograd engine is running this kernel
+        if label is not None and not (here.within and label in _COVERED[here.within[-1]]):
             watch._note(label)
         if not (here.depth or engine or _function_modes_on()):
             watch._blinded()  # work while the function mode was switched off from inside the block

@@ -1,0 +1,23 @@
+"""Correct variant: torch.einsum in toy_weights only; scaled_scores and dot_product_std by matmul and sum."""
+import math
+
+import torch
+from torch import Tensor
+
+
+def toy_weights(query: Tensor, keys: Tensor, scale: float = 1.0) -> Tensor:
+    """Attention weights softmax(scale * keys @ query): query (d,), keys (T, d) -> (T,)."""
+    return torch.softmax(scale * torch.einsum("td,d->t", keys, query), dim=-1)  # (T,)
+
+
+def scaled_scores(q: Tensor, k: Tensor) -> Tensor:
+    """Dot products divided by sqrt(d): q (..., Tq, d), k (..., Tk, d) -> (..., Tq, Tk)."""
+    return q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])  # (..., Tq, d) @ (..., d, Tk) -> (..., Tq, Tk)
+
+
+def dot_product_std(d: int, n: int = 20000, seed: int = 0) -> float:
+    """Empirical standard deviation of a . b over n draws of standard normal d-vectors (about sqrt(d))."""
+    generator = torch.Generator().manual_seed(seed)
+    a = torch.randn(n, d, generator=generator, dtype=torch.float64)  # (n, d)
+    b = torch.randn(n, d, generator=generator, dtype=torch.float64)  # (n, d)
+    return (a * b).sum(dim=-1).std().item()
