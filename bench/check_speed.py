@@ -38,6 +38,7 @@ both cores free, a student build's check 3 was measured at 1.71 s beside bare im
 skips the interpreter's teardown of torch (0.25 s or more) that the bare import pays, and spends about 0.35 s after its
 import of torch (pytest 0.06, collecting the suite 0.07, the 31 checks 0.19, the report 0.02) and 0.16 s before it.
 """
+import ast
 import os
 import shutil
 import statistics
@@ -50,8 +51,37 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 BACKENDS = ("linux", "portable")
 STUDENT = "check 3 (student build)"
+def suite_constant(suite: str, name: str) -> object:
+    """The value of a constant of autograder/suites/<suite>.py, read from its source (the floors import no grader): a
+    literal, or a list of case(key=value, ...) as their keyword dicts."""
+    tree = ast.parse((ROOT / "autograder" / "suites" / f"{suite}.py").read_text(encoding="utf-8"))
+    value = next(node.value for node in tree.body if isinstance(node, ast.Assign) and any(
+        isinstance(target, ast.Name) and target.id == name for target in node.targets))
+    if isinstance(value, ast.List) and all(isinstance(item, ast.Call) for item in value.elts):
+        return [{keyword.arg: ast.literal_eval(keyword.value) for keyword in item.keywords} for item in value.elts]
+    return ast.literal_eval(value)
+
+
+# The floors: the solutions' own work in check 10 and check 9 in a plain process (torch, one thread as in the sandbox's
+# child, the solution's module, no grader): q10's train_copy_task with the suite's TRAIN_KWARGS (the optimiser's first
+# step imports torch._dynamo, as in the child), and q9's time_attention on the suite's TIMINGS, then on the note's WALL
+# sizes on the real clock within its budget (clock.wall_times' loop).
+FLOORS = {
+    "q10 floor": "import torch; torch.set_num_threads(1)\n"
+                 "from solutions.q10_train import train_copy_task\n"
+                 f"train_copy_task(**{suite_constant('test_q10_train', 'TRAIN_KWARGS')!r})",
+    "q9 floor": "import time, torch; torch.set_num_threads(1)\n"
+                "from solutions.q09_timing import time_attention\n"
+                f"for timing in {suite_constant('test_q09_timing', 'TIMINGS')!r}: time_attention(**timing)\n"
+                f"wall, start = {suite_constant('test_q09_timing', 'WALL')!r}, time.perf_counter()\n"
+                "for T in wall['Ts']:\n"
+                "    if time.perf_counter() - start > wall['budget']: break\n"
+                "    time_attention(T, d=wall['d'], repeats=3)",
+}
 COMMANDS = {  # name -> (command, backend, run in the student build)
     "import torch": ([sys.executable, "-c", "import torch"], None, False),
+    **{name: ([sys.executable, "-c", code], None, False) for name, code in FLOORS.items()},
+    **{f"check {n} (linux)": ([sys.executable, "-m", "autograder", "check", str(n), "--solutions"], "linux", False) for n in (10, 9)},
     **{f"check 3 ({backend})": ([sys.executable, "-m", "autograder", "check", "3", "--solutions"], backend, False) for backend in BACKENDS},
     STUDENT: ([sys.executable, "-m", "autograder", "check", "3"], None, True),
     **{f"check all ({backend})": ([sys.executable, "-m", "autograder", "check", "--solutions"], backend, False) for backend in BACKENDS},
@@ -95,14 +125,22 @@ def main(rounds: int = 5, only: str = "") -> None:
             for name, (command, backend, in_student) in commands.items():
                 times[name].append(seconds(command, backend, student if in_student else ROOT))
     median = {name: statistics.median(values) for name, values in times.items()}
+    print(f"load average at the end: {', '.join(f'{load:.2f}' for load in os.getloadavg())}")
     for name, value in median.items():
         print(f"{name:<24} median {value:6.2f} s over {rounds} runs (min {min(times[name]):.2f}, max {max(times[name]):.2f})")
     ratios = [(f"check 3 / import torch ({backend})", f"check 3 ({backend})", "import torch", 1.3) for backend in BACKENDS]
     ratios += [("check 3 / import torch (student build)", STUDENT, "import torch", 1.0),
-               ("check all, portable / linux", "check all (portable)", "check all (linux)", 2.5)]
+               ("check all, portable / linux", "check all (portable)", "check all (linux)", 2.5),
+               ("check all / import torch (linux)", "check all (linux)", "import torch", 2.0)]
     for label, measured, baseline, target in ratios:
         if measured in median:
             print(f"{label}: {median[measured] / median[baseline]:.2f} (target <= {target})")
+    for number in (10, 9):  # what the grader adds around the solution's own work, against that floor and the bare import
+        check, floor = f"check {number} (linux)", f"q{number} floor"
+        if check in median and floor in median:
+            print(f"{floor} / import torch: {median[floor] / median['import torch']:.2f}; {check} / {floor}: "
+                  f"{median[check] / median[floor]:.2f}; the grader's overhead around it, ({check} - {floor}) / import torch: "
+                  f"{(median[check] - median[floor]) / median['import torch']:.2f}")
 
 
 if __name__ == "__main__":
