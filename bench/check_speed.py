@@ -1,14 +1,15 @@
 """Cost of `python -m autograder check 3` against a bare `python -c "import torch"`, and of `check` (all ten), under each
 sandbox backend, from medians of interleaved runs in one call.
 
-Usage: python bench/check_speed.py [ROUNDS [ONLY]] (ONLY: run only the commands whose name holds it, such as
-"check 3", beside the bare import). First a student build is released once into a temporary folder (`release`,
-then its branch main cloned and solutions/ copied into its exercises/, as a student who wrote every answer). Each round
-then runs, in turn: the bare import, `check 3 --solutions` under the Linux backend and under the portable one
-(AUTOGRADER_SANDBOX forces it), `check 3` in the student build (the environment's backend: no `reference/`, the oracle
-answered from its recordings), then `check --solutions` under both backends. Interleaved rounds keep the ratios
-meaningful on a shared machine whose speed drifts. Targets: check 3 within 1.3x the bare import on each backend, and
-within 1.0x on the student build (issue 23); the portable `check` of all ten within 2.5x the Linux one; the Linux
+Usage: python bench/check_speed.py [ROUNDS [ONLY]] (ONLY: run only the commands whose name holds it, or one of its
+comma-separated parts, such as "check 3" or "q10,check 10", beside the bare import). First a student build is released
+once into a temporary folder (`release`, then its branch main cloned and solutions/ copied into its exercises/, as a
+student who wrote every answer). Each round then runs, in turn: the bare import, the two floors and `check 10` and
+`check 9 --solutions` under the Linux backend (below), `check 3 --solutions` under the Linux backend and under the
+portable one (AUTOGRADER_SANDBOX forces it), `check 3` in the student build (the environment's backend: no `reference/`,
+the oracle answered from its recordings), then `check --solutions` under both backends. Interleaved rounds keep the
+ratios meaningful on a shared machine whose speed drifts. Targets: check 3 within 1.3x the bare import on each backend,
+and within 1.0x on the student build (issue 23); the portable `check` of all ten within 2.5x the Linux one; the Linux
 `check` of all ten within 2x the bare import (issue 27).
 
 The two questions whose own work is most of `check`'s are measured against their floors (issue 27), the solutions' own
@@ -16,7 +17,7 @@ work in a plain process with no grader (torch on one thread, as in the sandbox's
 train_copy_task with the suite's TRAIN_KWARGS, `q9 floor` its time_attention on the suite's TIMINGS and then on the real
 clock's note sizes within the note's budget. `check 10 (linux)` and `check 9 (linux)` grade those questions alone; for
 each the run prints the floor against the bare import, the check against its floor, and the grader's overhead, (check -
-floor) / import torch, all from medians of the same run (ONLY "10" or " 9" runs just those, beside the bare import).
+floor) / import torch, all from medians of the same run (ONLY "10" or "q9,check 9" runs just those, beside the bare import).
 
 Printed on 2026-12-01 (3 rounds) on the team's shared 2-core machine, under a load average of about 12 (other
 engineers' test runs), so every median is slow and noisy; the ratios are what to read:
@@ -123,9 +124,9 @@ def seconds(command: list[str], backend: str | None, cwd: Path = ROOT) -> float:
 
 
 def main(rounds: int = 5, only: str = "") -> None:
-    """Run every command (those whose name holds `only`, and the bare import) in turn, `rounds` times; print medians and
-    the ratios against their baselines."""
-    commands = {name: value for name, value in COMMANDS.items() if only in name or name == "import torch"}
+    """Run every command (those whose name holds `only` or one of its comma-separated parts, and the bare import) in turn,
+    `rounds` times; print medians and the ratios against their baselines."""
+    commands = {name: value for name, value in COMMANDS.items() if any(part in name for part in only.split(",")) or name == "import torch"}
     times: dict[str, list[float]] = {name: [] for name in commands}
     with tempfile.TemporaryDirectory(prefix="check-speed-") as folder:
         student = student_build(Path(folder)) if STUDENT in commands else ROOT
