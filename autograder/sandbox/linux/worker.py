@@ -392,6 +392,9 @@ def pristine() -> None:
                 _preload(request["preload"])
                 collapsed = False
             if "zygote" not in request:  # {"preload"} alone: modules imported ahead for the zygotes forked from now on
+                if forked:  # collapsed now too, beside the questions graded first, not when the zygote that wants them is asked for
+                    _collapse_memory()
+                    collapsed = True
                 continue
             if forked and not collapsed:  # from the second zygote on (a class): each zygote forked after it inherits it
                 _collapse_memory()
