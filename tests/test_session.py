@@ -147,3 +147,42 @@ def test_a_preloaded_module_is_imported_once_by_the_zygote_for_every_later_child
         assert sandbox.pristine_preloaded == {"wave"}
     finally:
         sandbox.close()
+
+
+def test_modules_prepared_ahead_are_imported_by_the_pristine_process_not_by_the_zygote(tmp_path: Path) -> None:
+    """Sandbox.prepare(preload) (said by the plugin once the suites are collected): the pristine process imports the modules
+    beside the first questions, and the question that preloads them is forked from a fresh zygote that has them, which the
+    running zygote, never asked to import them, does not."""
+    package = tmp_path / "exercises"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "q01_causal_mask.py").write_text("import sys\n\n\ndef imported(name):\n    return name in sys.modules\n")
+    sandbox = Sandbox()
+    if sandbox.backend != "linux":
+        sandbox.close()
+        pytest.skip("only the Linux backend's pristine process imports ahead")
+    try:
+        sandbox.prepare(("wave",))
+        found = []
+        for preload in ((), ("wave",)):
+            child = sandbox.open(package, "q01_causal_mask", 20, preload=preload)
+            try:
+                assert child.first()["ok"]
+                found.append(child.ask({"op": "call", "target": "imported", "args": ["wave"], "kwargs": {}})["value"])
+            finally:
+                child.close()
+            if not preload:
+                first_zygote = sandbox.zygotes
+        assert found == [False, True]
+        assert sandbox.zygotes == first_zygote + 1 and sandbox.pristine_preloaded == {"wave"} and sandbox.preloaded == {"wave"}
+    finally:
+        sandbox.close()
+
+
+def test_grading_tells_the_sandbox_the_modules_its_suites_preload(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plugin says the collected suites' preload markers (q9's torch.utils.benchmark) before the first question."""
+    sandbox = Sandbox()
+    said: list[tuple[str, ...]] = []
+    monkeypatch.setattr(sandbox, "prepare", said.append)
+    report = grade_many(COURSE, [(ROOT / "solutions", [9])], sandbox=sandbox)[0]
+    assert said == [("torch.utils.benchmark",)] and report.score == report.max_score

@@ -424,7 +424,8 @@ class KitPlugin:
 
     def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
         """Leave out ungraded notes unless notes are wanted; count each check's inputs; keep hypothesis's storage in the
-        sandbox when a suite uses hypothesis (it writes there only while a check runs)."""
+        sandbox when a suite uses hypothesis (it writes there only while a check runs); tell the sandbox which modules the
+        suites' children preload, so that it can import them ahead, beside the questions graded first."""
         if "hypothesis" in sys.modules:
             _keep_hypothesis_in(self.sandbox.folder)
         if not self.notes:
@@ -434,6 +435,7 @@ class KitPlugin:
         for item in items:
             key = (item.module.__name__, item.originalname)
             self.inputs[key] = self.inputs.get(key, 0) + 1
+        self.sandbox.prepare(tuple(sorted({name for item in items for marker in item.iter_markers("preload") for name in marker.args})))
 
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
         """Under `check`, a check whose earlier (smaller) input failed is not run again on a larger one."""

@@ -148,6 +148,10 @@ class Sandbox:
         """Wait up to timeout seconds until the sandbox can start a question at once (torch imported)."""
         raise NotImplementedError
 
+    def prepare(self, preload: tuple[str, ...]) -> None:
+        """Modules that later questions' children preload (their suites' preload markers), said before the first question: a
+        backend that can import them ahead, beside the questions graded first, does; the others import them when asked."""
+
     def renew(self) -> bool:
         """Make the next child start from a process no earlier child touched; True when that took a new one (a backend whose
         children start from nothing shared has nothing to renew)."""

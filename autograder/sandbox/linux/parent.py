@@ -265,6 +265,20 @@ class LinuxSandbox(Sandbox):
         self.process, self.pending, self.preloaded, self.ready, self.forked = None, b"", set(), False, 0
         self._start_or_refuse()
 
+    def prepare(self, preload: tuple[str, ...]) -> None:
+        """Have the pristine process import preload now, after it forked the running zygote, on the core the questions graded
+        first leave free: the question that wants them is then forked from a fresh zygote that has them (milliseconds), not
+        from one that imports them first (torch._dynamo: about as long as torch)."""
+        ahead = sorted(set(preload) - self.pristine_preloaded)
+        if not ahead or not self._pristine_healthy():
+            return
+        try:
+            self.control.send(json.dumps({"preload": ahead}).encode())
+        except OSError:  # the pristine process is gone: the question's open asks its zygote to import them
+            return
+        self.wanted.update(ahead)
+        self.pristine_preloaded.update(ahead)
+
     def renew(self) -> bool:
         """Replace the running zygote when it forked any child, by a fork of the pristine process (milliseconds): each student
         of a class gets a zygote no earlier student's child touched, and a child that died before its first word is asked
@@ -287,6 +301,8 @@ class LinuxSandbox(Sandbox):
         if self.process is not None and not self._healthy():  # never fork the next child from a zygote a previous child changed
             self.replaced += 1
             self._restart()
+        elif self.process is not None and not set(preload) <= self.preloaded and set(preload) <= self.pristine_preloaded:
+            self._restart()  # the pristine process imported them ahead (prepare): a zygote forked from it now has them
         if self.process is None:
             return RefusedChild(self.refused)
         self.jobs += 1

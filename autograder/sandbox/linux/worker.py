@@ -5,7 +5,8 @@ Run as a script (never imported by the grader): `python -I worker.py`, its stdin
 This first process is the pristine one: it imports torch and the child's side, then only forks zygotes, never a
 question's child, so no student's code ever ran in it or in a process it was forked from. Each message the grader sends
 it is one JSON object: {"zygote": n, "preload": [module, ...]} with two descriptors, the read end of the new zygote's job
-pipe and the write end of its answer pipe (modules to import first, once, for every later zygote); it answers {"zygote":
+pipe and the write end of its answer pipe (modules to import first, once, for every later zygote), or {"preload": [...]}
+alone (import them now, ahead of the zygote that will want them, and fork nothing); it answers {"zygote":
 n, "pid"} with the zygote's pidfd, {"zygote": n, "exit"} when that zygote ends, or {"zygote": n, "error"} when the
 system refused the fork.
 
@@ -390,6 +391,11 @@ def pristine() -> None:
             if request.get("preload"):
                 _preload(request["preload"])
                 collapsed = False
+            if "zygote" not in request:  # {"preload"} alone: modules imported ahead for the zygotes forked from now on
+                if forked:  # collapsed now too, beside the questions graded first, not when the zygote that wants them is asked for
+                    _collapse_memory()
+                    collapsed = True
+                continue
             if forked and not collapsed:  # from the second zygote on (a class): each zygote forked after it inherits it
                 _collapse_memory()
                 collapsed = True
