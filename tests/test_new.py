@@ -165,3 +165,30 @@ def test_the_new_suite_is_plain_pytest(filled: Path) -> None:
                       for package in ("solutions", "exercises"))
     assert passed.returncode == 0 and re.search(r"\b8 passed\b", passed.stdout), passed.stdout + passed.stderr
     assert failed.returncode == 1 and re.search(r"\b8 failed\b", failed.stdout), failed.stdout + failed.stderr
+
+
+NUMBER_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"]
+
+
+def test_no_readme_or_guide_writes_the_courses_count_or_total() -> None:
+    """Adding a question changes no prose: README.md, docs/ and the release README template name neither the number of
+    questions nor the course total (the release README gets its total from course.yaml)."""
+    count, total = len(COURSE.questions), f"{COURSE.max_score:g}"
+    said = [rf"\b({count}|{NUMBER_WORDS[count] if count < len(NUMBER_WORDS) else count}) (graded )?questions\b",
+            rf"\b{total} / {total}\b", rf"\b{total} points\b", rf"\({total} for this kit\)"]
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "autograder" / "maintainer" / "release_readme.md"]
+    found = [f"{page.relative_to(ROOT)}: {match.group(0)!r}" for page in pages for pattern in said
+             for match in re.finditer(pattern, page.read_text(encoding="utf-8"), re.IGNORECASE)]
+    assert not found, found
+
+
+def test_the_release_readme_gives_the_courses_own_total() -> None:
+    from dataclasses import replace
+
+    from autograder.maintainer.release import _readme
+
+    two = replace(COURSE, questions=COURSE.questions[:2])
+    total = f"{two.max_score:g}"
+    readme = _readme(two)
+    assert f"python -m autograder check                                 # {total} / {total}" in readme
+    assert f"Total: {total} points." in readme and f"{COURSE.max_score:g} / " not in readme
