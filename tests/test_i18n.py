@@ -129,7 +129,8 @@ def test_hint_and_selftest_follow_lang(capsys: pytest.CaptureFixture[str], monke
 
 
 @pytest.mark.parametrize("argv", [["check", "1"], ["list"], ["hint", "1"], ["selftest", "1"], ["nbgrader", "out"], ["grade", "d", "--out", "o"],
-                                  ["gradescope", "k.zip"], ["release", "out"], ["dev-check"]])
+                                  ["gradescope", "k.zip"], ["release", "out"], ["dev-check"],
+                                  ["new", "11", "padded_attention"]])
 def test_every_sub_command_takes_lang_before_or_after_it(argv: list[str]) -> None:
     assert _parser().parse_args([*argv, "--lang", "fr"]).lang == "fr"
     assert _parser().parse_args(["--lang", "fr", *argv]).lang == "fr"
