@@ -13,7 +13,7 @@ import yaml
 
 from autograder.course.manifest import load_course
 from autograder.maintainer.devcheck import check_placeholders
-from autograder.maintainer.new import PLACEHOLDER, NewQuestionError, planned
+from autograder.maintainer.new import PLACEHOLDER, NewQuestionError, planned, write_question
 from autograder.maintainer.stubs import make_stub, write_stubs
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -102,6 +102,23 @@ def test_new_refuses_when_one_of_its_files_exists_writing_nothing(tmp_path: Path
     before = snapshot(kit)
     done = run(kit, "new", str(NUMBER), "padded_attention")
     assert done.returncode == 2 and "reference/padded_attention.py already exists" in done.stderr, done.stderr
+    assert snapshot(kit) == before
+
+
+def test_a_failed_write_leaves_the_kit_as_it_was(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    kit = copy_kit(tmp_path)
+    before, files = snapshot(kit), planned(load_course(kit), NUMBER, "padded_attention")
+    write_text = Path.write_text
+
+    def full_disk_at_the_bank(path: Path, *args: object, **kwargs: object) -> int:
+        if path.name == f"q{NUMBER:02d}.py":
+            raise OSError(28, "No space left on device")
+        return write_text(path, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "write_text", full_disk_at_the_bank)
+    with pytest.raises(NewQuestionError, match=f"mistakes/q{NUMBER:02d}.py could not be written .*nothing was written"):
+        write_question(kit, files)
+    monkeypatch.undo()
     assert snapshot(kit) == before
 
 

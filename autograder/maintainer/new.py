@@ -26,6 +26,7 @@ class NewQuestionError(Exception):
 
 
 def _solution(number: int, slug: str) -> str:
+    """The solution skeleton: one function named after the slug, its body one solution region."""
     return f'''"""Question {number}: {slug.replace("_", " ")}."""
 from torch import Tensor
 
@@ -39,6 +40,7 @@ def {slug}(x: Tensor) -> Tensor:
 
 
 def _reference(number: int, slug: str) -> str:
+    """The oracle's module, reference/<slug>.py."""
     return f'''"""The oracle of question {number}: the right answer, which the student build keeps only as recorded results."""
 from torch import Tensor
 
@@ -50,6 +52,7 @@ def {slug}(x: Tensor) -> Tensor:
 
 
 def _suite(number: int, slug: str) -> str:
+    """The hidden suite: drawn inputs and one example check worth points(1), comparing with the oracle."""
     return f'''"""Question {number}: {slug}."""
 import random
 
@@ -80,6 +83,7 @@ def test_{slug}(student: Student, x: torch.Tensor) -> None:
 
 
 def _bank(number: int, slug: str) -> str:
+    """The bank of known mistakes, empty, its right answer the oracle."""
     return f'''"""Known mistakes of question {number}: {PLACEHOLDER} the mistakes students make (see autograder/engine/mistakes.py)."""
 from autograder.engine.mistakes import Bank
 from reference import {slug} as oracle
@@ -169,20 +173,21 @@ def planned(course: Course, number: int, slug: str, title: str | None = None, po
 
 
 def write_question(root: Path, files: dict[str, str]) -> None:
-    """Write files under root; on a failure, remove what was written and put course.yaml back, then raise."""
+    """Write files under root (course.yaml last); on a failure, remove what was written, put course.yaml back and raise
+    NewQuestionError."""
     manifest = (root / "course.yaml").read_bytes()
     written: list[Path] = []
-    try:
-        for relative, text in files.items():
-            target = root / relative
+    for relative, text in files.items():
+        target = root / relative
+        try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8")
             written.append(target)
-    except OSError:
-        for target in written:
-            target.unlink(missing_ok=True)
-        (root / "course.yaml").write_bytes(manifest)
-        raise
+            target.write_text(text, encoding="utf-8")
+        except OSError as error:
+            for path in written:
+                path.unlink(missing_ok=True)
+            (root / "course.yaml").write_bytes(manifest)
+            raise NewQuestionError(_("{path} could not be written ({error}); nothing was written").format(path=relative, error=error)) from None
 
 
 def new_question(course: Course, number: int, slug: str, title: str | None = None, points: float = 10) -> int:
