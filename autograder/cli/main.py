@@ -100,7 +100,7 @@ def _parser() -> argparse.ArgumentParser:
     command("release", _("write a learner repository (main: stubs, solutions branch)")).add_argument("out_dir", type=Path)
     command("dev-check", _("maintainer's guard: manifest, stubs, solutions, suites"))
     new = command("new", _("maintainer: add question N, its files and course.yaml entry written for you to fill in"))
-    new.add_argument("number", type=int, metavar="N")
+    new.add_argument("number", type=int, metavar="N", help=_("the new question's number, which `check N` will take"))
     new.add_argument("slug", metavar="SLUG", help=_("snake_case name: the files are qNN_SLUG.py, the function SLUG"))
     new.add_argument("--title", default=None, help=_("the title students read (default: made from SLUG)"))
     new.add_argument("--points", type=float, default=10, help=_("the question's points (default: 10)"))
