@@ -209,3 +209,15 @@ def test_the_release_readme_gives_the_courses_own_total() -> None:
     readme = _readme(two)
     assert f"python -m autograder check                                 # {total} / {total}" in readme
     assert f"Total: {total} points." in readme and f"{COURSE.max_score:g} / " not in readme
+
+
+def test_new_writes_the_markers_but_holds_no_marker_line_itself() -> None:
+    """The release refuses a shipped file with a solution marker line, and autograder/ ships whole: `new`'s templates
+    must make the markers without holding one at the start of a line."""
+    from autograder.maintainer.stubs import BEGIN, END
+
+    for path in sorted((ROOT / "autograder").rglob("*.py")):
+        marked = [n for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if BEGIN.match(line) or END.match(line)]
+        assert not marked, f"{path.relative_to(ROOT)} lines {marked} are solution markers: the release would refuse to ship it"
+    solution = planned(COURSE, NUMBER, "padded_attention")[f"solutions/{MODULE}.py"]
+    assert sum(bool(BEGIN.match(line) or END.match(line)) for line in solution.splitlines()) == 2

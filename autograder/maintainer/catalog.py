@@ -4,7 +4,8 @@
 `ngettext()` message of the autograder package, every check's name (the first docstring line of each `test_*`
 function of autograder/suites/) and every text of course.yaml, merges them into
 autograder/locale/<lang>/LC_MESSAGES/{autograder,course}.po (translations kept, new entries empty, vanished ones
-commented out; no `#:` file and line references, which would change with every edit), compiles each .mo, and lists the entries still to translate (exit status 1 while there are any).
+commented out; no `#:` file and line references, which would change with every edit), compiles each .mo, and lists
+the entries still to translate (exit status 1 while there are any).
 """
 import argparse
 import io

@@ -18,6 +18,8 @@ from ..i18n import _
 from .stubs import make_stub
 
 PLACEHOLDER = "FILL IN"  # in every text `new` writes that the author must replace; dev-check lists where it is left
+REGION = ("### BEGIN SOLUTION", "### END SOLUTION")  # the stub tool's markers, never at the start of a line here: the
+# release refuses to ship a file with a marker line, and this module ships with the grader
 SLUG = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*")  # snake_case: the module is q<NN>_<slug>, the function <slug>
 
 
@@ -33,9 +35,9 @@ from torch import Tensor
 
 def {slug}(x: Tensor) -> Tensor:
     """{PLACEHOLDER}: what {slug} returns, with the shapes of its arguments and of its result."""
-    ### BEGIN SOLUTION: {PLACEHOLDER}: the line the student reads above the code to write.
+    {REGION[0]}: {PLACEHOLDER}: the line the student reads above the code to write.
     raise NotImplementedError("{PLACEHOLDER}: the solution of question {number}")
-    ### END SOLUTION
+    {REGION[1]}
 '''
 
 
