@@ -126,7 +126,8 @@ def check_placeholders(course: Course) -> Outcome:
     for question in course.questions:
         paths += [Path("solutions") / Path(question.file).name, Path("autograder/suites") / f"test_{question.module}.py",
                   Path("autograder/suites/mistakes") / f"q{question.number:02d}.py"]
-    problems = [ngettext("{file} line {lines}", "{file} lines {lines}", len(lines)).format(file=path.as_posix(), lines=", ".join(map(str, lines)))
+    problems = [ngettext("{file} line {lines}", "{file} lines {lines}", len(lines)).format(
+                    file=path.as_posix(), lines=", ".join(map(str, lines)))
                 for path in paths if (lines := _placeholder_lines(course.root / path))]
     if problems:
         problems.insert(0, _("to fill in, where {marker} is written").format(marker=repr(PLACEHOLDER)))

@@ -152,9 +152,11 @@ def planned(course: Course, number: int, slug: str, title: str | None = None, po
         raise NewQuestionError(_("a question is worth more than 0 points, not {points:g}").format(points=points))
     for question in course.questions:
         if question.number == number:
-            raise NewQuestionError(_("question {number} already exists ({file}): choose another number").format(number=number, file=question.file))
+            raise NewQuestionError(_("question {number} already exists ({file}): choose another number").format(
+                number=number, file=question.file))
         if question.slug == slug:
-            raise NewQuestionError(_("the slug {slug} is taken by question {number}: choose another").format(slug=repr(slug), number=question.number))
+            raise NewQuestionError(_("the slug {slug} is taken by question {number}: choose another").format(
+                slug=repr(slug), number=question.number))
     module = f"q{number:02d}_{slug}"
     solution = _solution(number, slug)
     files = {f"solutions/{module}.py": solution, f"exercises/{module}.py": make_stub(solution, f"solutions/{module}.py"),
@@ -189,7 +191,8 @@ def write_question(root: Path, files: dict[str, str]) -> None:
             for path in written:
                 path.unlink(missing_ok=True)
             (root / "course.yaml").write_bytes(manifest)
-            raise NewQuestionError(_("{path} could not be written ({error}); nothing was written").format(path=relative, error=error)) from None
+            raise NewQuestionError(_("{path} could not be written ({error}); nothing was written").format(
+                path=relative, error=error)) from None
 
 
 def new_question(course: Course, number: int, slug: str, title: str | None = None, points: float = 10) -> int:
