@@ -1,15 +1,16 @@
-"""docs/authoring.md, followed literally: its eleventh question, added to a copy of the kit, passes dev-check and grades as promised.
+"""docs/authoring.md, followed literally: its question 99, added to a copy of the kit, passes dev-check and grades as promised.
 
 The guide's code is this test's code. In docs/authoring.md, a line `<!-- test: ACTION -->` governs the
 fenced block after it, and the walkthrough below does what it says, in the guide's order, in a copy of
 the kit (the working directory of every command, with PYTHONPATH unset, as in tests/test_devcheck.py):
 
-    append PATH                   append the block to PATH (course.yaml)
+    entry PATH                    replace, in PATH (course.yaml), the text from the block's first line to the end of that
+                                  entry (the next line at that indentation, or the end) with the block
     write PATH                    write the block to PATH
     file PATH                     PATH, as the steps before left it, must equal the block
     run, exit status N            run each line of the block in a shell; each must exit with N
     output                        the last command run printed exactly the block
-    output, numbers vary          the same, every number replaced by N on both sides
+    output, numbers vary          the same, every number and list of numbers replaced by N on both sides
     proxy N                       the block runs with `student` bound to question N of the kit's solutions/
 
 The module takes 50 s on two idle cores (up to two minutes on a loaded machine): thirteen commands,
@@ -42,9 +43,10 @@ GUIDE = ROOT / "docs" / "authoring.md"
 COPIED = ("autograder", "reference", "solutions", "exercises", "course.yaml", "pyproject.toml",
           "tests/conftest.py", "tests/test_corpus.py", "tests/test_mistakes.py", "tests/test_code_standards.py")  # the kit, and the kit tests the guide runs
 BLOCK = re.compile(r"^<!-- test: (?P<action>[^>]*?) -->\n```(?P<lang>\w*)\n(?P<body>.*?)^```$", re.MULTILINE | re.DOTALL)
-SOLUTION = "solutions/q11_softmax_temperature.py"
-STUB = "exercises/q11_softmax_temperature.py"
-SUITE = "autograder/suites/test_q11_softmax_temperature.py"
+NUMBER = 99  # the guide's question: a number no course of this kit will have, so a real question never meets it
+SOLUTION = f"solutions/q{NUMBER}_softmax_temperature.py"
+STUB = f"exercises/q{NUMBER}_softmax_temperature.py"
+SUITE = f"autograder/suites/test_q{NUMBER}_softmax_temperature.py"
 
 
 @dataclass(frozen=True)
@@ -104,7 +106,23 @@ def _run(kit: Path, command: str) -> subprocess.CompletedProcess:
 
 
 def _numbers(text: str) -> str:
-    return re.sub(r"\d+", "N", text)
+    """text with each number, and each list of numbers (`[1, 2, 99]`), written N: the counts of the kit's questions vary."""
+    return re.sub(r"\d+(, \d+)*", "N", text)
+
+
+def _replace_entry(text: str, entry: str) -> str:
+    """text with the list entry that begins with entry's first line (a comment above the `- ` line, say) replaced by entry:
+    up to the first line after its `- ` line that is not blank and not indented deeper."""
+    first = entry.splitlines()[0]
+    start = text.index(first + "\n")
+    indent = first[:len(first) - len(first.lstrip())]
+    lines = text[start:].splitlines(keepends=True)
+    end = next(index for index, line in enumerate(lines) if line.startswith(indent + "- ")) + 1
+    while end < len(lines) and (not lines[end].strip() or len(lines[end]) - len(lines[end].lstrip()) > len(indent)):
+        end += 1
+    while not lines[end - 1].strip():  # the blank lines before the next entry stay with it
+        end -= 1
+    return text[:start] + entry + "".join(lines[end:])
 
 
 @pytest.fixture(scope="module")
@@ -116,9 +134,11 @@ def walk(tmp_path_factory: pytest.TempPathFactory) -> Walk:
     last: subprocess.CompletedProcess | None = None
     for block in blocks():
         verb, _, argument = block.action.partition(" ")
-        if verb == "append":
-            with open(kit / argument, "a", encoding="utf-8") as handle:
-                handle.write(block.body)
+        if verb == "entry":
+            if block.body.splitlines()[0] not in (kit / argument).read_text(encoding="utf-8"):
+                done.problems.append(f"{argument} holds no line {block.body.splitlines()[0]!r} for the guide's entry to replace")
+            else:
+                (kit / argument).write_text(_replace_entry((kit / argument).read_text(encoding="utf-8"), block.body), encoding="utf-8")
         elif verb == "write":
             (kit / argument).parent.mkdir(parents=True, exist_ok=True)
             (kit / argument).write_text(block.body, encoding="utf-8")
@@ -144,9 +164,11 @@ def walk(tmp_path_factory: pytest.TempPathFactory) -> Walk:
 def test_the_guide_has_every_step() -> None:
     """The blocks the walkthrough needs are there, and each code block parses."""
     actions = [block.action for block in blocks()]
-    for wanted in ("append course.yaml", f"write {SOLUTION}", f"file {STUB}", f"write {SUITE}", "proxy 5", "output"):
+    for wanted in ("entry course.yaml", f"write {SOLUTION}", f"file {STUB}", f"write {SUITE}", "proxy 5", "output"):
         assert wanted in actions, f"docs/authoring.md has no `<!-- test: {wanted} -->` block"
-    assert len(blocks("write tests/corpus/wrong/q11_")) >= 3 and blocks("write tests/corpus/right/q11_")
+    assert len(blocks(f"write tests/corpus/wrong/q{NUMBER}_")) >= 3 and blocks(f"write tests/corpus/right/q{NUMBER}_")
+    assert NUMBER not in load_course(ROOT).numbers, "the kit has a question of the guide's number: the walkthrough would meet it"
+    assert f"python -m autograder new {NUMBER} softmax_temperature" in commands(blocks("run")[0])[0], "the guide starts with `new`"
     for block in blocks():
         if block.lang == "python":
             ast.parse(block.body, block.action)
@@ -164,7 +186,7 @@ def test_every_step_does_what_the_guide_says(walk: Walk) -> None:
 
 
 def test_the_stub_is_the_tools_work(walk: Walk) -> None:
-    """exercises/q11 is the stub tool's output for the solution, and the stub tool left the other stubs alone."""
+    """exercises/q99 is the stub tool's output for the solution, and the stub tool left the other stubs alone."""
     assert (walk.kit / STUB).read_text() == make_stub((walk.kit / SOLUTION).read_text())
     for path in (ROOT / "exercises").glob("q*.py"):
         assert (walk.kit / "exercises" / path.name).read_text() == path.read_text(), path.name
@@ -174,22 +196,22 @@ def test_dev_check_passes_with_the_new_question(walk: Walk) -> None:
     done = walk.result("python -m autograder dev-check")
     lines = done.stdout.strip().splitlines()
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "numbers [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]" in lines[0]
+    assert f"numbers {load_course(ROOT).numbers + [NUMBER]}" in lines[0] and "ok      filled in: nothing left" in done.stdout
     assert all(line.startswith("ok ") for line in lines[:-1]) and lines[-1].endswith("checks passed")
 
 
 def test_check_gives_the_solution_full_marks(walk: Walk) -> None:
-    done = walk.result("python -m autograder check 11 --solutions --json")
+    done = walk.result(f"python -m autograder check {NUMBER} --solutions --json")
     report = json.loads(done.stdout)
     (question,) = report["questions"]
-    assert (question["number"], question["status"], question["score"], question["max_score"]) == (11, "passed", 4, 4), question
+    assert (question["number"], question["status"], question["score"], question["max_score"]) == (NUMBER, "passed", 4, 4), question
     assert [test["name"] for test in question["tests"]] == ["softmax_with_temperature is the softmax of scores / temperature",
                                                            "softmax_with_temperature stays finite on large scores"]
     assert done.returncode == 0
 
 
 def test_check_calls_the_stub_not_attempted(walk: Walk) -> None:
-    done = walk.result("python -m autograder check 11 --json")
+    done = walk.result(f"python -m autograder check {NUMBER} --json")
     (question,) = json.loads(done.stdout)["questions"]
     assert (question["status"], question["score"]) == ("not attempted", 0), question
     assert done.returncode == 1
@@ -211,12 +233,12 @@ def test_plain_pytest_options_select_and_report(walk: Walk) -> None:
     listed = re.findall(r"^\S+::(\S+)\[(.*)\] PASSED", done.stdout, re.MULTILINE)
     assert listed and all(name == "test_softmax_with_temperature" and "float64" in ids for name, ids in listed), done.stdout
     assert re.search(rf"\b{len(listed)} passed, {15 - len(listed)} deselected in\b", done.stdout), done.stdout
-    suite = ElementTree.parse(walk.kit / "q11-report.xml").getroot().find("testsuite")
+    suite = ElementTree.parse(walk.kit / f"q{NUMBER}-report.xml").getroot().find("testsuite")
     assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == (str(len(listed)), "0", "0")
 
 
 def test_the_corpus_judges_the_new_files(walk: Walk) -> None:
-    done = walk.result("python -m pytest tests/test_corpus.py tests/test_mistakes.py tests/test_code_standards.py -k q11 -p no:cacheprovider")
+    done = walk.result(f"python -m pytest tests/test_corpus.py tests/test_mistakes.py tests/test_code_standards.py -k q{NUMBER} -p no:cacheprovider")
     wrong, right = len(blocks("write tests/corpus/wrong/")), len(blocks("write tests/corpus/right/"))
     assert done.returncode == 0 and f"{3 * (wrong + right) + 4} passed" in done.stdout, done.stdout + done.stderr
 

@@ -114,7 +114,7 @@ def test_one_grading_step_per_question_worth_its_points(workflow: dict) -> None:
         assert question.title in inputs["test-name"] and str(question.number) in inputs["test-name"]
         assert float(inputs["timeout"]) * 60 >= question.time_limit + 60  # minutes: the question's limit and a margin
         assert "setup-command" not in inputs  # installing is one step before them, not ten
-    assert sum(step["with"]["max-score"] for step in grading) == COURSE.max_score == 100
+    assert sum(step["with"]["max-score"] for step in grading) == COURSE.max_score
     before = steps[:steps.index(grading[0])]  # PyTorch first (the pinned CPU wheel), then the kit, before any grading
     install = "\n".join(step.get("run", "") for step in before)
     assert "torch==2.13.0" in install and "download.pytorch.org/whl/cpu" in install
@@ -146,7 +146,7 @@ def test_solutions_earn_every_point(workflow: dict, graded: dict[str, list[tuple
     for step, (status, output) in zip(graders(workflow), graded["solutions"]):
         assert status == 0, (step["with"]["command"], output[-2000:])
     total = sum(points(step, status) for step, (status, _) in zip(graders(workflow), graded["solutions"]))
-    assert total == COURSE.max_score == 100
+    assert total == COURSE.max_score
 
 
 def test_a_question_short_of_full_marks_earns_none_and_its_log_shows_why(workflow: dict, checkouts: dict[str, Path],

@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from autograder.course.manifest import load_course
 from autograder.course.results import missing_file
 
 ROOT = Path(__file__).resolve().parent.parent
+COURSE = load_course(ROOT)
 
 
 def run(cwd: Path, *args: str) -> subprocess.CompletedProcess:
@@ -30,8 +32,8 @@ def test_solutions_score_full_marks_as_json():
     done = run(ROOT, "check", "--solutions", "--json")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
-    assert (report["score"], report["max_score"]) == (100, 100)
-    assert [q["number"] for q in report["questions"]] == list(range(1, 11))
+    assert (report["score"], report["max_score"]) == (COURSE.max_score, COURSE.max_score)
+    assert [q["number"] for q in report["questions"]] == COURSE.numbers
     for question in report["questions"]:
         assert question["status"] == "passed" and question["score"] == question["max_score"]
         assert set(question) >= {"number", "title", "score", "max_score", "status", "tests"}

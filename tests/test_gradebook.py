@@ -430,7 +430,7 @@ def test_jobs_zero_is_a_usage_error(kit, tmp_path, capsys):
 
 def test_every_mistake_id_and_number_the_docs_quote_is_the_codes():
     """A mistake id quoted in README.md or docs/ exists in the bank of its question (a question the course does not have,
-    such as authoring.md's worked question 11, aside); the figures the instructors' guide gives are the code's."""
+    such as authoring.md's worked question 99, aside); the figures the instructors' guide gives are the code's."""
     from autograder.classroom import intake, summary
     from autograder.nbgrader.course import CELL_MARGIN, cell_timeout
     from autograder.sandbox import STALE_SECONDS, STARTUP_SECONDS, WALL_FACTOR

@@ -228,7 +228,7 @@ def test_correct_submission_gets_full_marks_and_every_self_test_answer(runs: dic
     assert run["status"] == 0, run["stdout"]
     results = run["results"]
     tests = validate(results)
-    assert results["score"] == COURSE.max_score == 100
+    assert results["score"] == COURSE.max_score
     assert all(t["status"] == "passed" for t in results["tests"])
     for question in COURSE.questions:  # the answers of every question at full marks, as `check` shows them
         answer = decode_answer(question.selftest[0].answer)
@@ -272,7 +272,7 @@ def test_looping_notebook_costs_its_question_only(runs: dict[str, dict]) -> None
         assert question_score(tests[number]) == 0
         assert all("has no answer cell for question" in t["output"] for t in tests[number])
     assert results["score"] == 25
-    assert results["extra_data"] == {"graded": "the notebook attention.ipynb", "missing": COURSE.numbers[3:], "max_score": 100}
+    assert results["extra_data"] == {"graded": "the notebook attention.ipynb", "missing": COURSE.numbers[3:], "max_score": COURSE.max_score}
     assert ECHO not in run["text"]  # what the student's code prints never reaches results.json (it could show the inputs)...
     assert ECHO in run["stdout"]  # ...only run_autograder's stdout, which only instructors see
     assert run["seconds"] < 120

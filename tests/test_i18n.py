@@ -18,7 +18,7 @@ from autograder.course.manifest import ENCODED, Course, course_texts, decode_ans
 from autograder.course.results import PASSED, CaseResult, QuestionResult, Report
 from autograder.i18n import COURSE, MESSAGES, _, in_english, language_from_environment, ngettext, set_language
 from autograder.maintainer.catalog import (PACKAGE, TRANSLATED, catalogue_path, compiled, course_template, message_template,
-                                           read_catalogue, untranslated)
+                                           new_catalogue, po_bytes, read_catalogue, untranslated)
 from autograder.maintainer.release import encode_answers
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -129,7 +129,8 @@ def test_hint_and_selftest_follow_lang(capsys: pytest.CaptureFixture[str], monke
 
 
 @pytest.mark.parametrize("argv", [["check", "1"], ["list"], ["hint", "1"], ["selftest", "1"], ["nbgrader", "out"], ["grade", "d", "--out", "o"],
-                                  ["gradescope", "k.zip"], ["release", "out"], ["dev-check"]])
+                                  ["gradescope", "k.zip"], ["release", "out"], ["dev-check"],
+                                  ["new", "11", "padded_attention"]])
 def test_every_sub_command_takes_lang_before_or_after_it(argv: list[str]) -> None:
     assert _parser().parse_args([*argv, "--lang", "fr"]).lang == "fr"
     assert _parser().parse_args(["--lang", "fr", *argv]).lang == "fr"
@@ -209,6 +210,25 @@ def test_the_completeness_check_catches_a_planted_untranslated_message(tmp_path:
     template.add(("one line", "{n} lines"))
     catalogue.add(("one line", "{n} lines"), ("une ligne", ""))
     assert untranslated(template, catalogue) == ["empty", "fuzzy", "absent", "one line"]
+
+
+def test_the_catalogues_hold_no_line_references_so_moving_a_message_changes_nothing(tmp_path: Path) -> None:
+    """No `#:` file:line location in a .po: an edit above a message, or a message moved to another file, leaves the .po as it was."""
+    for language in TRANSLATED:
+        for domain in (MESSAGES, COURSE):
+            text = catalogue_path(language, domain).read_text(encoding="utf-8")
+            assert not re.search(r"^#:", text, re.MULTILINE), f"{language}/{domain}.po holds `#:` locations"
+    (tmp_path / "before").mkdir()
+    (tmp_path / "after").mkdir()
+    (tmp_path / "before" / "one.py").write_text('from autograder.i18n import _\n\nprint(_("a message that moves"))\n')
+    (tmp_path / "after" / "two.py").write_text('"""Lines above."""\nfrom autograder.i18n import _\n\n\nx = 1\nprint(_("a message that moves"))\n')
+    rendered, fixed = [], read_catalogue(catalogue_path("fr", MESSAGES)).creation_date  # one date in both headers
+    for folder in ("before", "after"):
+        catalogue = new_catalogue("fr", MESSAGES)
+        catalogue.update(message_template(tmp_path / folder))
+        catalogue.creation_date = catalogue.revision_date = fixed
+        rendered.append(po_bytes(catalogue))
+    assert rendered[0] == rendered[1] and b"a message that moves" in rendered[0]
 
 
 @pytest.mark.parametrize("domain", [MESSAGES, COURSE])

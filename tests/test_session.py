@@ -70,7 +70,7 @@ def test_a_grader_failure_costs_only_that_student(tmp_path: Path, sandbox: Sandb
     reports: dict[str, dict] = {}
     work.grade_entries(COURSE, entries, sandbox, tmp_path / "scratch", lambda entry, report: reports.setdefault(entry.student, report))
     assert list(reports) == ["ann", "bob", "cid"]
-    assert reports["ann"]["score"] == reports["cid"]["score"] == 100.0
+    assert reports["ann"]["score"] == reports["cid"]["score"] == COURSE.max_score
     assert reports["bob"]["grader_error"] and reports["bob"]["score"] == 0
     assert "OSError: disk full" in reports["bob"]["problem"] and "breaks_on_bob" in reports["bob"]["traceback"]
     assert "grader_error" not in reports["ann"] and "grader_error" not in reports["cid"]
@@ -101,7 +101,7 @@ def test_a_failure_outside_the_checks_is_reported_too(tmp_path: Path, sandbox: S
     work.grade_entries(COURSE, entries, sandbox, tmp_path / "scratch", lambda entry, report: reports.append((entry.student, report)))
     assert [student for student, _ in reports] == ["ann", "bob", "cid"]
     scores = {student: (report["score"], report.get("grader_error", False)) for student, report in reports}
-    assert scores == {"ann": (100.0, False), "bob": (0, True), "cid": (100.0, False)}
+    assert scores == {"ann": (COURSE.max_score, False), "bob": (0, True), "cid": (COURSE.max_score, False)}
     assert "No space left on device" in dict(reports)["bob"]["problem"]
 
 

@@ -14,6 +14,7 @@ from autograder.cli.watch import imported, stamp, wait_for_save
 from autograder.course.manifest import load_course
 
 ROOT = Path(__file__).resolve().parent.parent
+QUESTIONS = len(load_course(ROOT).questions)  # the course's count, whatever it holds
 WAIT_SECONDS = 60  # the most one step may take on a loaded machine (a step takes a few seconds here)
 
 
@@ -58,17 +59,17 @@ def test_watch_follows_the_student_from_question_1_to_2_and_ends_on_ctrl_c(kit: 
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         screen = Screen(process)
-        seen = screen.wait_for(r"Causal mask and prefix averages [\d.]+ / 8 failed", r"\[-+\] 0 / 10 questions at full marks",
+        seen = screen.wait_for(r"Causal mask and prefix averages [\d.]+ / 8 failed", rf"\[-+\] 0 / {QUESTIONS} questions at full marks",
                                r"Watching question 1: save exercises/q01_causal_mask\.py", start=0)
         assert "Scaled dot-product scores" not in screen.text  # question 1 is followed until it is at full marks
         shutil.copy(kit / "solutions" / "q01_causal_mask.py", kit / "exercises")  # tril for triu: the size is the same
         seen = screen.wait_for(r"Saved q01_causal_mask\.py", r"Causal mask and prefix averages 8 / 8 passed",
                                r"Self-test of question 1 unlocked", r"on to question 2",
-                               r"Scaled dot-product scores 0 / 8 not attempted", r"\[#+-+\] 1 / 10 questions at full marks",
+                               r"Scaled dot-product scores 0 / 8 not attempted", rf"\[#+-+\] 1 / {QUESTIONS} questions at full marks",
                                r"Watching question 2: save exercises/q02_scaled_scores\.py", start=seen)
         shutil.copy(kit / "solutions" / "q02_scaled_scores.py", kit / "exercises")
         seen = screen.wait_for(r"Saved q02_scaled_scores\.py", r"Scaled dot-product scores 8 / 8 passed",
-                               r"2 / 10 questions at full marks",
+                               rf"2 / {QUESTIONS} questions at full marks",
                                r"Watching question 3: save exercises/q03_attention\.py \(and q01_causal_mask\.py, q02_scaled_scores\.py, "
                                r"which it runs\)", start=seen)
         process.send_signal(signal.SIGINT)
@@ -78,7 +79,7 @@ def test_watch_follows_the_student_from_question_1_to_2_and_ends_on_ctrl_c(kit: 
         process.wait()
     errors = process.stderr.read()
     time.sleep(0.2)  # the reader thread takes the last line
-    assert screen.text[seen:].strip() == "Stopped watching: 2 / 10 questions at full marks."
+    assert screen.text[seen:].strip() == f"Stopped watching: 2 / {QUESTIONS} questions at full marks."
     assert errors == "" and "Traceback" not in screen.text
     assert screen.text.count("Checking question 1 ...") == 2  # once at the start, once for the save
 

@@ -96,6 +96,11 @@ def _parser() -> argparse.ArgumentParser:
                             help=_("grade even where the kernel walls around each student's code (seccomp, Landlock) cannot be put up"))
     command("release", _("write a learner repository (main: stubs, solutions branch)")).add_argument("out_dir", type=Path)
     command("dev-check", _("maintainer's guard: manifest, stubs, solutions, suites"))
+    new = command("new", _("maintainer: add question N, its files and course.yaml entry written for you to fill in"))
+    new.add_argument("number", type=int, metavar="N", help=_("the new question's number, which `check N` will take"))
+    new.add_argument("slug", metavar="SLUG", help=_("snake_case name: the files are qNN_SLUG.py, the function SLUG"))
+    new.add_argument("--title", default=None, help=_("the title students read (default: made from SLUG)"))
+    new.add_argument("--points", type=float, default=10, help=_("the question's points (default: 10)"))
     return parser
 
 
@@ -263,6 +268,13 @@ def main(argv: list[str] | None = None) -> int:
             from ..maintainer.release import write_release
 
             return write_release(course, args.out_dir)
+        if args.command == "new":
+            from ..maintainer.new import NewQuestionError, new_question
+
+            try:
+                return new_question(course, args.number, args.slug, args.title, args.points)
+            except NewQuestionError as error:
+                raise UsageError(str(error)) from None
         from ..maintainer.devcheck import dev_check
 
         return dev_check(course)

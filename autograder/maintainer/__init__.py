@@ -1,1 +1,1 @@
-"""The maintainer's tools: stubs made from the solutions, dev-check, the learner release."""
+"""The maintainer's tools: a new question's files (`new`), stubs made from the solutions, dev-check, the learner release."""

@@ -4,7 +4,8 @@
 `ngettext()` message of the autograder package, every check's name (the first docstring line of each `test_*`
 function of autograder/suites/) and every text of course.yaml, merges them into
 autograder/locale/<lang>/LC_MESSAGES/{autograder,course}.po (translations kept, new entries empty, vanished ones
-commented out), compiles each .mo, and lists the entries still to translate (exit status 1 while there are any).
+commented out; no `#:` file and line references, which would change with every edit), compiles each .mo, and lists
+the entries still to translate (exit status 1 while there are any).
 """
 import argparse
 import io
@@ -94,6 +95,13 @@ def compiled(catalogue: Catalog) -> bytes:
     return buffer.getvalue()
 
 
+def po_bytes(catalogue: Catalog) -> bytes:
+    """catalogue as a .po file without `#:` locations: moving a message, or editing lines above it, changes nothing."""
+    buffer = io.BytesIO()
+    write_po(buffer, catalogue, width=100, no_location=True, omit_header=False, sort_output=False)
+    return buffer.getvalue()
+
+
 def update(root: Path) -> list[str]:
     """Merge the templates into every .po, compile every .mo; return `lang/domain: msgid` for each entry to translate."""
     todo = []
@@ -105,8 +113,7 @@ def update(root: Path) -> list[str]:
             catalogue.update(template, no_fuzzy_matching=True)  # a guessed translation would read as a real one
             catalogue.creation_date = created  # the header changes only when a translator edits it
             path.parent.mkdir(parents=True, exist_ok=True)
-            with path.open("wb") as target:
-                write_po(target, catalogue, width=100, omit_header=False, sort_output=False)
+            path.write_bytes(po_bytes(catalogue))
             catalogue_path(language, domain, ".mo").write_bytes(compiled(read_catalogue(path)))
             todo += [f"{language}/{domain}: {message[:70]!r}" for message in untranslated(template, catalogue)]
     return todo

@@ -4,7 +4,8 @@ from pathlib import Path
 
 from ..course.manifest import Course, Question, decode_answer
 from ..course.results import NOT_ATTEMPTED, PASSED, QuestionResult
-from ..i18n import N_, _, number_text
+from ..i18n import N_, _, ngettext, number_text
+from .new import PLACEHOLDER
 from .stubs import StubError, expected_stubs
 
 Outcome = tuple[bool, str]  # (passed, one-line detail)
@@ -111,6 +112,28 @@ def check_points(course: Course) -> Outcome:
     return _summary(problems, _("total {points} points over {count} questions").format(points=number_text(course.max_score), count=len(course.questions)))
 
 
+def _placeholder_lines(path: Path) -> list[int]:
+    """The numbers of path's lines that still hold the placeholder `new` writes (none when path is missing)."""
+    if not path.is_file():
+        return []
+    return [index for index, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1) if PLACEHOLDER in line]
+
+
+def check_placeholders(course: Course) -> Outcome:
+    """No text that `python -m autograder new` wrote for the author to replace is left: course.yaml, each question's
+    solution, suite and bank, the oracle."""
+    paths = [Path("course.yaml"), *sorted(p.relative_to(course.root) for p in (course.root / "reference").glob("*.py"))]
+    for question in course.questions:
+        paths += [Path("solutions") / Path(question.file).name, Path("autograder/suites") / f"test_{question.module}.py",
+                  Path("autograder/suites/mistakes") / f"q{question.number:02d}.py"]
+    problems = [ngettext("{file} line {lines}", "{file} lines {lines}", len(lines)).format(
+                    file=path.as_posix(), lines=", ".join(map(str, lines)))
+                for path in paths if (lines := _placeholder_lines(course.root / path))]
+    if problems:
+        problems.insert(0, _("to fill in, where {marker} is written").format(marker=repr(PLACEHOLDER)))
+    return (not problems, problems[0] + ": " + "; ".join(problems[1:]) if problems else _("nothing left for the author to fill in"))
+
+
 def _imports(question: Question, tree: ast.Module, modules: dict[str, int]) -> tuple[set[int], list[str]]:
     """Question numbers a solution module imports relatively, and imports it must not make."""
     used, problems = set(), []
@@ -183,7 +206,8 @@ def _first_failure(result: QuestionResult) -> str:
 
 
 CHECKS = [(N_("files and functions"), check_files), (N_("suites"), check_suites), (N_("stubs in sync"), check_stubs),
-          (N_("hints and self-test"), check_teaching), (N_("points"), check_points), (N_("requires"), check_requires)]
+          (N_("hints and self-test"), check_teaching), (N_("points"), check_points), (N_("requires"), check_requires),
+          (N_("filled in"), check_placeholders)]
 STUBS_FAIL, SOLUTIONS_PASS, MANIFEST, SOLUTIONS = N_("stubs fail"), N_("solutions pass"), N_("manifest"), N_("solutions")  # names: translated where shown
 
 
