@@ -12,7 +12,7 @@ from autograder.course.manifest import load_course
 from autograder.engine import plugin, proxy
 from autograder.engine.faults import grader_log
 from autograder.engine.run import Submission, run_each
-from autograder.sandbox import Sandbox
+from autograder.sandbox import Sandbox, start_sandbox
 from autograder.sandbox.linux.parent import LinuxChild
 from autograder.sandbox.portable.parent import PortableChild
 
@@ -49,7 +49,7 @@ def _raise(*_args: object, **_kwargs: object) -> None:
 
 @pytest.fixture(scope="module")
 def sandbox():
-    box = Sandbox()
+    box = start_sandbox()
     yield box
     box.close()
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..course.manifest import Course
 from ..course.results import Report
-from ..sandbox import Sandbox
+from ..sandbox import Sandbox, start_sandbox
 
 SUITES = Path(__file__).resolve().parent.parent / "suites"
 PYTEST_ARGS = ["-o", "addopts=", "--capture=no",  # the student's prints stay in the child; ours go nowhere
@@ -120,7 +120,7 @@ def grade_many(course: Course, submissions: list[tuple[Path, list[int]]], notes:
     sandbox: one the caller started early, so that its import of torch overlaps the caller's work; closed here.
     hidden: folders no student's code may read besides the classmates' (the nbgrader course, Gradescope's folders).
     """
-    sandbox = sandbox or Sandbox()  # before pytest and torch: the worker's import of torch overlaps ours
+    sandbox = sandbox or start_sandbox()  # before pytest and torch: the worker's import of torch overlaps ours
     try:
         import torch
 

@@ -252,7 +252,7 @@ def record(course: Course, numbers: list[int]) -> dict[str, bytes]:
 
     from ..engine.plugin import EachSubmission, KitPlugin
     from ..engine.run import PYTEST_ARGS, Submission, _keep_hypothesis_in, _quiet_pytest, suite_file
-    from ..sandbox import Sandbox
+    from ..sandbox import start_sandbox
 
     torch.set_num_threads(1)  # the oracle works on tiny tensors: a thread pool only adds waiting
     recorder = Recorder()
@@ -261,7 +261,7 @@ def record(course: Course, numbers: list[int]) -> dict[str, bytes]:
     functions = {name: sorted(f for f, value in vars(module).items() if callable(value) and getattr(value, "__module__", "") == module.__name__
                               and not f.startswith("_")) for name, module in modules.items()}
     latest = proxy._latest
-    sandbox = Sandbox()
+    sandbox = start_sandbox()
     try:
         for name, module in modules.items():
             for function in functions[name]:

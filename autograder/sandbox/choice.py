@@ -110,13 +110,3 @@ def choose() -> Choice:
         return Choice(forced, True, missing)
     return Choice(PORTABLE if missing else LINUX, False, missing)
 
-
-def backend_class() -> type:
-    """The Sandbox class of the chosen backend."""
-    if choose().backend == LINUX:
-        from .linux.parent import LinuxSandbox
-
-        return LinuxSandbox
-    from .portable.parent import PortableSandbox
-
-    return PortableSandbox
