@@ -251,7 +251,8 @@ def record(course: Course, numbers: list[int]) -> dict[str, bytes]:
     import reference  # the instructor's oracle: here only, never in the student build
 
     from ..engine.plugin import EachSubmission, KitPlugin
-    from ..engine.run import PYTEST_ARGS, Submission, _keep_hypothesis_in, _quiet_pytest, suite_file
+    from ..engine.run import PYTEST_ARGS, _quiet_pytest
+    from ..engine.suite_run import Submission, keep_hypothesis_in, suite_file
     from ..sandbox import start_sandbox
 
     torch.set_num_threads(1)  # the oracle works on tiny tensors: a thread pool only adds waiting
@@ -271,7 +272,7 @@ def record(course: Course, numbers: list[int]) -> dict[str, bytes]:
         kit = KitPlugin(roomy, course.root, sandbox, notes=False, first_failure_only=True)
         submission = Submission(course.root / "solutions")
         each = EachSubmission(kit, numbers, [submission])
-        _keep_hypothesis_in(sandbox.folder)
+        keep_hypothesis_in(sandbox.folder)
         suites = [str(suite_file(course, n)) for n in numbers if suite_file(course, n).exists()]
         ladders = Ladders(recorder)
         with _quiet_pytest() as said:

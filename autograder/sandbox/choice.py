@@ -24,7 +24,7 @@ def _pidfd() -> bool:
 
 
 def _prctl() -> bool:
-    import ctypes
+    import ctypes  # each probe imports what it probes: where the import fails, the piece is missing
 
     libc = ctypes.CDLL(None, use_errno=True)
     return callable(getattr(libc, "prctl", None)) and callable(getattr(libc, "syscall", None))
@@ -46,7 +46,7 @@ def _fifo() -> bool:
 
 
 def _select_on_pipes() -> bool:
-    import select
+    import select  # each probe imports what it probes: where the import fails, the piece is missing
 
     reader, writer = os.pipe()
     try:
