@@ -22,11 +22,10 @@ def start_sandbox(parent: Path | None = None) -> Sandbox:
     """Start the backend the probes choose (AUTOGRADER_SANDBOX forces one), after a warning on stderr when the machine has
     less memory than grading with it needs. parent: where the sandbox's folder is made (default: the temporary folder)."""
     choice = choose()
-    # Only the chosen backend is imported, here: the other one's modules would only lengthen every `check`'s start-up.
-    if choice.backend == LINUX:
-        from .linux.parent import LinuxSandbox as backend
+    if choice.backend == LINUX:  # only the chosen backend is imported: the other's modules would lengthen `check`'s start-up
+        from .linux.parent import LinuxSandbox as backend  # the chosen backend only (above)
     else:
-        from .portable.parent import PortableSandbox as backend
+        from .portable.parent import PortableSandbox as backend  # the chosen backend only (above)
     warning = memory_warning(choice.backend)
     if warning:
         print(warning, file=sys.stderr)
