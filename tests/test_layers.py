@@ -193,6 +193,21 @@ def test_the_checks_catch_a_planted_circle_and_an_upward_import(tmp_path: Path):
     assert upward(graph) == ["autograder.sandbox.base:2 -> autograder.cli.main (sandbox and course -> commands)"]
 
 
+def _drawn(pattern: str) -> str:
+    """How the README's drawing names a LAYERS entry: `cli/`, `notebook.py`, `__init__.py`."""
+    parts = pattern.removesuffix(".*").split(".")
+    path = "/".join(parts[1:] if parts[0] == "autograder" else parts)
+    return "__init__.py" if not path else path + "/" if pattern.endswith(".*") else path + ".py"
+
+
+def test_the_readme_draws_these_layers():
+    """The README's layout section lists the layers of LAYERS, in their order, one line each."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    drawing = readme.split("The package's layers, top to bottom", 1)[1].split("```")[1].strip().splitlines()
+    drawn = [[name.strip() for name in line.split("  ", 1)[0].split(", ")] for line in drawing]
+    assert drawn == [[_drawn(pattern) for pattern in patterns] for _name, patterns in LAYERS]
+
+
 def _reason_given(lines: list[str], line: int) -> bool:
     """True when the import at line (1-based), or the run of imports it belongs to, has a comment on one of its lines or
     on the comment line just above the run."""
