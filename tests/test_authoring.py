@@ -36,7 +36,7 @@ import yaml
 from autograder.course.manifest import load_course
 from autograder.engine.plugin import KitPlugin
 from autograder.maintainer.stubs import make_stub
-from autograder.sandbox import Sandbox
+from autograder.sandbox import start_sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
 GUIDE = ROOT / "docs" / "authoring.md"
@@ -246,7 +246,7 @@ def test_the_corpus_judges_the_new_files(walk: Walk) -> None:
 @pytest.fixture(scope="module")
 def solutions_plugin() -> Iterator[KitPlugin]:
     """The kit's plugin grading the kit's own solutions/, in one sandbox shared by the guide's fragments."""
-    sandbox = Sandbox()
+    sandbox = start_sandbox()
     yield KitPlugin(load_course(ROOT), ROOT / "solutions", sandbox)
     sandbox.close()
 

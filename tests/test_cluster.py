@@ -27,7 +27,7 @@ from autograder.classroom import cluster as kit_cluster
 from autograder.classroom.intake import Entry, discover, fingerprint
 from autograder.course.manifest import load_course
 from autograder.engine.run import run_suites
-from autograder.sandbox import Sandbox
+from autograder.sandbox import start_sandbox
 
 KIT = Path(__file__).resolve().parent.parent
 REPORT_KEYS = ("score", "max_score", "questions")  # what run_suites gives; the rest (student, source, hashes, times) is grade_entry's
@@ -76,7 +76,7 @@ def course():
 @pytest.fixture(scope="module")
 def reference(klass, course) -> dict[str, dict]:
     """run_suites' report of each gradable student's package, in this process."""
-    sandbox = Sandbox()
+    sandbox = start_sandbox()
     try:
         import torch
 

@@ -12,7 +12,7 @@ from autograder.course.manifest import load_course
 from autograder.engine import plugin, proxy
 from autograder.engine.faults import grader_log
 from autograder.engine.run import Submission, run_each
-from autograder.sandbox import Sandbox
+from autograder.sandbox import Sandbox, start_sandbox
 from autograder.sandbox.linux.parent import LinuxChild
 from autograder.sandbox.portable.parent import PortableChild
 
@@ -49,7 +49,7 @@ def _raise(*_args: object, **_kwargs: object) -> None:
 
 @pytest.fixture(scope="module")
 def sandbox():
-    box = Sandbox()
+    box = start_sandbox()
     yield box
     box.close()
 
@@ -107,12 +107,12 @@ def test_class_grading_marks_a_grader_fault_for_a_rerun(sandbox, monkeypatch, tm
 
 def test_a_suite_that_does_not_import_gives_no_point(sandbox, monkeypatch, tmp_path):
     """A hidden suite broken by the kit (a syntax error) grades nothing: every question an error, the grader-failed line."""
-    from autograder.engine import run
+    from autograder.engine import suite_run
 
     suites = tmp_path / "suites"
-    shutil.copytree(run.SUITES, suites, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(suite_run.SUITES, suites, ignore=shutil.ignore_patterns("__pycache__"))
     (suites / "test_q01_causal_mask.py").write_text("def broken(:\n")
-    monkeypatch.setattr(run, "SUITES", suites)
+    monkeypatch.setattr(suite_run, "SUITES", suites)
     submission = _grade(sandbox, [1, 3])
     assert submission.failed and [q.status for q in submission.report.questions] == ["error", "error"]
     assert submission.report.score == 0 and all(q.reason.startswith(GRADER_FAILED) for q in submission.report.questions)

@@ -406,7 +406,7 @@ def test_a_student_cannot_read_the_class_folder(tmp_path):
     import dataclasses
 
     from autograder.classroom.work import grade_entry
-    from autograder.sandbox import Sandbox
+    from autograder.sandbox import start_sandbox
 
     course = load_course(ROOT)
     course = dataclasses.replace(course, questions=course.questions[:1])
@@ -417,7 +417,7 @@ def test_a_student_cannot_read_the_class_folder(tmp_path):
     theirs = folder / "ann" / "q01_causal_mask.py"
     mine = folder / "kim" / "q01_causal_mask.py"
     mine.write_text(f"ANSWERS = open({str(theirs)!r}).read()\n" + mine.read_text())
-    sandbox = Sandbox()
+    sandbox = start_sandbox()
     try:
         report = grade_entry(course, Entry("kim", folder / "kim", "folder"), sandbox, tmp_path / "scratch")
     finally:

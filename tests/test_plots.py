@@ -25,7 +25,7 @@ from autograder.plots.grid import Heatmaps
 from autograder.plots.make import GATHER, gather, write
 from autograder.plots.tanh import spread
 from autograder.plots.timing import Timings, fitted
-from autograder.sandbox import Sandbox
+from autograder.sandbox import start_sandbox
 from autograder.suites.test_q09_timing import WALL
 from reference import cost
 
@@ -48,7 +48,7 @@ def _package(folder: Path, module: str, source: str) -> Path:
 @pytest.fixture(scope="module")
 def picture(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str, int], Heatmaps | Timings]]:
     """picture(package, N): question N's picture data for `solutions`, `exercises` or a corpus file's name (cached)."""
-    sandbox, cache = Sandbox(), {}
+    sandbox, cache = start_sandbox(), {}
 
     def get(package: str, number: int) -> Heatmaps | Timings:
         if (package, number) not in cache:

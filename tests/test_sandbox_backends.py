@@ -15,7 +15,7 @@ import pytest
 
 from autograder.course.manifest import load_course
 from autograder.engine.run import grade
-from autograder.sandbox import FORCE_VARIABLE, Sandbox, choose
+from autograder.sandbox import FORCE_VARIABLE, Sandbox, choose, start_sandbox
 from autograder.sandbox.base import CRASHED, TIMEOUT, ChildStopped, died, where_it_ran
 from autograder.user_folder import private_folder
 
@@ -104,7 +104,7 @@ def test_each_backend_runs_a_question_in_its_own_process(backend: str, tmp_path:
     (package / "__init__.py").write_text("")
     (package / "q01_causal_mask.py").write_text("import os\n\n\ndef where():\n    return [os.getpid(), os.getcwd()]\n")
     monkeypatch.setenv(FORCE_VARIABLE, backend)
-    sandbox = Sandbox()
+    sandbox = start_sandbox()
     try:
         assert sandbox.backend == backend and sandbox.about()["forced"]
         child = sandbox.open(package, "q01_causal_mask", 20)
@@ -128,7 +128,7 @@ def test_a_zygote_a_child_changed_is_replaced(tmp_path: Path, monkeypatch: pytes
     (package / "q01_causal_mask.py").write_text("import os\nimport resource\n\n\ndef state():\n"
                                                  "    return [os.getppid(), resource.getrlimit(resource.RLIMIT_FSIZE)[0], os.getpriority(os.PRIO_PROCESS, 0)]\n")
     monkeypatch.setenv(FORCE_VARIABLE, "linux")
-    sandbox = Sandbox()
+    sandbox = start_sandbox()
     try:
         states = []
         for _ in range(2):
@@ -182,7 +182,7 @@ def test_each_student_is_graded_in_a_zygote_forked_for_them(tmp_path: Path, monk
     package = _state_package(tmp_path)
     monkeypatch.setenv(FORCE_VARIABLE, "linux")
     monkeypatch.setattr(parent, "process_state", lambda pid: ("unchanged",))
-    sandbox = Sandbox()
+    sandbox = start_sandbox()
     try:
         kit = KitPlugin(load_course(ROOT), package, sandbox)
         states = []
@@ -206,7 +206,7 @@ def test_a_pristine_process_that_changed_or_died_is_replaced(tmp_path: Path, mon
 
     package = _state_package(tmp_path)
     monkeypatch.setenv(FORCE_VARIABLE, "linux")
-    sandbox = Sandbox()
+    sandbox = start_sandbox()
     changes = [lambda pid: os.setpriority(os.PRIO_PROCESS, pid, 19), lambda pid: os.kill(pid, signal.SIGKILL), None]
     try:
         kit = KitPlugin(load_course(ROOT), package, sandbox)
@@ -249,7 +249,7 @@ def test_a_child_dead_before_its_first_word_in_a_touched_zygote_is_asked_again(t
     question = course.question(1)
     monkeypatch.setenv(FORCE_VARIABLE, "linux")
     monkeypatch.setattr(parent, "process_state", lambda pid: ("unchanged",))
-    sandbox = Sandbox()
+    sandbox = start_sandbox()
     try:
         kit = KitPlugin(course, ROOT / "solutions", sandbox)
         kit.start(question)
@@ -277,7 +277,7 @@ def test_a_fresh_zygote_that_fails_the_retry_is_the_graders_failure(tmp_path: Pa
     question = course.question(1)
     monkeypatch.setenv(FORCE_VARIABLE, "linux")
     monkeypatch.setattr(parent, "process_state", lambda pid: ("unchanged",))
-    sandbox = Sandbox()
+    sandbox = start_sandbox()
     try:
         kit = KitPlugin(course, ROOT / "solutions", sandbox)
         kit.start(question)
@@ -306,7 +306,7 @@ def _call_once(tmp_path: Path, source: str, target: str, *args: object) -> dict:
     package.mkdir()
     (package / "__init__.py").write_text("")
     (package / "q01_causal_mask.py").write_text(source)
-    sandbox = Sandbox()
+    sandbox = start_sandbox()
     try:
         child = sandbox.open(package, "q01_causal_mask", 20)
         assert child.first()["ok"]
@@ -358,7 +358,7 @@ def test_both_backends_put_up_the_same_kernel_walls(tmp_path: Path, monkeypatch:
     seen = {}
     for backend in BACKENDS:
         monkeypatch.setenv(FORCE_VARIABLE, backend)
-        sandbox = Sandbox()
+        sandbox = start_sandbox()
         try:
             child = sandbox.open(package, "q01_causal_mask", 20)
             assert child.first()["ok"]

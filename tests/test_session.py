@@ -14,7 +14,7 @@ from autograder.classroom.intake import Entry
 from autograder.course.manifest import load_course
 from autograder.engine import plugin
 from autograder.engine.run import Submission, grade_many, run_each, run_suites
-from autograder.sandbox import Sandbox
+from autograder.sandbox import Sandbox, start_sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
 COURSE = load_course(ROOT)
@@ -31,7 +31,7 @@ def _package(folder: Path, replaced: dict[str, Path]) -> Path:
 
 @pytest.fixture(scope="module")
 def sandbox():
-    opened = Sandbox()
+    opened = start_sandbox()
     yield opened
     opened.close()
 
@@ -116,7 +116,7 @@ def test_grade_many_gives_every_package_a_report_when_the_grader_breaks_on_one(s
             raise OSError("disk full")
 
     monkeypatch.setattr(plugin.KitPlugin, "reset", breaks_on_the_second)
-    reports = grade_many(COURSE, [(ROOT / "solutions", [1])] * 3, sandbox=Sandbox())
+    reports = grade_many(COURSE, [(ROOT / "solutions", [1])] * 3, sandbox=start_sandbox())
     assert [report.score for report in reports] == [8.0, 0.0, 8.0]
 
 
@@ -127,7 +127,7 @@ def test_a_preloaded_module_is_imported_once_by_the_zygote_for_every_later_child
     package.mkdir()
     (package / "__init__.py").write_text("")
     (package / "q01_causal_mask.py").write_text("import sys\n\n\ndef imported(name):\n    return name in sys.modules\n")
-    sandbox = Sandbox()
+    sandbox = start_sandbox()
     try:
         found = []
         for preload in ((), ("wave",), ()):

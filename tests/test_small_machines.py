@@ -99,12 +99,12 @@ def test_the_memory_left_counts_the_containers_limit(tmp_path: Path) -> None:
 
 
 def test_a_machine_short_of_memory_is_warned_before_grading(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
-    from autograder.sandbox import Sandbox, machine
+    from autograder.sandbox import machine, start_sandbox
 
     monkeypatch.setattr(machine, "available_memory", lambda: 300 << 20)
-    Sandbox().close()
+    start_sandbox().close()
     warning = capsys.readouterr().err
     assert "only 300 MB of memory are available" in warning and f"{MEMORY_NEEDED['linux'] >> 20} MB" in warning
     monkeypatch.setattr(machine, "available_memory", lambda: 4 << 30)
-    Sandbox().close()
+    start_sandbox().close()
     assert capsys.readouterr().err == ""

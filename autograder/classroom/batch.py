@@ -270,11 +270,11 @@ def _worker(connection: object, course: Course, parent: int, scratch_root: str, 
     _preload([])  # a spawned worker (macOS, Windows) imports here what a forked one has from the driver
     for signum in STOPPING_SIGNALS:
         signal.signal(signum, signal.SIG_DFL)  # not the driver's handler: until the sandbox exists, a stop just ends this process
-    from ..sandbox import Sandbox
+    from ..sandbox import start_sandbox
     from .work import grade_entries
 
     gc.freeze()  # what the driver imported stays out of the collector's way (and its pages shared)
-    sandbox = Sandbox(Path(scratch_root))  # beside the other workers' sandboxes and packages, which no student's code may read
+    sandbox = start_sandbox(Path(scratch_root))  # beside the other workers' sandboxes and packages, which no student's code may read
     scratch: list[Path] = []
 
     def stop(_signum: int, _frame: object) -> None:

@@ -35,7 +35,7 @@ from distributed import (
 
 from ..course.manifest import Course
 from ..i18n import _
-from ..sandbox import Sandbox
+from ..sandbox import start_sandbox
 from .intake import SKIPPED, Entry, fingerprint
 from .work import grade_entry, grader_version, zero_report
 
@@ -64,7 +64,7 @@ class SandboxPlugin(WorkerPlugin):
 
     def setup(self, worker: Worker) -> None:
         """Start the sandbox and a scratch folder, and import the grader in the background (its pristine process imports torch meanwhile)."""
-        self.sandbox = Sandbox()
+        self.sandbox = start_sandbox()
         self.scratch = Path(tempfile.mkdtemp(prefix="autograder-cluster-", dir=getattr(worker, "local_directory", None)))
         self.lock = threading.Lock()  # one entry at a time per worker, however many threads it has: pytest runs in-process
         self.tasks = 0

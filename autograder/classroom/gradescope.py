@@ -418,7 +418,7 @@ def _write(path: Path, results: dict) -> None:
 
 def run(root: Path) -> int:
     """Grade root/submission with the kit in root/source/kit into root/results/results.json; the exit status."""
-    from ..sandbox import Sandbox, missing_walls
+    from ..sandbox import missing_walls, start_sandbox
 
     start = time.monotonic()
     target = root / "results" / "results.json"
@@ -434,7 +434,7 @@ def run(root: Path) -> int:
             traceback.print_exc()
         print(_("autograder: not graded: this machine cannot put up {walls} around the student's code").format(walls=", ".join(walls)))
         return 1
-    sandbox = Sandbox()  # first: the worker's import of torch overlaps the grader's
+    sandbox = start_sandbox()  # first: the worker's import of torch overlaps the grader's
     try:
         course = load_course(root / "source" / KIT)
         with tempfile.TemporaryDirectory(prefix="gradescope-") as scratch:

@@ -42,7 +42,6 @@ from typing import BinaryIO
 
 from ..i18n import _
 
-KINDS = ("folder", "repository", "notebook", "zip", "file")
 MODULE = re.compile(r"q\d\d_\w+\.py")  # an exercise module's file name
 SKIPPED = {"__pycache__", "__MACOSX", ".ipynb_checkpoints", ".git", ".venv", "venv", "node_modules"}
 SEARCH_DEPTH = 4  # folders of an entry searched downwards for the modules
@@ -62,7 +61,7 @@ class Entry:
 
     student: str  # the entry's name in DIR (folder or repository name, file stem), Unicode NFC
     path: Path  # absolute path of the entry
-    kind: str  # one of KINDS
+    kind: str  # "folder", "repository", "notebook", "zip" or "file"
     deadline: str | None = None  # a repository's deadline (ISO 8601 with its offset): its last commit before it is graded
 
 

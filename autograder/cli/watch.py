@@ -10,7 +10,7 @@ from types import FrameType
 from ..course.manifest import Course
 from ..course.results import PASSED
 from ..i18n import _
-from ..sandbox import Sandbox
+from ..sandbox import Sandbox, start_sandbox
 from .progress import at_full_marks, remember
 from .report import render, wrap
 
@@ -184,7 +184,7 @@ def watch(course: Course, package: Path, start: int | None = None) -> int:
             print(_("Every question is at full marks already: nothing left to watch."))
             return 0
         with interrupt.held_back():
-            sandbox = Sandbox()  # first: its import of torch overlaps the grader's
+            sandbox = start_sandbox()  # first: its import of torch overlaps the grader's
             import torch
 
             torch.set_num_threads(1)  # as grade_many does: the oracle works on tiny tensors

@@ -10,7 +10,6 @@ import traceback
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pytest
 import torch
@@ -24,12 +23,9 @@ from .faults import grader_failed
 from .inputs import INPUT_NOTE, describe_all, entries, shrink
 from .mistakes import named_in
 from .proxy import CheckFailure, Flagged, Refused, Student, StudentError, explain, one_line, refusal
-from .run import SUITES, _keep_hypothesis_in
 from .stand_in import BROKEN, broken_earlier, remove, stand_in_package
 from .static import check_docstrings, forbidden_uses, reaches
-
-if TYPE_CHECKING:
-    from .run import Submission
+from .suite_run import SUITES, Submission, keep_hypothesis_in
 
 MARKERS = (
     "points(n): the points of this check; a question's points (course.yaml) are shared in proportion",
@@ -427,7 +423,7 @@ class KitPlugin:
         sandbox when a suite uses hypothesis (it writes there only while a check runs); tell the sandbox which modules the
         suites' children preload, so that it can import them ahead, beside the questions graded first."""
         if "hypothesis" in sys.modules:
-            _keep_hypothesis_in(self.sandbox.folder)
+            keep_hypothesis_in(self.sandbox.folder)
         if not self.notes:
             kept = [item for item in items if item.get_closest_marker("ungraded") is None]
             config.hook.pytest_deselected(items=[item for item in items if item not in kept])
@@ -559,7 +555,7 @@ class KitPlugin:
 class EachSubmission:
     """pytest plugin: run the collected checks once per submission, in one session, so that the suites are collected once."""
 
-    def __init__(self, kit: KitPlugin, numbers: list[int], submissions: Iterable["Submission"]) -> None:
+    def __init__(self, kit: KitPlugin, numbers: list[int], submissions: Iterable[Submission]) -> None:
         self.kit, self.numbers, self.submissions = kit, numbers, submissions
         self.started = False  # the loop ran (pytest did not stop before it)
         self.graded: list[Submission] = []  # the submissions given a report, in order

@@ -10,35 +10,19 @@ import os
 import sys
 import tempfile
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..course.manifest import Course
 from ..course.results import Report
-from ..sandbox import Sandbox
+from ..sandbox import Sandbox, start_sandbox
+from .suite_run import SUITES, Submission, suite_file
 
-SUITES = Path(__file__).resolve().parent.parent / "suites"
 PYTEST_ARGS = ["-o", "addopts=", "--capture=no",  # the student's prints stay in the child; ours go nowhere
                *(arg for plugin in ("cacheprovider", "stepwise", "logging", "unraisableexception", "threadexception", "faulthandler",
                                     "junitxml", "pastebin", "doctest", "debugging", "warnings", "unittest", "legacypath", "tmpdir",
                                     "monkeypatch", "recwarn", "setuponly", "setupplan", "subtests", "terminal") for arg in ("-p", f"no:{plugin}"))]
 # The plugins left out are not needed by `check`: each costs time on every one of the ~230 checks, or on every run. Without
 # the terminal reporter (its -q and --tb options go with it) pytest writes nothing: the report is the plugin's.
-
-
-def suite_file(course: Course, number: int) -> Path:
-    """autograder/suites/test_qNN_<slug>.py of question number."""
-    return SUITES / f"test_{course.question(number).module}.py"
-
-
-@dataclass
-class Submission:
-    """One package for run_each, and once it is graded, its report (failed: the grader's own traceback, if it broke)."""
-
-    package: Path
-    hidden: tuple[Path, ...] = ()  # folders its code may not read, such as the one holding the other students' packages
-    report: Report | None = None
-    failed: str = ""
 
 
 def run_each(course: Course, sandbox: Sandbox, numbers: list[int], submissions: Iterable[Submission], notes: bool = False) -> None:
@@ -51,7 +35,7 @@ def run_each(course: Course, sandbox: Sandbox, numbers: list[int], submissions: 
     error with 0 points, and the submission's `failed` holds the traceback; when pytest stops before grading anything,
     every submission is drawn and gets such a report. Ctrl-C raises KeyboardInterrupt.
     """
-    import pytest
+    import pytest  # pytest and the plugin (torch) after start_sandbox(): the child's import of torch overlaps ours
 
     from .plugin import EachSubmission, KitPlugin, failed_result
 
@@ -92,7 +76,7 @@ def run_suites(course: Course, sandbox: Sandbox, package: Path, numbers: list[in
 def hideable(folders: Iterable[Path]) -> tuple[Path, ...]:
     """Those of folders that a student's code may be kept out of: not one that holds the kit's grading code, Python,
     torch or the temporary folder, which the grading itself needs (a hidden folder is unreadable below it)."""
-    import torch
+    import torch  # not at the top: the caller starts the sandbox before the grader imports torch
 
     needed = [path.resolve() for path in (SUITES, Path(sys.prefix), Path(sys.base_prefix), Path(tempfile.gettempdir()),
                                           Path(torch.__file__).parent)]
@@ -120,9 +104,9 @@ def grade_many(course: Course, submissions: list[tuple[Path, list[int]]], notes:
     sandbox: one the caller started early, so that its import of torch overlaps the caller's work; closed here.
     hidden: folders no student's code may read besides the classmates' (the nbgrader course, Gradescope's folders).
     """
-    sandbox = sandbox or Sandbox()  # before pytest and torch: the worker's import of torch overlaps ours
+    sandbox = sandbox or start_sandbox()  # before pytest and torch: the worker's import of torch overlaps ours
     try:
-        import torch
+        import torch  # after start_sandbox(): the child's import of torch overlaps ours
 
         torch.set_num_threads(1)  # the oracle works on tiny tensors: a thread pool only adds waiting
         hidden = classmates_folder([package for package, _ in submissions]) + hideable(hidden)
@@ -145,16 +129,6 @@ def grade_many(course: Course, submissions: list[tuple[Path, list[int]]], notes:
 def grade(course: Course, package_dir: Path, numbers: list[int], notes: bool = False) -> Report:
     """Run the questions' suites on the package in package_dir (exercises/ or solutions/) and judge them."""
     return grade_many(course, [(package_dir, numbers)], notes)[0]
-
-
-def _keep_hypothesis_in(folder: Path) -> None:
-    """hypothesis's storage (.hypothesis/: the constants it reads from the grader's modules, with their paths) goes in the
-    sandbox's own folder, which no student's code may read and which the sandbox removes, never in the working folder
-    (nbgrader's autograded/<student>/, a student's repository). The kit's plugin calls it once the suites are collected,
-    and only when one of them imported hypothesis: importing it for nothing cost `check 3` a tenth of a second."""
-    from hypothesis.configuration import set_hypothesis_home_dir
-
-    set_hypothesis_home_dir(folder / "hypothesis")
 
 
 @contextlib.contextmanager

@@ -9,7 +9,7 @@ from ..engine.plugin import KitPlugin
 from ..engine.proxy import CheckFailure, Student
 from ..i18n import _
 from ..recording.recorded import NotRecorded, install
-from ..sandbox import Sandbox
+from ..sandbox import Sandbox, start_sandbox
 
 install()  # in the student build, before the plots import `reference`: the expected side comes from the recordings
 from . import attention, copy_task, tanh, timing  # noqa: E402 - after install()
@@ -43,7 +43,7 @@ def write(picture: Heatmaps | Timings, out: Path) -> Path:
 def main(args: argparse.Namespace, course: Course, package: Path) -> int:
     """`plot N`: print the path of each PNG written (exit 0), or one line saying why question N could not be drawn (exit 1)."""
     number = int(args.number)
-    sandbox = Sandbox()
+    sandbox = start_sandbox()
     try:
         picture = gather(course, package, number, sandbox)
     except CheckFailure as failure:

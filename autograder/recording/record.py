@@ -251,8 +251,9 @@ def record(course: Course, numbers: list[int]) -> dict[str, bytes]:
     import reference  # the instructor's oracle: here only, never in the student build
 
     from ..engine.plugin import EachSubmission, KitPlugin
-    from ..engine.run import PYTEST_ARGS, Submission, _keep_hypothesis_in, _quiet_pytest, suite_file
-    from ..sandbox import Sandbox
+    from ..engine.run import PYTEST_ARGS, _quiet_pytest
+    from ..engine.suite_run import Submission, keep_hypothesis_in, suite_file
+    from ..sandbox import start_sandbox
 
     torch.set_num_threads(1)  # the oracle works on tiny tensors: a thread pool only adds waiting
     recorder = Recorder()
@@ -261,7 +262,7 @@ def record(course: Course, numbers: list[int]) -> dict[str, bytes]:
     functions = {name: sorted(f for f, value in vars(module).items() if callable(value) and getattr(value, "__module__", "") == module.__name__
                               and not f.startswith("_")) for name, module in modules.items()}
     latest = proxy._latest
-    sandbox = Sandbox()
+    sandbox = start_sandbox()
     try:
         for name, module in modules.items():
             for function in functions[name]:
@@ -271,7 +272,7 @@ def record(course: Course, numbers: list[int]) -> dict[str, bytes]:
         kit = KitPlugin(roomy, course.root, sandbox, notes=False, first_failure_only=True)
         submission = Submission(course.root / "solutions")
         each = EachSubmission(kit, numbers, [submission])
-        _keep_hypothesis_in(sandbox.folder)
+        keep_hypothesis_in(sandbox.folder)
         suites = [str(suite_file(course, n)) for n in numbers if suite_file(course, n).exists()]
         ladders = Ladders(recorder)
         with _quiet_pytest() as said:

@@ -1,13 +1,34 @@
 """The sandbox, behind one interface: everything the rest of the kit uses is imported from here, never from a backend.
 
-`Sandbox()` starts the backend that sandbox/choice.py picks by probing each feature it needs (AUTOGRADER_SANDBOX=linux
+`start_sandbox()` starts the backend that sandbox/choice.py picks by probing each feature it needs (AUTOGRADER_SANDBOX=linux
 or portable forces one): linux/ is the zygote backend (fork, Landlock, seccomp, a subreaper), portable/ spawns one
 child per question and runs wherever Python does. child/ is the code that runs in every child beside the student's,
-whatever the backend; codec.py is the wire format both sides speak; base.py is what the backends' grader sides share.
+whatever the backend; codec.py is the wire format both sides speak; base.py is what the backends' grader sides share
+(it knows no backend: each backend imports it, and only this module imports a backend).
 """
+import sys
+from pathlib import Path
+
 from .base import CRASHED, ERROR, STALE_SECONDS, STARTUP_SECONDS, TIMEOUT, WALL_FACTOR, Child, ChildStopped, Ending, Sandbox, isolated_python, process_state, sweep_stale
 from .choice import FORCE_VARIABLE, LINUX, PORTABLE, Choice, choose
+from .machine import memory_warning
 from .walls import missing as missing_walls
 
 __all__ = ["CRASHED", "ERROR", "FORCE_VARIABLE", "LINUX", "PORTABLE", "STALE_SECONDS", "STARTUP_SECONDS", "TIMEOUT", "WALL_FACTOR", "Child", "ChildStopped",
-           "Choice", "Ending", "Sandbox", "choose", "missing_walls", "isolated_python", "process_state", "sweep_stale"]
+           "Choice", "Ending", "Sandbox", "choose", "missing_walls", "isolated_python", "process_state", "start_sandbox", "sweep_stale"]
+
+
+def start_sandbox(parent: Path | None = None) -> Sandbox:
+    """Start the backend the probes choose (AUTOGRADER_SANDBOX forces one), after a warning on stderr when the machine has
+    less memory than grading with it needs. parent: where the sandbox's folder is made (default: the temporary folder)."""
+    choice = choose()
+    if choice.backend == LINUX:  # only the chosen backend is imported: the other's modules would lengthen `check`'s start-up
+        from .linux.parent import LinuxSandbox as backend  # the chosen backend only (above)
+    else:
+        from .portable.parent import PortableSandbox as backend  # the chosen backend only (above)
+    warning = memory_warning(choice.backend)
+    if warning:
+        print(warning, file=sys.stderr)
+    sandbox = backend(parent)
+    sandbox.choice = choice
+    return sandbox

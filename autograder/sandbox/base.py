@@ -1,4 +1,5 @@
 """What every sandbox backend shares on the grader's side: the statuses, the limits, a stopped child, the frames, the folders."""
+import abc
 import ast
 import hmac
 import json
@@ -16,6 +17,7 @@ from pathlib import Path
 
 from ..i18n import N_, _
 from ..user_folder import new_file
+from .choice import Choice, choose
 
 MEMORY_BYTES = 4 << 30  # address-space limit of a child
 OUTPUT_BYTES = 8 << 20  # largest file a child may write, its captured output included
@@ -108,42 +110,28 @@ class Ending:
     output: str
 
 
-class Sandbox:
-    """The interface every backend implements: `Sandbox()` starts the backend the probes choose (sandbox/choice.py).
+class Sandbox(abc.ABC):
+    """The interface every backend implements (linux/, portable/): `start_sandbox()` (sandbox/__init__.py) starts the one the
+    probes of sandbox/choice.py choose.
 
     open() gives one Child per question, which runs the student's module in its own process; close() ends them all.
     """
 
     backend = ""  # each backend's name
-    choice = None  # the sandbox.choice.Choice that picked this backend, set when Sandbox() chose it
+    choice: Choice | None = None  # the Choice that picked this backend, set when start_sandbox() chose it
     folder: Path  # the sandbox's own folder (0700): its children's folders are in it, and no child may read the others'
-
-    def __new__(cls, *args: object, **kwargs: object) -> "Sandbox":
-        if cls is Sandbox:
-            from .choice import backend_class, choose
-
-            from .machine import memory_warning
-
-            choice, cls = choose(), backend_class()
-            warning = memory_warning(choice.backend)
-            if warning:
-                print(warning, file=sys.stderr)
-            made = super().__new__(cls)
-            made.choice = choice
-            return made
-        return super().__new__(cls)
 
     def about(self) -> dict:
         """The `sandbox` entry of `check --json`: which backend ran, whether it was forced, the Linux pieces missing."""
-        from .choice import Choice, choose
-
         choice = self.choice or Choice(self.backend, True, choose().missing)
         return choice.to_dict() | {"backend": self.backend}
 
+    @abc.abstractmethod
     def open(self, package: Path, module: str, time_limit: float, hidden: tuple[Path, ...] = (), preload: tuple[str, ...] = ()) -> "Child":
         """A child that imports exercises.<module> from package and answers requests until closed (see the backends)."""
         raise NotImplementedError
 
+    @abc.abstractmethod
     def wait_ready(self, timeout: float) -> None:
         """Wait up to timeout seconds until the sandbox can start a question at once (torch imported)."""
         raise NotImplementedError
@@ -157,6 +145,7 @@ class Sandbox:
         children start from nothing shared has nothing to renew)."""
         return False
 
+    @abc.abstractmethod
     def close(self) -> None:
         """Stop every process of the sandbox and remove its folder."""
         raise NotImplementedError
@@ -566,7 +555,7 @@ def process_state(pid: int) -> tuple | None:
 def _running(pid: int) -> bool:
     """True while a process with that pid exists (a pid reused since counts as running: its folder is left alone)."""
     try:
-        import psutil
+        import psutil  # only a sweep of stale folders needs it: its import costs `check` 80 ms
     except ImportError:
         psutil = None
     if psutil is not None:
@@ -589,7 +578,7 @@ def load_answer(frame: bytes) -> object:
 
 def frame(request: dict) -> bytes:
     """request, encoded, behind its length: one frame of the protocol."""
-    from . import codec
+    from . import codec  # here, not at the top: the sandbox is started before the grader imports torch
 
     data = codec.encode(request)
     return len(data).to_bytes(8, "little") + data

@@ -24,7 +24,7 @@ def _pidfd() -> bool:
 
 
 def _prctl() -> bool:
-    import ctypes
+    import ctypes  # each probe imports what it probes: where the import fails, the piece is missing
 
     libc = ctypes.CDLL(None, use_errno=True)
     return callable(getattr(libc, "prctl", None)) and callable(getattr(libc, "syscall", None))
@@ -46,7 +46,7 @@ def _fifo() -> bool:
 
 
 def _select_on_pipes() -> bool:
-    import select
+    import select  # each probe imports what it probes: where the import fails, the piece is missing
 
     reader, writer = os.pipe()
     try:
@@ -110,13 +110,3 @@ def choose() -> Choice:
         return Choice(forced, True, missing)
     return Choice(PORTABLE if missing else LINUX, False, missing)
 
-
-def backend_class() -> type:
-    """The Sandbox class of the chosen backend."""
-    if choose().backend == LINUX:
-        from .linux.parent import LinuxSandbox
-
-        return LinuxSandbox
-    from .portable.parent import PortableSandbox
-
-    return PortableSandbox

@@ -162,7 +162,7 @@ def python_folders() -> tuple[str, ...]:
     """The folders Python and torch import from, listed once: the prefixes, torch's own folder, each site-packages on
     sys.path, and any other sys.path entry a module already loaded came from. Landlock opens a folder whole, so an entry
     nothing came from (a grading script's own folder, a broad PYTHONPATH such as the home folder) stays closed."""
-    import torch
+    import torch  # called once torch is imported (the child's side): importing walls must not import it on the grader's
 
     loaded = [os.path.realpath(path) for module in list(sys.modules.values())
               if isinstance(path := getattr(module, "__file__", None), str)]

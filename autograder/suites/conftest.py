@@ -8,7 +8,7 @@ from autograder.course.manifest import find_root, load_course
 from autograder.engine.plugin import KitPlugin, kit
 from autograder.engine.proxy import Student
 from autograder.recording.recorded import install
-from autograder.sandbox import Sandbox
+from autograder.sandbox import start_sandbox
 
 install()  # in the student build, before the suites import `reference`: the oracle's names answer from the recordings
 
@@ -26,7 +26,7 @@ def pytest_configure(config: pytest.Config) -> None:
     package = Path(config.getoption("--package"))
     if not package.is_absolute() and not package.exists():
         package = course.root / package
-    sandbox = Sandbox()  # started before the suites are imported: its import of torch overlaps theirs
+    sandbox = start_sandbox()  # started before the suites are imported: its import of torch overlaps theirs
     config.pluginmanager.register(KitPlugin(course, package.resolve(), sandbox))
     config.add_cleanup(sandbox.close)
 

@@ -207,12 +207,6 @@ class LinuxSandbox(Sandbox):
             self._hear(deadline - time.monotonic())
         return self.process.pid is not None or self.process.failed
 
-    def worker_error(self) -> str:
-        """The last line the sandbox's processes wrote on stderr, or a generic one."""
-        self.errors.seek(0)
-        lines = self.errors.read().decode("utf-8", "replace").strip().splitlines()
-        return lines[-1] if lines else _("the grading worker stopped unexpectedly")
-
     def pump(self, timeout: float | None, extra: list[int] = ()) -> list[int]:
         """Read the zygote's messages for up to timeout seconds; return which of extra became readable.
 

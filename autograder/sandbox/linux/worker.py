@@ -82,7 +82,7 @@ def _drop_privileges(job: dict) -> bool:
     root (nothing to drop)."""
     if os.geteuid() != 0:
         return False
-    import platform
+    import platform  # only as root
 
     ids = CHILD_IDS + os.getpid()
     for path in (job["workdir"], os.path.join(job["workdir"], "output.txt")):
@@ -355,7 +355,7 @@ def _become_zygote(control: socket.socket, pipes: list[int], zygotes: dict[int, 
             os.close(fd)
         serve(own_modules, collapsed)
     except BaseException:  # noqa: B036 - nothing may return into the pristine process's loop
-        import traceback
+        import traceback  # only when a zygote fails: nothing more is imported into the pristine process for nothing
 
         traceback.print_exc()
         code = 1

@@ -42,7 +42,7 @@ def _limit(job: dict) -> None:
     """The kernel's limits where this platform has `resource` (memory, file size, core dumps, CPU time); the grader's
     watchdog measures the memory too."""
     try:
-        import resource
+        import resource  # POSIX only: on Windows the job object and the grader's watchdog limit the child
         import signal
     except ImportError:
         return
@@ -78,7 +78,7 @@ def _detect_cpu() -> None:
 def _binary(fd: int) -> int:
     """fd, made binary where descriptors have a text mode (Windows): a frame's bytes must reach the grader unchanged."""
     if hasattr(os, "O_BINARY"):
-        import msvcrt
+        import msvcrt  # Windows only
 
         msvcrt.setmode(fd, os.O_BINARY)
     return fd
