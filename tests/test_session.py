@@ -157,7 +157,7 @@ def test_modules_prepared_ahead_are_imported_by_the_pristine_process_not_by_the_
     package.mkdir()
     (package / "__init__.py").write_text("")
     (package / "q01_causal_mask.py").write_text("import sys\n\n\ndef imported(name):\n    return name in sys.modules\n")
-    sandbox = Sandbox()
+    sandbox = start_sandbox()
     if sandbox.backend != "linux":
         sandbox.close()
         pytest.skip("only the Linux backend's pristine process imports ahead")
@@ -181,7 +181,7 @@ def test_modules_prepared_ahead_are_imported_by_the_pristine_process_not_by_the_
 
 def test_grading_tells_the_sandbox_the_modules_its_suites_preload(monkeypatch: pytest.MonkeyPatch) -> None:
     """The plugin says the collected suites' preload markers (q9's torch.utils.benchmark) before the first question."""
-    sandbox = Sandbox()
+    sandbox = start_sandbox()
     said: list[tuple[str, ...]] = []
     monkeypatch.setattr(sandbox, "prepare", said.append)
     report = grade_many(COURSE, [(ROOT / "solutions", [9])], sandbox=sandbox)[0]
