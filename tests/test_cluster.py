@@ -211,7 +211,7 @@ class _Done:
                                           (ValueError("boom"), "ValueError: boom")])
 def test_a_task_that_keeps_failing_is_a_grader_error_graded_again_next_run(course, error, needle):
     entry = Entry("zoe", Path("/nowhere/zoe"), "folder")
-    report = kit_cluster._outcome(course, entry, _Done("error", error))
+    report = kit_cluster._outcome(course, entry, _Done("error", error)).to_dict()
     assert report["student"] == "zoe" and needle in report["problem"]
     assert report["score"] == 0 and [q["number"] for q in report["questions"]] == course.numbers
     assert all(q["score"] == 0 and q["status"] == "error" and needle in q["reason"] for q in report["questions"])

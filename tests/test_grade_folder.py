@@ -419,7 +419,7 @@ def test_a_student_cannot_read_the_class_folder(tmp_path):
     mine.write_text(f"ANSWERS = open({str(theirs)!r}).read()\n" + mine.read_text())
     sandbox = Sandbox()
     try:
-        report = grade_entry(course, Entry("kim", folder / "kim", "folder"), sandbox, tmp_path / "scratch")
+        report = grade_entry(course, Entry("kim", folder / "kim", "folder"), sandbox, tmp_path / "scratch").to_dict()
     finally:
         sandbox.close()
     question = report["questions"][0]

@@ -24,6 +24,7 @@ import pytest
 import yaml
 
 from autograder.classroom import batch
+from autograder.classroom.entry import EntryReport
 from autograder.classroom.intake import discover, read_entry
 from autograder.course.manifest import ManifestError, load_course
 
@@ -147,7 +148,7 @@ def test_a_zip_is_read_as_the_folder_it_unpacks_to(tmp_path):
 def _lms_files(kit: Path, language: str, out: Path) -> dict[str, list[list[str]]]:
     from autograder.i18n import set_language
 
-    reports = {"ann": {"score": 20, "max_score": 20, "questions": []}}
+    reports = {"ann": EntryReport(20, 20, [])}
     out.mkdir()
     set_language(language)
     try:

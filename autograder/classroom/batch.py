@@ -51,7 +51,8 @@ from . import similarity, summary
 from .portability import Locked, exclusive, start_method
 from .exports import FILES as EXPORTS, canvas_csv, moodle_csv, safe_cell
 from .intake import Contents, Entry, discover, fingerprint_of, read_entry, student_key
-from .summary import Summary, entry_status
+from .entry import EntryReport
+from .summary import Summary
 from .work import failed_report, grader_version, unreadable_report
 
 USAGE_ERROR, SOME_UNREADABLE, RUN_FAILED, INTERRUPTED = 2, 1, 3, 130
@@ -132,29 +133,29 @@ def feedback_path(out: Path, student: str) -> Path:
     return out / f"{student}.feedback.md"
 
 
-def write_feedback(course: Course, out: Path, student: str, report: dict) -> None:
+def write_feedback(course: Course, out: Path, student: str, report: EntryReport) -> None:
     """Write the student's feedback file beside their report."""
     from ..course.feedback import markdown
 
-    write_atomically(feedback_path(out, student), markdown(course, report, student).encode("utf-8"), sync=False)
+    write_atomically(feedback_path(out, student), markdown(course, report.to_dict(), student).encode("utf-8"), sync=False)
 
 
-def load_report(out: Path, student: str) -> dict | None:
+def load_report(out: Path, student: str) -> EntryReport | None:
     """The student's report in OUT, or None when there is none (or it cannot be read)."""
     try:
-        report = json.loads(report_path(out, student).read_text(encoding="utf-8"))
+        return EntryReport.from_dict(json.loads(report_path(out, student).read_text(encoding="utf-8")))
     except (OSError, ValueError):
         return None
-    return report if isinstance(report, dict) and isinstance(report.get("questions"), list) else None
 
 
-def is_current(report: dict | None, found: dict, version: str) -> bool:
+def is_current(report: EntryReport | None, found: dict, version: str) -> bool:
     """True when report was made by this grader version from the same files (and was not a failure of the grader)."""
-    return (report is not None and report.get("grader_version") == version and not report.get("grader_error")
-            and "sha256" in found and all(report.get(key) == value for key, value in found.items()))
+    written = report.to_dict() if report is not None else {}
+    return (report is not None and report.grader_version == version and not report.grader_error
+            and "sha256" in found and all(written.get(key) == value for key, value in found.items()))
 
 
-def grades_csv(course: Course, reports: dict[str, dict]) -> bytes:
+def grades_csv(course: Course, reports: dict[str, EntryReport]) -> bytes:
     """grades.csv: student, q1..q10, total, status (graded, late, unreadable, grader_error; followed by " (weak isolation)"
     when graded where the kernel walls were missing), and with a deadline the graded
     commit's date and how many hours late it was; the scores as check --json gives them."""
@@ -163,19 +164,20 @@ def grades_csv(course: Course, reports: dict[str, dict]) -> bytes:
     writer.writerow(["student", *(f"q{n}" for n in course.numbers), "total", "status", "committed_at", "late_hours"])
     for student in sorted(reports):
         report = reports[student]
-        scores = {q.get("number"): q.get("score", 0) for q in report["questions"]}
-        writer.writerow([safe_cell(student), *(number(scores.get(n, 0)) for n in course.numbers), number(report.get("score", 0)),
-                         entry_status(report) + (" (weak isolation)" if report.get("weak_isolation") else ""),
-                         report.get("committed_at", ""), number(report["late_hours"]) if "late_hours" in report else ""])
+        scores = report.scores()
+        writer.writerow([safe_cell(student), *(number(scores.get(n, 0)) for n in course.numbers), number(report.score),
+                         report.status + (" (weak isolation)" if report.weak_isolation else ""),
+                         report.committed_at, number(report.late_hours) if report.late_hours is not None else ""])
     return buffer.getvalue().encode()
 
 
-def write_class_files(course: Course, out: Path, reports: dict[str, dict]) -> Summary:
+def write_class_files(course: Course, out: Path, reports: dict[str, EntryReport]) -> Summary:
     """Beside grades.csv: the class summary (summary.md, .html, .png), similarity.csv and the gradebooks Canvas and Moodle import."""
     write = functools.partial(write_atomically, sync=False)
     write(out / EXPORTS[0], canvas_csv(reports, course.lms_name, course.max_score))
     write(out / EXPORTS[1], moodle_csv(reports, course.lms_name))
-    found = summary.write(out, reports, course.title, course.numbers, write, {q.number: q.requires for q in course.questions})
+    written = {student: report.to_dict() for student, report in reports.items()}
+    found = summary.write(out, written, course.title, course.numbers, write, {q.number: q.requires for q in course.questions})
     write(out / similarity.FILE, similarity.csv_file(found.similar, safe_cell))
     return found
 
@@ -206,7 +208,7 @@ def log_line(out: Path, log: int, fields: dict) -> None:
 class Results:
     """The class's reports as they arrive: each written to OUT at once, grades.csv rewritten, the log appended."""
 
-    def __init__(self, course: Course, out: Path, kept: dict[str, dict]) -> None:
+    def __init__(self, course: Course, out: Path, kept: dict[str, EntryReport]) -> None:
         self.course, self.out = course, out
         self.reports = dict(kept)
         self.graded: list[str] = []
@@ -219,18 +221,17 @@ class Results:
         """One line of OUT/grading.log (OutputError when it cannot be written)."""
         log_line(self.out, self.log, fields)
 
-    def add(self, entry: Entry, report: dict) -> None:
+    def add(self, entry: Entry, report: EntryReport) -> None:
         """Record one student's report: its file, grades.csv, and a line in the log."""
-        private = {key: report[key] for key in report if key.startswith("_")}  # what the driver learns, not the student's report
-        report = {key: value for key, value in report.items() if not key.startswith("_")} | {"student": entry.student}
-        write_atomically(report_path(self.out, entry.student), (json.dumps(report, indent=1) + "\n").encode())
+        worker = report.worker  # what the driver learns, not the student's report
+        report = dataclasses.replace(report, student=entry.student, worker=None)
+        write_atomically(report_path(self.out, entry.student), (json.dumps(report.to_dict(), indent=1) + "\n").encode())
         write_feedback(self.course, self.out, entry.student, report)
         self.reports[entry.student] = report
         self.graded.append(entry.student)
         write_atomically(self.out / GRADES, grades_csv(self.course, self.reports), sync=False)
-        self.event(event="graded", student=entry.student, score=report.get("score"), graded_at=report.get("graded_at"),
-                   sha256=report.get("sha256"), commit=report.get("commit"), problem=report.get("problem"),
-                   worker=private.get("_worker"))
+        self.event(event="graded", student=entry.student, score=report.score, graded_at=report.graded_at or None,
+                   sha256=report.sha256 or None, commit=report.commit or None, problem=report.problem or None, worker=worker)
 
     def close(self) -> None:
         """Close the log."""
@@ -303,8 +304,9 @@ def _worker(connection: object, course: Course, parent: int, scratch_root: str, 
         except (EOFError, OSError):
             return
 
-    def send(entry: Entry, report: dict) -> None:
-        connection.send((indices.pop(id(entry)), report | {"_worker": os.getpid()}))
+    def send(entry: Entry, report: EntryReport) -> None:
+        report.worker = os.getpid()
+        connection.send((indices.pop(id(entry)), report))
 
     try:
         grade_entries(course, received(), sandbox, scratch[0], send, hidden=(Path(scratch_root), *map(Path, hidden)))
@@ -336,7 +338,7 @@ class Pool:
         self.workers.append((process, mine))
         return process, mine
 
-    def run(self, entries: list[Entry], on_result: Callable[[Entry, dict], None],
+    def run(self, entries: list[Entry], on_result: Callable[[Entry, EntryReport], None],
             on_start: Callable[[Entry], None] = lambda entry: None) -> None:
         """Grade entries, calling on_start(entry) as each is given to a worker and on_result(entry, report) in this process as
         each one is done."""
@@ -381,7 +383,8 @@ class Pool:
                             entry = entries[index]
                             reason = _("the grading worker process died {attempts} times while grading this entry "
                                        "(exit code {code}); run the command again").format(attempts=ATTEMPTS, code=process.exitcode)
-                            on_result(entry, unreadable_report(self.course, entry, read_entry(entry), reason) | {"grader_error": True})
+                            on_result(entry, dataclasses.replace(unreadable_report(self.course, entry, read_entry(entry), reason),
+                                                                 grader_error=True))
                         else:
                             waiting.appendleft(index)
                         if waiting:
@@ -456,25 +459,25 @@ def score_table(course: Course, rows: list[tuple[str, dict[int, str], str]]) -> 
     return lines
 
 
-def _print_table(course: Course, entries: list[Entry], reports: dict[str, dict], scores: bool = True) -> None:
+def _print_table(course: Course, entries: list[Entry], reports: dict[str, EntryReport], scores: bool = True) -> None:
     """Every student's scores and total (unless not scores: the caller prints its own), then the entries that could not
     be graded, with why."""
-    rows = [(entry.student, {q.get("number"): f"{q.get('score', 0):g}" for q in report["questions"]}, f"{report.get('score', 0):g}")
+    rows = [(entry.student, {n: f"{score:g}" for n, score in report.scores().items()}, f"{report.score:g}")
             for entry in entries if (report := reports.get(entry.student)) is not None]
     if scores:
         print("\n".join(score_table(course, rows)))
     for entry in entries:
         report = reports.get(entry.student)
-        if report is not None and report.get("problem"):
-            print(_("{student}: scored 0, {problem}").format(student=entry.student, problem=report['problem']))
+        if report is not None and report.problem:
+            print(_("{student}: scored 0, {problem}").format(student=entry.student, problem=report.problem))
     for entry in entries:  # for the instructor to review: the code reached into the grader
-        for question in (reports.get(entry.student) or {}).get("questions", []):
+        for question in report.questions if (report := reports.get(entry.student)) is not None else []:
             if question.get("status") == FLAGGED:
                 print(_("{student}: question {number} scored 0, {reason}").format(student=entry.student, number=question.get("number"),
                                                                                   reason=question.get("reason", "")))
 
 
-def _fingerprint_and_problem(course: Course, entry: Entry) -> tuple[dict, dict | None]:
+def _fingerprint_and_problem(course: Course, entry: Entry) -> tuple[dict, EntryReport | None]:
     """The entry's fingerprint, and its report when it cannot be graded (else None: only the worker reads it again); the
     grader's own failure to read it costs only this entry, reported with grader_error (read again by the next run)."""
     try:
@@ -638,19 +641,19 @@ def _grade(course: Course, args: argparse.Namespace, folder: Path, out: Path, jo
         in_flight.add(entry.student)
         write_in_flight(out, in_flight | (suspects - set(results.graded)))
 
-    def on_result(entry: Entry, report: dict) -> None:
+    def on_result(entry: Entry, report: EntryReport) -> None:
         nonlocal problems
         if own is not None and process_state(os.getpid()) != own:  # its report is not written: it is graded again, last
             raise GraderChanged(sorted(in_flight | {entry.student}))
         if weak:
-            report = report | {"weak_isolation": weak}
+            report = dataclasses.replace(report, weak_isolation=weak)
         if entry.student in suspects:
-            report = report | {"in_a_killed_run": True}
+            report = dataclasses.replace(report, in_a_killed_run=True)
             results.event(event="in_a_killed_run", student=entry.student)
         results.add(entry, report)
         in_flight.discard(entry.student)
         write_in_flight(out, in_flight | (suspects - set(results.graded)))
-        problems += bool(report.get("problem"))
+        problems += bool(report.problem)
         bar.update(1)
         if problems:
             bar.set_postfix_str(_("{count} unreadable").format(count=problems), refresh=False)
@@ -714,7 +717,7 @@ def _grade(course: Course, args: argparse.Namespace, folder: Path, out: Path, jo
     reports = results.reports
     class_summary = write_class_files(course, out, reports)
     _print_table(course, entries, reports, scores=getattr(args, "table", True))  # --nbgrader prints the gradebook's
-    unreadable = [e for e in entries if reports.get(e.student, {}).get("problem")]
+    unreadable = [e for e in entries if (report := reports.get(e.student)) is not None and report.problem]
     print(_("{count} student(s): {graded} graded now, {kept} unchanged since their last report").format(
         count=len(entries), graded=len(results.graded), kept=len(kept))
           + (_(", {count} could not be graded").format(count=len(unreadable)) if unreadable else "")

@@ -12,7 +12,7 @@ import csv
 import io
 
 from ..course.results import number
-from .summary import GRADER_ERROR, entry_status
+from .entry import GRADER_ERROR, EntryReport
 
 CANVAS_IDENTITY = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 CANVAS_POINTS = "Points Possible"
@@ -29,9 +29,9 @@ def safe_cell(text: str) -> str:
     return "'" + text if text.startswith(FORMULA_STARTS) else text
 
 
-def _score(report: dict) -> str:
+def _score(report: EntryReport) -> str:
     """The total to import, or "" when the grader failed on the entry (no grade decided)."""
-    return "" if entry_status(report) == GRADER_ERROR else str(number(report.get("score", 0)))
+    return "" if report.status == GRADER_ERROR else str(number(report.score))
 
 
 def _text(rows: list[list[str]]) -> bytes:
@@ -40,13 +40,13 @@ def _text(rows: list[list[str]]) -> bytes:
     return buffer.getvalue().encode("utf-8")
 
 
-def canvas_csv(reports: dict[str, dict], assignment: str, points: float) -> bytes:
+def canvas_csv(reports: dict[str, EntryReport], assignment: str, points: float) -> bytes:
     """canvas.csv for the reports (student -> report): identity columns, the assignment's column, the Points Possible row."""
     rows = [[*CANVAS_IDENTITY, assignment], [CANVAS_POINTS, "", "", "", "", str(number(points))]]
     rows += [[safe_cell(student), "", "", safe_cell(student), "", _score(reports[student])] for student in sorted(reports)]
     return _text(rows)
 
 
-def moodle_csv(reports: dict[str, dict], item: str) -> bytes:
+def moodle_csv(reports: dict[str, EntryReport], item: str) -> bytes:
     """moodle.csv for the reports: the identifier column and the grade item's column."""
     return _text([[MOODLE_IDENTIFIER, item]] + [[safe_cell(student), _score(reports[student])] for student in sorted(reports)])

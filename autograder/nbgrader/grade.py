@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from ..course.manifest import Course
+from ..classroom.entry import EntryReport
 from ..course.results import question_from_dict
 from ..i18n import _
 from .package import answer_id, graded_id, summary_text
@@ -50,12 +51,12 @@ def extract_answers(course: Course, notebook: object) -> dict[int, str]:
 
 
 def grade_reports(course: Course, args: argparse.Namespace, folders: list[Path], out: Path,
-                  course_dir: Path) -> tuple[int, dict[str, dict], set[str]]:
+                  course_dir: Path) -> tuple[int, dict[str, EntryReport], set[str]]:
     """Grade the submitted folders (submitted/<student>/<assignment>) as `grade DIR` grades a class folder, into out:
     (its exit status, student -> report, the students graded in this run)."""
     from ..classroom import batch
 
-    before = {folder.parent.name: (batch.load_report(out, folder.parent.name) or {}).get("graded_at") for folder in folders}
+    before = {folder.parent.name: getattr(batch.load_report(out, folder.parent.name), "graded_at", None) for folder in folders}
     with tempfile.TemporaryDirectory(prefix="nbgrader-class-") as view:  # one entry per student, named by the student
         for folder in folders:
             (Path(view) / folder.parent.name).symlink_to(folder, target_is_directory=True)
@@ -64,7 +65,7 @@ def grade_reports(course: Course, args: argparse.Namespace, folders: list[Path],
                                                hidden=(course_dir,), linked=True,
                                                allow_weak_isolation=getattr(args, "allow_weak_isolation", False)), course)  # the course: every submission, the solutions, the gradebook
     reports = {student: report for student in before if (report := batch.load_report(out, student)) is not None}
-    return status, reports, {student for student, report in reports.items() if report.get("graded_at") != before[student]}
+    return status, reports, {student for student, report in reports.items() if report.graded_at != before[student]}
 
 
 def _kit_scores_class() -> type:
@@ -199,9 +200,9 @@ def grade_class(course: Course, args: argparse.Namespace) -> int:
     status, reports, graded_now = grade_reports(course, args, folders, out, course_dir)
     if status == RUN_FAILED or (status == USAGE_ERROR and not graded_now):  # OUT could not be written: said, nothing to record
         return status
-    submissions = [Submission(student, str(report.get("problem", ""))) for student, report in sorted(reports.items())]
+    submissions = [Submission(student, report.problem) for student, report in sorted(reports.items())]
     KitScores = _kit_scores_class()
-    KitScores.results = {student: {graded_id(q["number"]): (q["score"], summary_text(question_from_dict(q), course)) for q in report["questions"]}
+    KitScores.results = {student: {graded_id(q["number"]): (q["score"], summary_text(question_from_dict(q), course)) for q in report.questions}
                          for student, report in reports.items()}
     already = {s.student for s in submissions if all((Path(coursedir.format_path(coursedir.autograded_directory, s.student, assignment))
                                                       / f"{name}.ipynb").exists() for name in notebooks)}
