@@ -4,8 +4,8 @@ DIR holds one entry per student (intake.py: folders, git repositories, notebooks
 for each (check --json's object plus student, source, commit or sha256, grader_version, graded_at), written
 atomically as soon as it is decided; OUT/grades.csv (student, q1..q10, total, status, committed_at, late_hours),
 rewritten atomically after each result; OUT/grading.log, one JSON line per run and per student graded; and at the end
-the class summary (summary.py, with summary-public.html for the class), similarity.csv (similarity.py) and the Canvas and
-Moodle gradebooks (exports.py), whose column is the course's lms_name in every language. A file of OUT that cannot be
+the class summary (summary.py, with summary-public.html for the class), similarity.csv (similarity.py) and the LMS
+gradebooks (exports.py's EXPORTS), whose column is the course's lms_name in every language. A file of OUT that cannot be
 written (a full disk) stops the run with OutputError: exit status RUN_FAILED, nothing partial left, the reason said. --student NAME grades only those
 entries, keeping the others' reports; --deadline DATE grades each repository's last commit before DATE. A student whose report exists with
 the same fingerprint (commit and hash of the graded files) and grader version is not graded again, unless
@@ -19,13 +19,11 @@ milliseconds) and keeps it for its whole life, grading one entry at a time in on
 --scheduler the same work goes to a Dask cluster (cluster.py), and the results come back to the same on_result.
 """
 import argparse
-import csv
 import dataclasses
 import datetime
 import errno
 import functools
 import gc
-import io
 import json
 import multiprocessing
 import os
@@ -49,7 +47,7 @@ from ..engine.stopping import STOPPING_SIGNALS, Stopped, exit_status, stop_on_si
 from ..sandbox import missing_walls, process_state, sweep_stale
 from . import similarity, summary
 from .portability import Locked, exclusive, start_method
-from .exports import FILES as EXPORTS, canvas_csv, moodle_csv, safe_cell
+from .exports import EXPORTS, grades_csv, safe_cell
 from .intake import Contents, Entry, discover, fingerprint_of, read_entry, student_key
 from .entry import EntryReport
 from .summary import Summary
@@ -57,7 +55,7 @@ from .work import failed_report, grader_version, unreadable_report
 
 USAGE_ERROR, SOME_UNREADABLE, RUN_FAILED, INTERRUPTED = 2, 1, 3, 130
 IN_FLIGHT = ".in-flight"  # in OUT: the students being graded now; left there by a run that was killed, read by the next
-GRADES, LOG, LOCK = "grades.csv", "grading.log", ".grading.lock"
+GRADES, LOG, LOCK = EXPORTS["grades"].file, "grading.log", ".grading.lock"
 ATTEMPTS = 2  # an entry whose worker process dies this many times is reported (grader_error) instead of retried
 PR_SET_PDEATHSIG = 1
 ZYGOTE_START = 300  # seconds a worker waits for its sandbox to be ready before grading anyway
@@ -155,27 +153,11 @@ def is_current(report: EntryReport | None, found: dict, version: str) -> bool:
             and "sha256" in found and all(written.get(key) == value for key, value in found.items()))
 
 
-def grades_csv(course: Course, reports: dict[str, EntryReport]) -> bytes:
-    """grades.csv: student, q1..q10, total, status (graded, late, unreadable, grader_error; followed by " (weak isolation)"
-    when graded where the kernel walls were missing), and with a deadline the graded
-    commit's date and how many hours late it was; the scores as check --json gives them."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["student", *(f"q{n}" for n in course.numbers), "total", "status", "committed_at", "late_hours"])
-    for student in sorted(reports):
-        report = reports[student]
-        scores = report.scores()
-        writer.writerow([safe_cell(student), *(number(scores.get(n, 0)) for n in course.numbers), number(report.score),
-                         report.status + (" (weak isolation)" if report.weak_isolation else ""),
-                         report.committed_at, number(report.late_hours) if report.late_hours is not None else ""])
-    return buffer.getvalue().encode()
-
-
 def write_class_files(course: Course, out: Path, reports: dict[str, EntryReport]) -> Summary:
-    """Beside grades.csv: the class summary (summary.md, .html, .png), similarity.csv and the gradebooks Canvas and Moodle import."""
+    """The gradebook files (exports.py's EXPORTS), the class summary (summary.md, .html, .png) and similarity.csv."""
     write = functools.partial(write_atomically, sync=False)
-    write(out / EXPORTS[0], canvas_csv(reports, course.lms_name, course.max_score))
-    write(out / EXPORTS[1], moodle_csv(reports, course.lms_name))
+    for export in EXPORTS.values():
+        write(out / export.file, export.write(course, reports))
     written = {student: report.to_dict() for student, report in reports.items()}
     found = summary.write(out, written, course.title, course.numbers, write, {q.number: q.requires for q in course.questions})
     write(out / similarity.FILE, similarity.csv_file(found.similar, safe_cell))
