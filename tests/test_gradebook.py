@@ -431,7 +431,7 @@ def test_the_french_summary_translates_the_status_of_an_entry_not_graded():
 
 
 def test_the_terminal_table_lines_up_wide_and_combining_characters(kit):
-    from autograder.classroom.batch import display_width, score_table
+    from autograder.classroom.outputs import display_width, score_table
 
     names = ["王小明", unicodedata.normalize("NFD", "Zoë Ångström"), "ann"]
     assert [display_width(name) for name in names] == [6, 12, 3]

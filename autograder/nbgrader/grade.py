@@ -135,7 +135,7 @@ def gradebook_table(course: Course, gradebook_args: tuple[str, str], assignment:
     replaces the kit's and is marked *; students not in the gradebook are left out."""
     from nbgrader.api import Gradebook, MissingEntry
 
-    from ..classroom.batch import score_table
+    from ..classroom.outputs import score_table
 
     numbers = {graded_id(q.number): q.number for q in course.questions}
     rows, manual = [], False
