@@ -15,7 +15,7 @@ from types import SimpleNamespace
 import pytest
 
 from autograder.classroom import summary
-from autograder.classroom.entry import EntryReport
+from autograder.course.class_report import EntryReport
 from autograder.classroom.exports import canvas_csv, moodle_csv
 
 

@@ -24,7 +24,7 @@ pytest.importorskip("autograder.classroom.work", reason="the class-grading core 
 from distributed import Client, KilledWorker, LocalCluster
 
 from autograder.classroom import cluster as kit_cluster
-from autograder.classroom.entry import EntryReport
+from autograder.course.class_report import EntryReport
 from autograder.classroom.intake import Entry, discover, fingerprint
 from autograder.course.manifest import load_course
 from autograder.engine.run import run_suites

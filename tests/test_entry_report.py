@@ -1,11 +1,11 @@
-"""The class-entry report (classroom/entry.py): OUT/<student>.json read back and written again is the same bytes, in the
+"""The class-entry report (course/class_report.py): OUT/<student>.json read back and written again is the same bytes, in the
 key order the kit has always written; every builder of a class report gives one."""
 import json
 from pathlib import Path
 
 import pytest
 
-from autograder.classroom.entry import GRADED, GRADER_ERROR, LATE, UNREADABLE, EntryReport
+from autograder.course.class_report import GRADED, GRADER_ERROR, LATE, UNREADABLE, EntryReport
 from autograder.classroom.intake import Contents, Entry
 from autograder.classroom.work import failed_report, unreadable_report
 from autograder.course.manifest import load_course

@@ -105,7 +105,7 @@ def klass(kit: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, di
     import nbformat
 
     from autograder.nbgrader.course import build_notebook
-    from autograder.nbgrader.grade import extract_answers
+    from autograder.nbgrader.answers import answers
     from autograder.nbgrader.package import write_package
 
     course = load_course(kit)
@@ -144,7 +144,7 @@ def klass(kit: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, di
             assert BUG[0] in cell.source
             cell.source = cell.source.replace(*BUG)
     nbformat.write(notebook, str(folder / "eve.ipynb"))
-    packages["eve"] = write_package(course, extract_answers(course, notebook), checked / "eve" / "exercises")
+    packages["eve"] = write_package(course, answers(course, notebook), checked / "eve" / "exercises")
     (folder / "fay.ipynb").write_text('{"cells": [')  # cut short: not JSON
     (folder / "hal").mkdir()
     return folder, packages

@@ -24,7 +24,7 @@ import pytest
 import yaml
 
 from autograder.classroom import batch, exports
-from autograder.classroom.entry import EntryReport
+from autograder.course.class_report import EntryReport
 from autograder.cli.main import main as cli_main
 from autograder.classroom.intake import discover, read_entry
 from autograder.course.manifest import ManifestError, load_course

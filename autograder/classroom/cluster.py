@@ -36,7 +36,7 @@ from distributed import (
 from ..course.manifest import Course
 from ..i18n import _
 from ..sandbox import Sandbox
-from .entry import EntryReport
+from ..course.class_report import EntryReport
 from .intake import SKIPPED, Entry, fingerprint
 from .work import grade_entry, grader_version, zero_report
 

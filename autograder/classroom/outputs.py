@@ -9,7 +9,7 @@ from ..course.manifest import Course
 from ..course.results import FLAGGED
 from ..i18n import _
 from . import similarity, summary
-from .entry import EntryReport
+from ..course.class_report import EntryReport
 from .exports import EXPORTS, safe_cell
 from .intake import Entry
 from .storage import write_atomically

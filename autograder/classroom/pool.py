@@ -19,7 +19,7 @@ from ..course.manifest import Course
 from ..engine.stopping import STOPPING_SIGNALS
 from ..i18n import _
 from ..sandbox import Sandbox
-from .entry import EntryReport
+from ..course.class_report import EntryReport
 from .intake import Entry, read_entry
 from .portability import start_method
 from .work import grade_entries, unreadable_report

@@ -8,9 +8,10 @@ import os
 import time
 from pathlib import Path
 
+from ..course.feedback import markdown
 from ..course.manifest import Course
 from ..i18n import _
-from .entry import EntryReport
+from ..course.class_report import EntryReport
 from .exports import EXPORTS, grades_csv
 from .intake import Entry
 
@@ -68,8 +69,6 @@ def feedback_path(out: Path, student: str) -> Path:
 
 def write_feedback(course: Course, out: Path, student: str, report: EntryReport) -> None:
     """Write the student's feedback file beside their report."""
-    from ..course.feedback import markdown
-
     write_atomically(feedback_path(out, student), markdown(course, report.to_dict(), student).encode("utf-8"), sync=False)
 
 

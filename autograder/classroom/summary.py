@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ..i18n import _
 from . import similarity
-from .entry import GRADER_ERROR, LATE, UNREADABLE, EntryReport
+from ..course.class_report import GRADER_ERROR, LATE, UNREADABLE, EntryReport
 
 FULL, PARTIAL, ZERO, NOT_ATTEMPTED, ERROR, FLAGGED = "full", "partial", "zero", "not attempted", "error", "flagged"
 OUTCOMES = (FULL, PARTIAL, ZERO, NOT_ATTEMPTED, ERROR, FLAGGED)  # what one question of one student is, in this order

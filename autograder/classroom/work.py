@@ -24,8 +24,10 @@ from ..course.manifest import Course
 from ..course.results import ERROR, QuestionResult, Report
 from ..i18n import _
 from ..engine.run import Submission, hideable
+from ..nbgrader.answers import read_answers
+from ..nbgrader.package import write_package
 from ..sandbox import Sandbox
-from .entry import EntryReport
+from ..course.class_report import EntryReport
 from .intake import Contents, Entry, fingerprint_of, read_entry
 from .similarity import fingerprints
 
@@ -76,22 +78,8 @@ def build_package(course: Course, contents: Contents, folder: Path) -> tuple[Pat
     """Write contents as an exercises-like package in folder/exercises; (package, "") or (None, why it cannot be)."""
     package = folder / "exercises"
     if contents.notebook is not None:
-        from ..nbgrader.grade import extract_answers
-        from ..nbgrader.package import write_package
-
-        try:
-            import nbformat
-
-            notebook = nbformat.reads(contents.notebook.decode("utf-8"), as_version=4)
-            sources = extract_answers(course, notebook)
-        except Exception as error:  # noqa: BLE001 - any unreadable notebook is reported, never fatal
-            first = str(error).strip().splitlines()[0] if str(error).strip() else ""
-            return None, _("{name} cannot be read as a notebook ({error}: {message})").format(
-                name=contents.where, error=type(error).__name__, message=first[:200])
-        if not sources:
-            return None, _("{name} has none of the assignment's answer cells (grade_id q01_answer, ...): is it this assignment's notebook?").format(
-                name=contents.where)
-        return write_package(course, sources, package), ""
+        sources, problem = read_answers(course, contents.notebook, contents.where)
+        return (write_package(course, sources, package), "") if sources else (None, problem)
     package.mkdir(parents=True)
     for name, data in contents.modules.items():
         (package / name).write_bytes(data)

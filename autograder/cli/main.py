@@ -257,7 +257,7 @@ def main(argv: list[str] | None = None) -> int:
                 from ..classroom.batch import main as grade_folder
 
                 return grade_folder(args, course)
-            from ..nbgrader.grade import grade_class
+            from ..classroom.nbgrader_class import grade_class
 
             return grade_class(course, args)
         if args.command == "gradescope":
