@@ -35,13 +35,13 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from ..course.class_report import EntryReport
 from ..course.manifest import Course, find_root, load_course
 from ..engine.stopping import Stopped, exit_status, stop_on_signals
 from ..i18n import _
 from ..sandbox import missing_walls, process_state, sweep_stale
 from . import summary
 from .arguments import UsageError, add_arguments, check_args, chosen, parse_deadline
-from ..course.class_report import EntryReport
 from .intake import Contents, Entry, discover, fingerprint_of, read_entry, student_key
 from .outputs import print_table, progress, write_class_files
 from .pool import Pool, preload

@@ -33,10 +33,10 @@ from distributed import (
     get_worker,
 )
 
+from ..course.class_report import EntryReport
 from ..course.manifest import Course
 from ..i18n import _
 from ..sandbox import Sandbox
-from ..course.class_report import EntryReport
 from .intake import SKIPPED, Entry, fingerprint
 from .work import grade_entry, grader_version, zero_report
 

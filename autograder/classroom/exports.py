@@ -16,10 +16,10 @@ import io
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..course.class_report import GRADER_ERROR, EntryReport
 from ..course.manifest import Course
 from ..course.results import number
 from ..i18n import N_, _
-from ..course.class_report import GRADER_ERROR, EntryReport
 
 CANVAS_IDENTITY = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 CANVAS_POINTS = "Points Possible"

@@ -5,11 +5,11 @@ import sys
 import unicodedata
 from pathlib import Path
 
+from ..course.class_report import EntryReport
 from ..course.manifest import Course
 from ..course.results import FLAGGED
 from ..i18n import _
 from . import similarity, summary
-from ..course.class_report import EntryReport
 from .exports import EXPORTS, safe_cell
 from .intake import Entry
 from .storage import write_atomically

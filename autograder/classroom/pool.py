@@ -15,11 +15,11 @@ from collections.abc import Callable, Iterator
 from multiprocessing.connection import wait
 from pathlib import Path
 
+from ..course.class_report import EntryReport
 from ..course.manifest import Course
 from ..engine.stopping import STOPPING_SIGNALS
 from ..i18n import _
 from ..sandbox import Sandbox
-from ..course.class_report import EntryReport
 from .intake import Entry, read_entry
 from .portability import start_method
 from .work import grade_entries, unreadable_report

@@ -8,10 +8,10 @@ import os
 import time
 from pathlib import Path
 
+from ..course.class_report import EntryReport
 from ..course.feedback import markdown
 from ..course.manifest import Course
 from ..i18n import _
-from ..course.class_report import EntryReport
 from .exports import EXPORTS, grades_csv
 from .intake import Entry
 

@@ -20,9 +20,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..course.class_report import GRADER_ERROR, LATE, UNREADABLE, EntryReport
 from ..i18n import _
 from . import similarity
-from ..course.class_report import GRADER_ERROR, LATE, UNREADABLE, EntryReport
 
 FULL, PARTIAL, ZERO, NOT_ATTEMPTED, ERROR, FLAGGED = "full", "partial", "zero", "not attempted", "error", "flagged"
 OUTCOMES = (FULL, PARTIAL, ZERO, NOT_ATTEMPTED, ERROR, FLAGGED)  # what one question of one student is, in this order

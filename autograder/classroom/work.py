@@ -20,6 +20,7 @@ import traceback
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
+from ..course.class_report import EntryReport
 from ..course.manifest import Course
 from ..course.results import ERROR, QuestionResult, Report
 from ..i18n import _
@@ -27,7 +28,6 @@ from ..engine.run import Submission, hideable
 from ..nbgrader.answers import read_answers
 from ..nbgrader.package import write_package
 from ..sandbox import Sandbox
-from ..course.class_report import EntryReport
 from .intake import Contents, Entry, fingerprint_of, read_entry
 from .similarity import fingerprints
 
