@@ -1,7 +1,7 @@
 """The gradebook files of a class: grades.csv and the files an LMS imports, one registry that `grade`, its --help and the
 docs read (EXPORTS: name -> file, one-line description, the function that writes it from the course and the reports).
 
-A new format is one function (course, student -> EntryReport) -> bytes and one line in EXPORTS (or a call of register()).
+A new format is one function (course, student -> EntryReport) -> bytes and one line in EXPORTS.
 grades.csv is the kit's own table (student, q1..q10, total, status, committed_at, late_hours), rewritten after each
 result. canvas.csv follows Canvas's gradebook import: the columns Student, ID, SIS User ID, SIS Login ID and Section,
 then one assignment column (the course's lms_name); a second row "Points Possible" gives the assignment's points; each
@@ -86,11 +86,6 @@ EXPORTS: dict[str, Export] = {  # written in this order; grades.csv also after e
     "canvas": Export("canvas.csv", N_("the totals for Canvas's gradebook import"), canvas_csv),
     "moodle": Export("moodle.csv", N_("the totals for Moodle's CSV grade import"), moodle_csv),
 }
-
-
-def register(name: str, file: str, description: str, write: Callable[[Course, dict[str, EntryReport]], bytes]) -> None:
-    """Add a gradebook format: `grade` writes OUT/file with write(course, reports) beside the others."""
-    EXPORTS[name] = Export(file, description, write)
 
 
 def described() -> list[str]:
