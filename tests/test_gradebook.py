@@ -23,7 +23,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from autograder.classroom import batch
+from autograder.classroom import batch, exports
+from autograder.course.class_report import EntryReport
+from autograder.cli.main import main as cli_main
 from autograder.classroom.intake import discover, read_entry
 from autograder.course.manifest import ManifestError, load_course
 
@@ -147,7 +149,7 @@ def test_a_zip_is_read_as_the_folder_it_unpacks_to(tmp_path):
 def _lms_files(kit: Path, language: str, out: Path) -> dict[str, list[list[str]]]:
     from autograder.i18n import set_language
 
-    reports = {"ann": {"score": 20, "max_score": 20, "questions": []}}
+    reports = {"ann": EntryReport(20, 20, [])}
     out.mkdir()
     set_language(language)
     try:
@@ -195,6 +197,26 @@ def test_lms_name_in_course_yaml_names_the_column(tmp_path):
 def _main(kit: Path, folder: Path, out: Path, **extra: object) -> int:
     """`grade folder --out out` in this process, with the kit's course."""
     return batch.main(argparse.Namespace(dir=folder, out=out, jobs=1, force=False, scheduler=None, quiet=True, **extra), load_course(kit))
+
+
+def test_a_gradebook_format_is_one_function_and_one_registry_line(kit, tmp_path, monkeypatch, capsys):
+    """A toy format registered in exports.EXPORTS is written by `grade` beside the others, from the typed reports, and
+    listed by `grade --help`; the docs name every registered file."""
+    def toy(course, reports):
+        return "".join(f"{student};{report.status};{report.score}\n" for student, report in sorted(reports.items())).encode()
+
+    monkeypatch.setitem(exports.EXPORTS, "toy", exports.Export("toy.txt", "a toy gradebook", toy))
+    for student in ("ann", "bob"):
+        (tmp_path / "class" / student).mkdir(parents=True)  # unreadable: decided without a worker
+    assert _main(kit, tmp_path / "class", tmp_path / "out") == batch.USAGE_ERROR  # nothing gradable, the files written all the same
+    assert (tmp_path / "out" / "toy.txt").read_text() == "ann;unreadable;0\nbob;unreadable;0\n"
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        cli_main(["grade", "--help"])
+    assert "OUT/toy.txt: a toy gradebook" in " ".join(capsys.readouterr().out.split())
+    monkeypatch.delitem(exports.EXPORTS, "toy")
+    guide = (ROOT / "docs" / "instructors.md").read_text(encoding="utf-8")
+    assert all(f"`OUT/{export.file}`" in guide for export in exports.EXPORTS.values())
 
 
 @pytest.mark.parametrize("names", [
@@ -409,7 +431,7 @@ def test_the_french_summary_translates_the_status_of_an_entry_not_graded():
 
 
 def test_the_terminal_table_lines_up_wide_and_combining_characters(kit):
-    from autograder.classroom.batch import display_width, score_table
+    from autograder.classroom.outputs import display_width, score_table
 
     names = ["王小明", unicodedata.normalize("NFD", "Zoë Ångström"), "ann"]
     assert [display_width(name) for name in names] == [6, 12, 3]

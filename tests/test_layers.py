@@ -26,9 +26,6 @@ LAYERS = (
 # Known edges that break the contract, each owned by a part of issue 27 that removes it on its own branch. When one is
 # gone, test_every_allowed_edge_still_breaks_the_contract fails: delete it here.
 ALLOWED = {
-    # part "report": nbgrader calls the class grading (classroom.batch.main), which reads notebooks with nbgrader.grade:
-    # the circle classroom.batch -> classroom.work -> nbgrader.grade -> classroom.batch
-    ("autograder.nbgrader.grade", "autograder.classroom.batch"),
     # part "view": the Gradescope results render a report with the text renderer of the CLI, a layer above
     ("autograder.classroom.gradescope", "autograder.cli.report"),
 }

@@ -27,7 +27,9 @@ from autograder.nbgrader.course import (
     build_notebook,
     drop_relative_imports,
 )
-from autograder.nbgrader.grade import extract_answers, gradebook_table
+from autograder.classroom.nbgrader_class import gradebook_lines
+from autograder.nbgrader.answers import answers
+from autograder.nbgrader.grade import gradebook_scores
 from autograder.nbgrader.package import (
     answer_id,
     graded_id,
@@ -247,7 +249,7 @@ def test_extract_answers_takes_the_cells_by_grade_id() -> None:
     """Answer cells are found by grade_id and hold the solution without relative imports."""
     course = load_course(KIT)
     notebook = build_notebook(course)
-    found = extract_answers(course, notebook)
+    found = answers(course, notebook)
     assert sorted(found) == course.numbers
     solution = (KIT / "solutions" / "q03_attention.py").read_text()
     assert found[3] == answer_source(course.question(3), solution)
@@ -296,7 +298,7 @@ def test_the_printed_table_shows_the_gradebooks_final_scores(tmp_path: Path) -> 
                 gb.find_grade(graded_id(question.number), "attention", ASSIGNMENT, student).auto_score = 1.0
         gb.find_grade(graded_id(2), "attention", ASSIGNMENT, "ben").manual_score = 6.5  # a TA's regrade by hand
         gb.db.commit()
-    lines = gradebook_table(course, (url, "default_course"), ASSIGNMENT, ["ana", "ben", "absent"])
+    lines = gradebook_lines(course, *gradebook_scores(course, (url, "default_course"), ASSIGNMENT, ["ana", "ben", "absent"]))
     rows = {line.split()[0]: line.split()[1:] for line in lines[2:4]}
     assert rows["ana"] == ["1"] * len(course.numbers) + [f"{len(course.numbers):g}"]
     assert rows["ben"][1] == "6.5*" and rows["ben"][-1] == f"{len(course.numbers) - 1 + 6.5:g}"

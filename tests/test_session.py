@@ -68,7 +68,7 @@ def test_a_grader_failure_costs_only_that_student(tmp_path: Path, sandbox: Sandb
     calls: list[Path] = []
     monkeypatch.setattr(plugin.KitPlugin, "reset", breaks_on_bob)
     reports: dict[str, dict] = {}
-    work.grade_entries(COURSE, entries, sandbox, tmp_path / "scratch", lambda entry, report: reports.setdefault(entry.student, report))
+    work.grade_entries(COURSE, entries, sandbox, tmp_path / "scratch", lambda entry, report: reports.setdefault(entry.student, report.to_dict()))
     assert list(reports) == ["ann", "bob", "cid"]
     assert reports["ann"]["score"] == reports["cid"]["score"] == COURSE.max_score
     assert reports["bob"]["grader_error"] and reports["bob"]["score"] == 0
@@ -98,7 +98,7 @@ def test_a_failure_outside_the_checks_is_reported_too(tmp_path: Path, sandbox: S
 
     monkeypatch.setattr(work.tempfile, "mkdtemp", full_disk_for_bob)
     reports: list[tuple[str, dict]] = []
-    work.grade_entries(COURSE, entries, sandbox, tmp_path / "scratch", lambda entry, report: reports.append((entry.student, report)))
+    work.grade_entries(COURSE, entries, sandbox, tmp_path / "scratch", lambda entry, report: reports.append((entry.student, report.to_dict())))
     assert [student for student, _ in reports] == ["ann", "bob", "cid"]
     scores = {student: (report["score"], report.get("grader_error", False)) for student, report in reports}
     assert scores == {"ann": (COURSE.max_score, False), "bob": (0, True), "cid": (COURSE.max_score, False)}

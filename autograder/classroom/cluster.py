@@ -33,6 +33,7 @@ from distributed import (
     get_worker,
 )
 
+from ..course.class_report import EntryReport
 from ..course.manifest import Course
 from ..i18n import _
 from ..sandbox import start_sandbox
@@ -95,7 +96,7 @@ def sandbox_pid(dask_worker: Worker) -> int | None:
 
 def _grade_on_worker(course: Course, entry: Entry, expected: dict, version: str, copy: bytes | None = None,
                      hidden: tuple[Path, ...] = ()) -> tuple[str, object]:
-    """The task: ("report", the entry's report), graded in this worker's sandbox, or (NEEDS_FILES, why). hidden: the
+    """The task: ("report", the entry's EntryReport), graded in this worker's sandbox, or (NEEDS_FILES, why). hidden: the
     driver's folders no student's code may read (OUT); the worker's own folders are hidden too."""
     if grader_version(course) != version:
         raise KitMismatch(_("the worker at {address} grades with {theirs}, the driver with {version}").format(
@@ -116,8 +117,10 @@ def _grade_on_worker(course: Course, entry: Entry, expected: dict, version: str,
                 report = grade_entry(course, entry, plugin.sandbox, scratch, hidden)
             else:
                 local = _unpack(copy, scratch / "copy", entry)
-                report = _replace_text(grade_entry(course, local, plugin.sandbox, scratch / "work", hidden), str(local.path), str(entry.path))
-            return "report", report | {"_worker": get_worker().address}
+                graded = grade_entry(course, local, plugin.sandbox, scratch / "work", hidden).to_dict()
+                report = EntryReport.from_dict(_replace_text(graded, str(local.path), str(entry.path)))
+            report.worker = get_worker().address
+            return "report", report
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
 
@@ -169,10 +172,10 @@ def _replace_text(value: object, old: str, new: str) -> object:
     return value
 
 
-def error_report(course: Course, entry: Entry, reason: str) -> dict:
+def error_report(course: Course, entry: Entry, reason: str) -> EntryReport:
     """The report of an entry the cluster could not grade: every question 0, the reason, graded again by the next run."""
-    return zero_report(course, reason) | {"student": entry.student, "source": {"kind": entry.kind, "path": str(entry.path)},
-                                          "problem": reason, "grader_error": True, "grader_version": grader_version(course)}
+    return zero_report(course, reason, student=entry.student, source={"kind": entry.kind, "path": str(entry.path)}, problem=reason,
+                       grader_error=True, grader_version=grader_version(course))
 
 
 def _connect(address: str) -> Client:
@@ -198,7 +201,7 @@ def _check_workers(client: Client, course: Course, version: str) -> None:
             count=len(other), version=version, listed=listed))
 
 
-def run_on_cluster(course: Course, entries: list[Entry], address: str, on_result: Callable[[Entry, dict], None],
+def run_on_cluster(course: Course, entries: list[Entry], address: str, on_result: Callable[[Entry, EntryReport], None],
                    hidden: tuple[Path, ...] = ()) -> None:
     """Grade entries on the Dask scheduler at address, calling on_result(entry, report) in this process as each one finishes.
 
@@ -236,7 +239,7 @@ def run_on_cluster(course: Course, entries: list[Entry], address: str, on_result
         client.close()
 
 
-def _outcome(course: Course, entry: Entry, future: Future) -> dict | None:
+def _outcome(course: Course, entry: Entry, future: Future) -> EntryReport | None:
     """The report a finished task gives, an error_report, or None when its worker needs a copy of the entry."""
     if future.status == "finished":
         kind, value = future.result()
@@ -252,7 +255,7 @@ def _outcome(course: Course, entry: Entry, future: Future) -> dict | None:
         error=type(error).__name__, message=error))
 
 
-def _send_copy(course: Course, entry: Entry, submit: Callable) -> dict | None:
+def _send_copy(course: Course, entry: Entry, submit: Callable) -> EntryReport | None:
     """Submit the entry again with a copy of its files; an error_report when that cannot be done."""
     try:
         copy = _pack(entry)

@@ -35,6 +35,8 @@ from pathlib import Path
 from ..course.manifest import Course, ManifestError, find_root, load_course
 from ..course.results import ERROR, PASSED, CaseResult, QuestionResult, Report, missing_file, number
 from ..i18n import _
+from ..nbgrader.answers import read_answers
+from ..nbgrader.package import PACKAGE_INIT, answer_id, write_package
 
 KIT = "kit"  # the kit's folder inside the zip, hence /autograder/source/kit on Gradescope
 SHIPPED_DIRS = ("autograder", "reference")  # copied whole, caches and hidden files left out
@@ -177,31 +179,6 @@ def _where(folder: Path, submission: Path) -> str:
     return _("the top level of your submission") if relative == "." else _("the folder {folder}/ of your submission").format(folder=relative)
 
 
-def notebook_sources(course: Course, notebook: dict) -> dict[int, str]:
-    """Question number -> answer source in a notebook: the nbgrader answer cells, else the cells `check` would recognise."""
-    from ..nbgrader.grade import extract_answers
-    from ..nbgrader.package import pick_from_history
-
-    sources = extract_answers(course, notebook)
-    history = ["".join(cell.get("source", "")) if isinstance(cell.get("source"), list) else str(cell.get("source", ""))
-               for cell in notebook.get("cells", []) if isinstance(cell, dict) and cell.get("cell_type") == "code"]
-    for key, source in pick_from_history(course, history, course.numbers[-1]).items():
-        sources.setdefault(key, source)  # a cell whose nbgrader metadata was lost, found by its marker or its functions
-    return sources
-
-
-def _read_notebook(course: Course, path: Path) -> tuple[dict[int, str], str]:
-    """(answer sources, problem) of one notebook; an unreadable notebook gives no sources and a one-line problem."""
-    try:
-        notebook = json.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
-            raise TypeError("no list of cells")
-        return notebook_sources(course, notebook), ""
-    except Exception as error:  # noqa: BLE001 - any unreadable notebook is reported, never fatal
-        first = str(error).splitlines()[0] if str(error) else ""
-        return {}, _("{name} cannot be read as a notebook ({error}: {message})").format(name=path.name, error=type(error).__name__, message=first)
-
-
 def unpacked(submission: Path, scratch: Path) -> Path:
     """submission with the zips at its top level unpacked where they lie, as Gradescope unpacks an uploaded zip into
     /autograder/submission (a local run is given the zip itself): a copy in scratch, or submission itself if it has none."""
@@ -231,8 +208,6 @@ def unpacked(submission: Path, scratch: Path) -> Path:
 
 def prepare(course: Course, submission: Path, package: Path) -> Found:
     """Write the exercises-like package to grade into package (created) from what was submitted; say what was found."""
-    from ..nbgrader.package import PACKAGE_INIT, answer_id, write_package
-
     folders = _folders(submission) if submission.is_dir() else []
     modules, place = {}, submission
     for folder in folders:  # the folder holding most of the modules; the shallowest of equals
@@ -242,7 +217,7 @@ def prepare(course: Course, submission: Path, package: Path) -> Found:
     notebooks = [path for folder in folders for path in sorted(folder.glob("*.ipynb")) if path.is_file() and not path.is_symlink()]
     best_notebook, sources, problems = None, {}, []
     for path in notebooks:
-        found, problem = _read_notebook(course, path)
+        found, problem = read_answers(course, path, path.name)
         problems += [problem] if problem else []
         if best_notebook is None or len(found) > len(sources):
             best_notebook, sources = path, found

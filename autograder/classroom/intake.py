@@ -4,7 +4,7 @@
 
 * a **repository** (a folder with a `.git` folder): the files of its checked-out commit (HEAD), read with git, so
   uncommitted edits and untracked files are not graded; the commit is recorded;
-* a **notebook** (`NAME.ipynb`): the answer cells of the nbgrader assignment's notebook;
+* a **notebook** (`NAME.ipynb`): the answer cells of the nbgrader assignment's notebook (nbgrader/answers.py reads them);
 * a **zip** (`NAME.zip`), or a folder holding one zip and no module: read as the folder it unpacks to (its members
   are read, never written to disk);
 * a **folder**: the exercise modules as they are on disk;

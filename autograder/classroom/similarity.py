@@ -60,11 +60,11 @@ def marks(source: str) -> set[int]:
     return {min(grams[i:i + WINDOW]) for i in range(len(grams) - WINDOW + 1)}
 
 
-def fingerprints(course: Course, package: Path, report: dict) -> dict:
-    """{"similarity": {question number: {"sha256", "marks"}}} for the questions the report attempted, from the graded
-    package's modules (a notebook's answer cells are modules there too)."""
+def fingerprints(course: Course, package: Path, questions: list[dict]) -> dict:
+    """{question number: {"sha256", "marks"}} for the questions attempted (a report's question entries), from the graded
+    package's modules (a notebook's answer cells are modules there too): a report's "similarity"."""
     found = {}
-    for question in report.get("questions", []):
+    for question in questions:
         if question.get("status") == "not attempted":
             continue
         name = Path(course.question(question["number"]).file).name
@@ -74,7 +74,7 @@ def fingerprints(course: Course, package: Path, report: dict) -> dict:
             continue
         own = marks(data.decode("utf-8", "replace")) - _stub_marks(course, question["number"])
         found[str(question["number"])] = {"sha256": hashlib.sha256(data).hexdigest(), "marks": sorted(own)}
-    return {"similarity": found}
+    return found
 
 
 def _stub_marks(course: Course, number: int) -> frozenset[int]:

@@ -20,10 +20,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..course.class_report import GRADER_ERROR, LATE, UNREADABLE, EntryReport
 from ..i18n import _
 from . import similarity
 
-GRADED, LATE, UNREADABLE, GRADER_ERROR = "graded", "late", "unreadable", "grader_error"  # an entry's status (grades.csv)
 FULL, PARTIAL, ZERO, NOT_ATTEMPTED, ERROR, FLAGGED = "full", "partial", "zero", "not attempted", "error", "flagged"
 OUTCOMES = (FULL, PARTIAL, ZERO, NOT_ATTEMPTED, ERROR, FLAGGED)  # what one question of one student is, in this order
 STOPPED = ("error", "timeout", "crashed")  # question statuses counted as an error
@@ -32,12 +32,8 @@ FILES = ("summary.md", "summary.html", "summary.png", "summary-public.html")  # 
 
 
 def entry_status(report: dict) -> str:
-    """What a report is: graded, late (graded, its commit after the deadline), unreadable, or grader_error."""
-    if report.get("grader_error"):
-        return GRADER_ERROR
-    if report.get("problem"):
-        return UNREADABLE
-    return LATE if float(report.get("late_hours") or 0) > 0 else GRADED
+    """What a report read as JSON is (EntryReport.status): graded, late, unreadable, or grader_error."""
+    return EntryReport.from_dict(report).status
 
 
 def outcome(question: dict) -> str:

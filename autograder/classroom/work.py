@@ -9,6 +9,7 @@ gives every question 0 with "problem" saying why; a fault of the student's code 
 with `check`. The grader's own failure on an entry (a bug, a full disk) is reported the same way, with
 "grader_error": true, so that the next run grades it again.
 """
+import dataclasses
 import datetime
 import functools
 import hashlib
@@ -19,10 +20,13 @@ import traceback
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
+from ..course.class_report import EntryReport
 from ..course.manifest import Course
 from ..course.results import ERROR, QuestionResult, Report
 from ..i18n import _
 from ..engine.run import Submission, hideable
+from ..nbgrader.answers import read_answers
+from ..nbgrader.package import write_package
 from ..sandbox import Sandbox
 from .intake import Contents, Entry, fingerprint_of, read_entry
 from .similarity import fingerprints
@@ -60,9 +64,10 @@ def grader_version(course: Course) -> str:
     return f"{version}+{hashlib.sha256((_code_digest() + questions + secret).encode()).hexdigest()[:12]}"
 
 
-def zero_report(course: Course, reason: str) -> dict:
-    """check --json's object for an entry that could not be graded: every question 0, with the reason."""
-    return Report([QuestionResult(q.number, q.title, q.points, ERROR, reason=reason) for q in course.questions]).to_dict()
+def zero_report(course: Course, reason: str, **about: object) -> EntryReport:
+    """The report of an entry that could not be graded: every question 0, with the reason, and about (student, source, ...)."""
+    return EntryReport.from_check(Report([QuestionResult(q.number, q.title, q.points, ERROR, reason=reason) for q in course.questions]),
+                                  **about)
 
 
 def _now() -> str:
@@ -73,22 +78,8 @@ def build_package(course: Course, contents: Contents, folder: Path) -> tuple[Pat
     """Write contents as an exercises-like package in folder/exercises; (package, "") or (None, why it cannot be)."""
     package = folder / "exercises"
     if contents.notebook is not None:
-        from ..nbgrader.grade import extract_answers
-        from ..nbgrader.package import write_package
-
-        try:
-            import nbformat
-
-            notebook = nbformat.reads(contents.notebook.decode("utf-8"), as_version=4)
-            sources = extract_answers(course, notebook)
-        except Exception as error:  # noqa: BLE001 - any unreadable notebook is reported, never fatal
-            first = str(error).strip().splitlines()[0] if str(error).strip() else ""
-            return None, _("{name} cannot be read as a notebook ({error}: {message})").format(
-                name=contents.where, error=type(error).__name__, message=first[:200])
-        if not sources:
-            return None, _("{name} has none of the assignment's answer cells (grade_id q01_answer, ...): is it this assignment's notebook?").format(
-                name=contents.where)
-        return write_package(course, sources, package), ""
+        sources, problem = read_answers(course, contents.notebook, contents.where)
+        return (write_package(course, sources, package), "") if sources else (None, problem)
     package.mkdir(parents=True)
     for name, data in contents.modules.items():
         (package / name).write_bytes(data)
@@ -108,19 +99,19 @@ def classmates(entry: Entry, package: Path) -> tuple[Path, ...]:
 
 
 def _about(course: Course, entry: Entry, contents: Contents) -> dict:
-    """What a report says besides the scores: who, which files, which grader, when."""
+    """What a report says besides the scores: who, which files, which grader, when (EntryReport's fields)."""
     source = {"kind": entry.kind, "path": str(entry.path), "graded": contents.where} | (
         {"left_out": list(contents.left_out.values())} if contents.left_out else {})
     return {"student": entry.student, "source": source} | fingerprint_of(contents) | {"grader_version": grader_version(course), "graded_at": _now()}
 
 
-def unreadable_report(course: Course, entry: Entry, contents: Contents, problem: str = "") -> dict:
+def unreadable_report(course: Course, entry: Entry, contents: Contents, problem: str = "") -> EntryReport:
     """The report of an entry that cannot be graded: every question 0, "problem" saying why."""
     problem = problem or contents.problem
-    return zero_report(course, problem) | _about(course, entry, contents) | {"problem": problem}
+    return zero_report(course, problem, **_about(course, entry, contents), problem=problem)
 
 
-def grade_entries(course: Course, entries: Iterable[Entry], sandbox: Sandbox, scratch: Path, on_result: Callable[[Entry, dict], None],
+def grade_entries(course: Course, entries: Iterable[Entry], sandbox: Sandbox, scratch: Path, on_result: Callable[[Entry, EntryReport], None],
                   hidden: tuple[Path, ...] = ()) -> None:
     """Grade entries in turn, in one pytest run while the grader does not break: on_result(entry, report) once for each
     entry, as soon as its report is decided (check --json's object plus student, source, commit or sha256,
@@ -140,7 +131,7 @@ def grade_entries(course: Course, entries: Iterable[Entry], sandbox: Sandbox, sc
     scratch.mkdir(parents=True, exist_ok=True)
     remaining, last_reported = iter(entries), [None]  # entries are graded one after the other: only the last one can lack its report
 
-    def report(entry: Entry, result: dict) -> None:
+    def report(entry: Entry, result: EntryReport) -> None:
         last_reported[0] = entry
         on_result(entry, result)
 
@@ -162,7 +153,7 @@ def grade_entries(course: Course, entries: Iterable[Entry], sandbox: Sandbox, sc
             raise RuntimeError(f"the grading run stopped before it graded anything\n{trace}")
 
 
-def _submissions(course: Course, entries: Iterator[Entry], scratch: Path, report: Callable[[Entry, dict], None], drawn: list,
+def _submissions(course: Course, entries: Iterator[Entry], scratch: Path, report: Callable[[Entry, EntryReport], None], drawn: list,
                  hidden: tuple[Path, ...]) -> Iterator[Submission]:
     """The Submission of each readable entry, built in a fresh folder; once the engine graded it (or broke while it did),
     its report goes to report() and the folder is removed. drawn: each entry taken, then None when there are no more."""
@@ -194,34 +185,35 @@ def _submissions(course: Course, entries: Iterator[Entry], scratch: Path, report
     drawn.append(None)
 
 
-def _graded_report(course: Course, entry: Entry, contents: Contents, submission: Submission) -> dict:
+def _graded_report(course: Course, entry: Entry, contents: Contents, submission: Submission) -> EntryReport:
     """The report of a graded submission, or the grader's failure when it has no whole report."""
     if submission.report is not None and not submission.failed:
         try:
-            report = submission.report.to_dict()
-            for question in report["questions"]:  # a module left out (a link) is missing for the engine: say why instead
+            report = EntryReport.from_check(submission.report, **_about(course, entry, contents))
+            for question in report.questions:  # a module left out (a link) is missing for the engine: say why instead
                 why = contents.left_out.get(Path(course.question(question["number"]).file).name)
                 if why and question["status"] == ERROR:
                     question["reason"] = why
                     for check in question.get("tests", []):
                         check["message"] = why
-            return report | _about(course, entry, contents) | fingerprints(course, submission.package, report)
+            report.similarity = fingerprints(course, submission.package, report.questions)
+            return report
         except Exception:  # noqa: BLE001 - the grader's own fault
             submission.failed = traceback.format_exc()
     return failed_report(course, entry, contents, submission.failed)
 
 
-def failed_report(course: Course, entry: Entry, contents: Contents, trace: str) -> dict:
+def failed_report(course: Course, entry: Entry, contents: Contents, trace: str) -> EntryReport:
     """The report of an entry the grader itself failed on: every question 0, the reason, "grader_error" and the traceback."""
     last = (trace.strip().splitlines() or ["RuntimeError: the grading run stopped before this entry's report"])[-1]
     error, _colon, message = last.partition(": ")
     reason = _("the grader failed on this entry ({error}: {message}); run the command again").format(error=error[:100], message=message[:300])
-    return unreadable_report(course, entry, contents, reason) | {"grader_error": True, "traceback": trace[-4000:]}
+    return dataclasses.replace(unreadable_report(course, entry, contents, reason), grader_error=True, traceback=trace[-4000:])
 
 
-def grade_entry(course: Course, entry: Entry, sandbox: Sandbox, scratch: Path, hidden: tuple[Path, ...] = ()) -> dict:
+def grade_entry(course: Course, entry: Entry, sandbox: Sandbox, scratch: Path, hidden: tuple[Path, ...] = ()) -> EntryReport:
     """The student's report, as grade_entries gives it, for one entry. scratch: a folder this call may fill and empty;
     hidden: folders the student's code may not read."""
-    found: list[dict] = []
+    found: list[EntryReport] = []
     grade_entries(course, [entry], sandbox, scratch, lambda _entry, report: found.append(report), hidden)
     return found[0]

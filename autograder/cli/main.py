@@ -7,6 +7,7 @@ import sys
 import traceback
 from pathlib import Path
 
+from ..classroom.exports import described
 from ..course.manifest import Course, ManifestError, decode_answer, find_root, load_course
 from ..course.results import PASSED, Report
 from ..i18n import LANGUAGES, _, set_language
@@ -77,7 +78,8 @@ def _parser() -> argparse.ArgumentParser:
     course.add_argument("--assignment", default="attention")
     batch = command("grade", _("grade a class: a folder of students (DIR --out OUT), or nbgrader's submissions"))
     batch.add_argument("dir", nargs="?", type=Path, metavar="DIR", help=_("one folder, git repository or notebook per student"))
-    batch.add_argument("--out", type=Path, metavar="OUT", help=_("where the reports, grades.csv and the class summary go (with --nbgrader: COURSE_DIR/reports/ASSIGNMENT by default)"))
+    batch.add_argument("--out", type=Path, metavar="OUT", help=_("where the reports, the class summary and the gradebook files go ({files}; "
+                                                                 "with --nbgrader: COURSE_DIR/reports/ASSIGNMENT by default)").format(files="; ".join(described())))
     batch.add_argument("--jobs", type=int, default=None, metavar="N", help=_("grading processes (default: the number of cores)"))
     batch.add_argument("--force", action="store_true", help=_("regrade students whose files have not changed"))
     batch.add_argument("--scheduler", default=None, metavar="ADDRESS", help=_("grade on a Dask cluster (tcp://host:8786)"))
@@ -257,7 +259,7 @@ def main(argv: list[str] | None = None) -> int:
                 from ..classroom.batch import main as grade_folder
 
                 return grade_folder(args, course)
-            from ..nbgrader.grade import grade_class
+            from ..classroom.nbgrader_class import grade_class
 
             return grade_class(course, args)
         if args.command == "gradescope":

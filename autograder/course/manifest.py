@@ -70,7 +70,7 @@ class Course:
     questions: tuple[Question, ...]
     root: Path
     feedback: Feedback = Feedback()
-    lms_name: str = ""  # the gradebook column (canvas.csv, moodle.csv): never translated, so an import updates one assignment
+    lms_name: str = ""  # the gradebook column (the LMS files, classroom/exports.py): never translated, so an import updates one assignment
 
     def question(self, number: int) -> Question:
         """The question with this number (KeyError when there is none)."""

@@ -1,31 +1,29 @@
-"""`python -m autograder grade --nbgrader COURSE_DIR`: grade a class's submitted notebooks into nbgrader's gradebook.
+"""nbgrader's side of `grade --nbgrader COURSE_DIR`: where an assignment's submissions are (the input of class
+grading) and the gradebook the kit's results are written into (its output). It never grades: classroom/nbgrader_class.py
+composes the command, grading the submissions as `grade DIR` grades a class folder.
 
-No notebook is executed. Each student's answer cells are read by grade_id, written into a temporary
-exercises-like package, and the class is graded as `grade DIR` grades one (classroom/batch.py: --jobs workers, the
-progress bar, a report per student in OUT, by default COURSE_DIR/reports/<assignment>/, with grades.csv, the class
-summary and the LMS files; a student whose submission and grader have not changed is not graded again, unless
---force; --student regrades only those named). nbgrader's own
-Autograde converter then does the bookkeeping that `nbgrader autograde` does (students and submissions in
-the gradebook, locked cells restored from the source, timestamps and late penalties, the notebook written
-to autograded/), with its kernel step replaced by KitScores, which writes each test cell's output (the
-summary and the points) from the kit's results. SaveAutoGrades then records the points as nbgrader would,
-so `nbgrader export`, formgrader and `nbgrader generate_feedback` work as after `nbgrader autograde`.
+No notebook is executed. nbgrader's own Autograde converter does the bookkeeping that `nbgrader autograde` does
+(students and submissions in the gradebook, locked cells restored from the source, timestamps and late penalties, the
+notebook written to autograded/), with its kernel step replaced by KitScores, which writes each test cell's output (the
+summary and the points) from the kit's results. SaveAutoGrades then records the points as nbgrader would, so `nbgrader
+export`, formgrader and `nbgrader generate_feedback` work as after `nbgrader autograde`.
 """
-import argparse
 import logging
 import sys
-import tempfile
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
+from ..course.class_report import EntryReport
 from ..course.manifest import Course
 from ..course.results import question_from_dict
 from ..i18n import _
-from .package import answer_id, graded_id, summary_text
+from .package import graded_id, summary_text
 
-USAGE_ERROR, SOME_UNREADABLE, RUN_FAILED = 2, 1, 3  # as classroom/batch.py gives them
+
+class NbgraderError(Exception):
+    """nbgrader cannot grade here (not installed, no such assignment, no submission): one line for the user."""
 
 
 @dataclass
@@ -36,35 +34,27 @@ class Submission:
     problem: str = ""
 
 
-def extract_answers(course: Course, notebook: object) -> dict[int, str]:
-    """Question number -> source of the last code cell whose grade_id is that question's answer id (as nbgrader keeps the last duplicate)."""
-    wanted = {answer_id(q.number): q.number for q in course.questions}
-    sources: dict[int, str] = {}
-    for cell in notebook["cells"]:
-        grade_id = ((cell.get("metadata") or {}).get("nbgrader") or {}).get("grade_id")
-        number = wanted.get(grade_id)
-        if number is not None and cell.get("cell_type") == "code":
-            source = cell.get("source", "")
-            sources[number] = "".join(source) if isinstance(source, list) else str(source)
-    return sources
+@dataclass
+class Assignment:
+    """An assignment of an nbgrader course folder: its submitted folders (submitted/<student>/<assignment>) and its gradebook."""
+
+    course_dir: Path
+    name: str
+    config: object  # traitlets Config
+    gradebook_args: tuple[str, str]  # (database URL, course id)
+    notebooks: list[str]  # the assignment's notebook names
+    excluded: list[str]  # CourseDirectory.student_id_exclude
+    folders: list[Path]
 
 
-def grade_reports(course: Course, args: argparse.Namespace, folders: list[Path], out: Path,
-                  course_dir: Path) -> tuple[int, dict[str, dict], set[str]]:
-    """Grade the submitted folders (submitted/<student>/<assignment>) as `grade DIR` grades a class folder, into out:
-    (its exit status, student -> report, the students graded in this run)."""
-    from ..classroom import batch
+@dataclass
+class Recorded:
+    """What write_gradebook did: submissions written, left as they were, and whether any scored 0 for a problem."""
 
-    before = {folder.parent.name: (batch.load_report(out, folder.parent.name) or {}).get("graded_at") for folder in folders}
-    with tempfile.TemporaryDirectory(prefix="nbgrader-class-") as view:  # one entry per student, named by the student
-        for folder in folders:
-            (Path(view) / folder.parent.name).symlink_to(folder, target_is_directory=True)
-        status = batch.main(argparse.Namespace(dir=Path(view), out=out, jobs=args.jobs, force=args.force, scheduler=args.scheduler,
-                                               quiet=args.quiet, student=args.student, deadline=None, table=False,
-                                               hidden=(course_dir,), linked=True,
-                                               allow_weak_isolation=getattr(args, "allow_weak_isolation", False)), course)  # the course: every submission, the solutions, the gradebook
-    reports = {student: report for student in before if (report := batch.load_report(out, student)) is not None}
-    return status, reports, {student for student, report in reports.items() if report.get("graded_at") != before[student]}
+    written: int
+    unchanged: int
+    problems: bool
+    failed: bool = False  # nbgrader could write none of them (said on stderr)
 
 
 def _kit_scores_class() -> type:
@@ -129,12 +119,12 @@ def _zero(gradebook_args: tuple[str, str], assignment: str, student: str) -> Non
         gb.db.commit()
 
 
-def gradebook_table(course: Course, gradebook_args: tuple[str, str], assignment: str, students: list[str]) -> list[str]:
-    """The table of the scores in the gradebook, as nbgrader's export gives them: a score entered by hand (manual_score)
-    replaces the kit's and is marked *; students not in the gradebook are left out."""
+def gradebook_scores(course: Course, gradebook_args: tuple[str, str], assignment: str,
+                     students: list[str]) -> tuple[list[tuple[str, dict[int, str], str]], bool]:
+    """The scores in the gradebook, as nbgrader's export gives them: (one row per student: name, question number -> score
+    text, total text; whether any was entered by hand). A score entered by hand (manual_score) replaces the kit's and is
+    marked *; students not in the gradebook are left out."""
     from nbgrader.api import Gradebook, MissingEntry
-
-    from ..classroom.batch import score_table
 
     numbers = {graded_id(q.number): q.number for q in course.questions}
     rows, manual = [], False
@@ -153,28 +143,17 @@ def gradebook_table(course: Course, gradebook_args: tuple[str, str], assignment:
                         scores[numbers[grade.name]] = f"{grade.score or 0:g}" + ("*" if by_hand else "")
                         total += grade.score or 0
             rows.append((student, scores, f"{total:g}"))
-    lines = [_("Scores in the gradebook (what `nbgrader export` gives):")] + score_table(course, rows)
-    return lines + ([_("* entered by hand in the gradebook: it replaces the kit's score (the kit's own is in the reports)")] if manual else [])
+    return rows, manual
 
 
-def grade_class(course: Course, args: argparse.Namespace) -> int:
-    """Grade the submissions of args.assignment in args.course_dir into the gradebook (those of args.student only, when
-    given); return the exit status."""
-    course_dir, assignment = Path(args.course_dir), args.assignment
+def open_assignment(course_dir: Path, assignment: str) -> Assignment:
+    """The assignment in course_dir's gradebook and its submitted folders (the course's exclusions left out); NbgraderError
+    when nbgrader is not installed, the gradebook has no such assignment or nobody submitted."""
     try:
         from nbgrader.api import Gradebook, MissingEntry
-        from nbgrader.converters import Autograde, NbGraderException
         from nbgrader.coursedir import CourseDirectory
-        from nbgrader.preprocessors import (
-            AssignLatePenalties,
-            IgnorePattern,
-            LimitOutput,
-            SaveAutoGrades,
-        )
     except ImportError:
-        print(_("autograder: grading with --nbgrader needs nbgrader: pip install nbgrader"), file=sys.stderr)
-        return USAGE_ERROR
-    from nbconvert.preprocessors import ClearMetadataPreprocessor
+        raise NbgraderError(_("grading with --nbgrader needs nbgrader: pip install nbgrader")) from None
     from sqlalchemy.exc import SAWarning
 
     warnings.filterwarnings("ignore", category=SAWarning)  # nbgrader's own session use; `nbgrader autograde` prints them too
@@ -186,29 +165,42 @@ def grade_class(course: Course, args: argparse.Namespace) -> int:
         with Gradebook(*gradebook_args) as gb:
             notebooks = [notebook.name for notebook in gb.find_assignment(assignment).notebooks]
     except MissingEntry:
-        print(_("autograder: no assignment {name} in the gradebook of {folder}: run `nbgrader generate_assignment {assignment}` there first").format(
-            name=repr(assignment), folder=course_dir, assignment=assignment), file=sys.stderr)
-        return USAGE_ERROR
+        raise NbgraderError(_("no assignment {name} in the gradebook of {folder}: run `nbgrader generate_assignment {assignment}` there first").format(
+            name=repr(assignment), folder=course_dir, assignment=assignment)) from None
     submitted = Path(coursedir.format_path(coursedir.submitted_directory, ".", "."))
     excluded = [s for s in coursedir.student_id_exclude.split(",") if s]  # the course's own exclusions stay excluded
     folders = sorted(p for p in submitted.glob(f"*/{assignment}") if p.is_dir() and p.parent.name not in excluded)
     if not folders:
-        print(_("autograder: no submissions in {path}").format(path=f"{submitted}/*/{assignment}"), file=sys.stderr)
-        return USAGE_ERROR
-    out = Path(args.out).resolve() if args.out else course_dir / "reports" / assignment
-    status, reports, graded_now = grade_reports(course, args, folders, out, course_dir)
-    if status == RUN_FAILED or (status == USAGE_ERROR and not graded_now):  # OUT could not be written: said, nothing to record
-        return status
-    submissions = [Submission(student, str(report.get("problem", ""))) for student, report in sorted(reports.items())]
+        raise NbgraderError(_("no submissions in {path}").format(path=f"{submitted}/*/{assignment}"))
+    return Assignment(course_dir, assignment, config, gradebook_args, notebooks, excluded, folders)
+
+
+def write_gradebook(course: Course, assignment: Assignment, reports: dict[str, EntryReport], graded_now: set[str]) -> Recorded:
+    """Write the kit's results (student -> report) into the assignment's gradebook as `nbgrader autograde` would, for the
+    students graded now or whose autograded notebook is missing; an unreadable submission, or one nbgrader rejects,
+    scores 0 there and is said on stdout."""
+    from nbgrader.converters import Autograde, NbGraderException
+    from nbgrader.coursedir import CourseDirectory
+    from nbgrader.preprocessors import (
+        AssignLatePenalties,
+        IgnorePattern,
+        LimitOutput,
+        SaveAutoGrades,
+    )
+    from nbconvert.preprocessors import ClearMetadataPreprocessor
+
+    config, notebooks = assignment.config, assignment.notebooks
+    coursedir = CourseDirectory(config=config)
+    submissions = [Submission(student, report.problem) for student, report in sorted(reports.items())]
     KitScores = _kit_scores_class()
-    KitScores.results = {student: {graded_id(q["number"]): (q["score"], summary_text(question_from_dict(q), course)) for q in report["questions"]}
+    KitScores.results = {student: {graded_id(q["number"]): (q["score"], summary_text(question_from_dict(q), course)) for q in report.questions}
                          for student, report in reports.items()}
-    already = {s.student for s in submissions if all((Path(coursedir.format_path(coursedir.autograded_directory, s.student, assignment))
+    already = {s.student for s in submissions if all((Path(coursedir.format_path(coursedir.autograded_directory, s.student, assignment.name))
                                                       / f"{name}.ipynb").exists() for name in notebooks)}
     unchanged = [s.student for s in submissions if not s.problem and s.student not in graded_now and s.student in already]
     left = [s.student for s in submissions if s.problem] + unchanged
     readable = [s for s in submissions if s.student not in left]
-    config.CourseDirectory.student_id_exclude = ",".join(excluded + left)
+    config.CourseDirectory.student_id_exclude = ",".join(assignment.excluded + left)
     # nbgrader's own list with Execute replaced by the kit's scores; its closing CheckCellMetadata is left out: the
     # sanitize step has just validated the same metadata, and nothing here changes it (a second pass costs 0.05 s a notebook)
     config.Autograde.autograde_preprocessors = [KitScores, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
@@ -228,7 +220,7 @@ def grade_class(course: Course, args: argparse.Namespace) -> int:
             pass  # the students it could not process are found below, by their missing autograded notebook
     rejected = []
     for submission in readable:
-        autograded = Path(coursedir.format_path(coursedir.autograded_directory, submission.student, assignment))
+        autograded = Path(coursedir.format_path(coursedir.autograded_directory, submission.student, assignment.name))
         if not all((autograded / f"{name}.ipynb").exists() for name in notebooks):
             reason = next((m for m in collected.messages if submission.student in m), _("nbgrader could not process it"))
             submission.problem = _("nbgrader rejected the notebook: {reason}").format(reason=reason.strip().splitlines()[0])
@@ -236,14 +228,9 @@ def grade_class(course: Course, args: argparse.Namespace) -> int:
     if readable and len(rejected) == len(readable) > 1:  # the whole class failed: nbgrader's problem, not the students'
         print(_("autograder: nbgrader could not write any submission into the gradebook:") + "\n  " + "\n  ".join(collected.messages[-5:]),
               file=sys.stderr)
-        return USAGE_ERROR
+        return Recorded(0, len(unchanged), True, failed=True)
     for submission in rejected + [s for s in submissions if s.problem and s.student in graded_now]:
-        _zero(gradebook_args, assignment, submission.student)
+        _zero(assignment.gradebook_args, assignment.name, submission.student)
     for submission in rejected:
         print(_("{student}: scored 0 in the gradebook, {problem}").format(student=submission.student, problem=submission.problem))
-    print("\n".join(gradebook_table(course, gradebook_args, assignment, [s.student for s in submissions])))
-    written = len(readable) - len(rejected)
-    print(_("{count} submission(s) written into the gradebook of {folder}").format(count=written, folder=course_dir)
-          + (_("; {count} left as they were (unchanged since they were graded; --force grades them again)").format(
-              count=len(unchanged)) if unchanged else ""))
-    return SOME_UNREADABLE if any(s.problem for s in submissions) else status
+    return Recorded(len(readable) - len(rejected), len(unchanged), any(s.problem for s in submissions))
