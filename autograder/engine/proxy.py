@@ -15,10 +15,11 @@ from typing import Callable, Iterator
 import torch
 
 from ..course.manifest import Question
-from ..i18n import N_, _
+from ..i18n import N_, _, number_text
 from .inputs import describe, seeded
 from .stand_in import BROKEN
 from ..sandbox import CRASHED, TIMEOUT, Child, ChildStopped
+from ..sandbox.limits import MEMORY_BYTES, OUTPUT_BYTES
 
 
 CLOCK_SPEEDS = (1.0e9, 2.0e9)  # units of work per virtual second: each virtual_clock block's speed lies between them
@@ -148,9 +149,9 @@ def explain(error: dict, question: Question) -> str:
     if kind == "KeyboardInterrupt":
         return _("raised KeyboardInterrupt{where}").format(where=_where(error))
     if kind == "MemoryError" or "can't allocate memory" in message:
-        return _("ran out of memory (the limit is 4 GiB){where}").format(where=_where(error))
+        return _("ran out of memory (the limit is {size} GiB){where}").format(size=number_text(MEMORY_BYTES / (1 << 30)), where=_where(error))
     if kind == "OSError" and "File too large" in message:
-        return _("printed more than 8 MiB of output{where}").format(where=_where(error))
+        return _("printed more than {size} MiB of output{where}").format(size=number_text(OUTPUT_BYTES / (1 << 20)), where=_where(error))
     if kind == "SyntaxError":
         first = one_line(message.strip().splitlines()[0] if message.strip() else '', 200)
         return _("SyntaxError: {message}{where}").format(message=first, where=_where(error))
