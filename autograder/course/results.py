@@ -1,12 +1,8 @@
 """The result model: one check, one question, one report, each with to_dict() for --json."""
 from dataclasses import dataclass, field
 
-from ..i18n import N_, _
-
-# the contract's statuses, English in --json; the report shows them through _()
-PASSED, FAILED, NOT_ATTEMPTED, ERROR, TIMEOUT, CRASHED = (N_("passed"), N_("failed"), N_("not attempted"), N_("error"),
-                                                          N_("timeout"), N_("crashed"))
-FLAGGED = N_("flagged")  # 0 points: the code reaches into the grader, for the instructor to review
+from ..i18n import _
+from ..statuses import CRASHED, ERROR, FAILED, FLAGGED, NOT_ATTEMPTED, PASSED, TIMEOUT  # noqa: F401 - the result model's statuses
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from .inputs import describe, seeded
 from .stand_in import BROKEN
 from ..sandbox import CRASHED, TIMEOUT, Child, ChildStopped
 from ..sandbox.limits import MEMORY_BYTES, OUTPUT_BYTES
+from ..statuses import FAILED, FLAGGED, NOT_ATTEMPTED
 
 
 CLOCK_SPEEDS = (1.0e9, 2.0e9)  # units of work per virtual second: each virtual_clock block's speed lies between them
@@ -33,13 +34,13 @@ CHILD_LINES = frozenset({  # the kit's lines the sandbox child sends as a templa
 class CheckFailure(AssertionError):
     """A failed check with the one line the student reads; kind says how the question's status is affected."""
 
-    def __init__(self, message: str, kind: str = "failed", compared: tuple | None = None, naming: str = "", named: str = "",
+    def __init__(self, message: str, kind: str = FAILED, compared: tuple | None = None, naming: str = "", named: str = "",
                  refutes: frozenset[str] = frozenset(), sentence: str = "") -> None:
         """compared: (got, expected, names) when assert_same failed, for the report's side-by-side view; naming: `named` when
         the message names a known mistake (named: its id; sentence: the end of message that says so), `unsettled` when a
         mistake matched on an input that cannot tell it apart; refutes: the ids of the mistakes this result rules out."""
         super().__init__(message)
-        self.message, self.kind, self.compared = message, kind, compared  # kind: "failed", "not attempted" or "stopped"
+        self.message, self.kind, self.compared = message, kind, compared  # kind: FAILED, NOT_ATTEMPTED, FLAGGED, ERROR or "stopped"
         self.naming, self.named, self.refutes, self.sentence = naming, named, refutes, sentence
 
     def unnamed(self) -> "CheckFailure":
@@ -51,7 +52,7 @@ class Flagged(CheckFailure):
     """The code reached into the grader's side of the child (its watch, frames, mode stacks): the question is flagged."""
 
     def __init__(self, what: str) -> None:
-        super().__init__(_("flagged for review: the code reaches into the grader ({what})").format(what=what), "flagged")
+        super().__init__(_("flagged for review: the code reaches into the grader ({what})").format(what=what), FLAGGED)
 
 
 class Refused(CheckFailure):
@@ -62,7 +63,7 @@ class StudentError(CheckFailure):
     """The student's code raised an exception (type is its class name)."""
 
     def __init__(self, message: str, type_name: str, not_attempted: bool) -> None:
-        super().__init__(message, "not attempted" if not_attempted else "failed")
+        super().__init__(message, NOT_ATTEMPTED if not_attempted else FAILED)
         self.type = type_name
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..i18n import N_, _
+from ..statuses import CRASHED, ERROR, FLAGGED, TIMEOUT
 from ..user_folder import new_file
 from .limits import DISK_BYTES, DISK_ENTRIES, OUTPUT_SHOWN, STALE_SECONDS
 
@@ -26,8 +27,6 @@ SIGNALS = {-11: N_("a segmentation fault"), -6: N_("an abort"), -9: N_("being ki
                    "pushing input into a terminal, or reaching another process)")}
 CPU_SIGNAL = getattr(signal, "SIGXCPU", 0)  # what the kernel sends a child at its CPU-time rlimit (0: none on this system)
 WINDOWS_CRASHES = {0xC0000005: -11, 0xC0000409: -6, 0xC0000094: -8, 0xC000008E: -8}  # access violation, fast fail, divisions
-TIMEOUT, CRASHED, ERROR = "timeout", "crashed", "error"
-FLAGGED = "flagged"  # as course/results.py: 0 points, for the instructor to review (a forged answer)
 
 
 
