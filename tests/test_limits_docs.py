@@ -26,12 +26,7 @@ NUMBER = r"(\d[\d,]*(?:\.\d+)?|twice|three times|a quarter|half)"
 QUOTES = [
     # memory (limits.MEMORY_BYTES)
     (r"a # GiB memory limit", limits.MEMORY_BYTES / GIB),
-    (r"the # GiB memory limit", limits.MEMORY_BYTES / GIB),
-    (r"limited to # GiB per question", limits.MEMORY_BYTES / GIB),
-    (r"take memory past its # GiB", limits.MEMORY_BYTES / GIB),
     (r"Memory, # GiB", limits.MEMORY_BYTES / GIB),
-    (r"lower than the # GiB a child asks for", limits.MEMORY_BYTES / GIB),
-    (r"the # GiB limit or the time limit", limits.MEMORY_BYTES / GIB),
     # output and disk (OUTPUT_BYTES, OUTPUT_KILLED_BYTES, DISK_BYTES, DISK_ENTRIES)
     (r"# MiB a file \(the kernel\)", limits.OUTPUT_BYTES / MIB),
     (r"Output, # MiB", limits.OUTPUT_BYTES / MIB),
