@@ -14,6 +14,7 @@ from autograder.classroom import cluster, gradescope, intake
 from autograder.course.manifest import DEFAULT_TIME_LIMIT, load_course
 from autograder.maintainer import classroom
 from autograder.sandbox import limits
+from autograder.sandbox.base import MEMORY_NEEDED, PROCESSES_NEEDED
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -54,6 +55,11 @@ QUOTES = [
     (r"longest `time_limit` in `course.yaml`, plus # s", limits.CELL_MARGIN),
     (r"\(# s for this course\)", limits.cell_timeout(max(q.time_limit for q in COURSE.questions))),
     (r"Its `timeout` is the question's `time_limit` plus # minutes", classroom.MARGIN / 60),
+    # what the sandbox needs of the machine (sandbox/base.py), which the messages quote too
+    (r"the kit needs # processes of its own at once", PROCESSES_NEEDED["linux"]),
+    (r"or under the portable backend #, the grader, a child and its warm spare", PROCESSES_NEEDED["portable"]),
+    (r"grading the solutions holds at most # MB with the Linux backend", MEMORY_NEEDED["linux"] >> 20),
+    (r"MB with the Linux backend and # MB with the portable one", MEMORY_NEEDED["portable"] >> 20),
     # left-behind folders (STALE_SECONDS), and the class's own size limits
     (r"the folder has been untouched for # minutes", limits.STALE_SECONDS / 60),
     (r"objects over # GiB", intake.GIT_BYTES / GIB),
