@@ -54,6 +54,7 @@ QUOTES = [
     (r"plus # times the longest `time_limit`", limits.WALL_FACTOR),
     (r"longest `time_limit` in `course.yaml`, plus # s", limits.CELL_MARGIN),
     (r"\(# s for this course\)", limits.cell_timeout(max(q.time_limit for q in COURSE.questions))),
+    (r"runs to its `time_limit`, grading takes about # minutes", round(sum(q.time_limit for q in COURSE.questions) / 60)),
     (r"Its `timeout` is the question's `time_limit` plus # minutes", classroom.MARGIN / 60),
     # what the sandbox needs of the machine (sandbox/base.py), which the messages quote too
     (r"the kit needs # processes of its own at once", PROCESSES_NEEDED["linux"]),
