@@ -10,5 +10,5 @@ PASSED, FAILED, NOT_ATTEMPTED = N_("passed"), N_("failed"), N_("not attempted")
 ERROR, TIMEOUT, CRASHED = N_("error"), N_("timeout"), N_("crashed")
 FLAGGED = N_("flagged")  # 0 points: the code reaches into the grader, for the instructor to review
 STOPPED = (ERROR, TIMEOUT, CRASHED)  # the question's code stopped before its checks ran to their end
-# a class entry's status (grades.csv's `status`); GRADER_ERROR is also the report key of an entry the grader itself failed on
+# a class entry's status (grades.csv's `status`); GRADER_ERROR is also the report key of an entry the grader failed on
 GRADED, LATE, UNREADABLE, GRADER_ERROR = "graded", "late", "unreadable", "grader_error"

@@ -226,7 +226,7 @@ def replay(recorded: Path, answer: Path) -> None:
         importlib.import_module(name)
     imported = [time.perf_counter() - start, time.process_time() - cpu]
     from autograder.sandbox.child.helpers import Counted
-    from autograder.sandbox.limits import MEMORY_BYTES  # the sandbox's limit, for the floor's calls (the memory hog must fail the same way)
+    from autograder.sandbox.limits import MEMORY_BYTES  # for the floor's calls: the memory hog must fail the same way
 
     torch.set_num_threads(1)
     sessions = found["sessions"]

@@ -2,7 +2,7 @@
 from dataclasses import dataclass, field
 
 from ..i18n import _
-from ..statuses import CRASHED, ERROR, FAILED, FLAGGED, NOT_ATTEMPTED, PASSED, TIMEOUT  # noqa: F401 - the result model's statuses
+from ..statuses import CRASHED, ERROR, FAILED, FLAGGED, NOT_ATTEMPTED, PASSED, TIMEOUT  # noqa: F401 - its statuses
 
 
 @dataclass(frozen=True)

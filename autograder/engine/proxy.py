@@ -40,7 +40,7 @@ class CheckFailure(AssertionError):
         the message names a known mistake (named: its id; sentence: the end of message that says so), `unsettled` when a
         mistake matched on an input that cannot tell it apart; refutes: the ids of the mistakes this result rules out."""
         super().__init__(message)
-        self.message, self.kind, self.compared = message, kind, compared  # kind: FAILED, NOT_ATTEMPTED, FLAGGED, ERROR or "stopped"
+        self.message, self.kind, self.compared = message, kind, compared  # kind: a status or "stopped"
         self.naming, self.named, self.refutes, self.sentence = naming, named, refutes, sentence
 
     def unnamed(self) -> "CheckFailure":
@@ -150,9 +150,11 @@ def explain(error: dict, question: Question) -> str:
     if kind == "KeyboardInterrupt":
         return _("raised KeyboardInterrupt{where}").format(where=_where(error))
     if kind == "MemoryError" or "can't allocate memory" in message:
-        return _("ran out of memory (the limit is {size} GiB){where}").format(size=number_text(MEMORY_BYTES / (1 << 30)), where=_where(error))
+        return _("ran out of memory (the limit is {size} GiB){where}").format(size=number_text(MEMORY_BYTES / (1 << 30)),
+                                                                            where=_where(error))
     if kind == "OSError" and "File too large" in message:
-        return _("printed more than {size} MiB of output{where}").format(size=number_text(OUTPUT_BYTES / (1 << 20)), where=_where(error))
+        return _("printed more than {size} MiB of output{where}").format(size=number_text(OUTPUT_BYTES / (1 << 20)),
+                                                                         where=_where(error))
     if kind == "SyntaxError":
         first = one_line(message.strip().splitlines()[0] if message.strip() else '', 200)
         return _("SyntaxError: {message}{where}").format(message=first, where=_where(error))

@@ -402,8 +402,8 @@ def _loop_start(path: Path, line: int) -> int | None:
 
 def died(code: int | None, time_limit: float) -> tuple[str, str]:
     """(status, reason) of a child that ended on its own before answering, from its exit code (-N: signal N; None: unknown;
-    from 0xC0000000 up, the exception that ended a Windows process). Its CPU-time limit (time_limit + CPU_GRACE_SECONDS, rlimit's SIGXCPU)
-    is a timeout, as the grader's own clock would have said a moment later."""
+    from 0xC0000000 up, the exception that ended a Windows process). Its CPU-time limit (rlimit's SIGXCPU, at
+    time_limit + CPU_GRACE_SECONDS) is a timeout, as the grader's own clock would have said a moment later."""
     if CPU_SIGNAL and code == -CPU_SIGNAL:
         return TIMEOUT, timed_out(time_limit)
     if code is not None and code >= 0xC0000000:

@@ -23,7 +23,7 @@ def extend_path() -> None:
 
 
 def load_limits() -> object:
-    """The limits (autograder/sandbox/limits.py), imported by path as `_limits`: the child's side reads them from there."""
+    """The limits (autograder/sandbox/limits.py), imported by path as `_limits`, where the child's side reads them."""
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "limits.py")
     spec = importlib.util.spec_from_file_location("_limits", path)
     module = importlib.util.module_from_spec(spec)

@@ -3,18 +3,18 @@
 A leaf of plain constants that imports nothing: the grader's side imports it as `autograder.sandbox.limits`, the
 child's side loads it by path as `_limits` (boot.py) before any student code runs, and nbgrader's configuration, the
 bench, the messages that quote a limit and the docs' test (tests/test_limits_docs.py) all read it. A question's own
-time limit is per question: its `time_limit` in course.yaml (course/manifest.py's DEFAULT_TIME_LIMIT when it gives none).
+time limit is per question: its `time_limit` in course.yaml (course/manifest.py's DEFAULT_TIME_LIMIT when it has none).
 """
 MEMORY_BYTES = 4 << 30  # address-space limit of a child
 OUTPUT_BYTES = 8 << 20  # largest file a child may write, its captured output included
-OUTPUT_KILLED_BYTES = 2 * OUTPUT_BYTES  # where no kernel limits a file (the portable backend): output past this is killed
+OUTPUT_KILLED_BYTES = 2 * OUTPUT_BYTES  # where no kernel limits a file (portable backend): output past this is killed
 DISK_BYTES = 64 << 20  # the most a question's files may take in its folder, all together
 DISK_ENTRIES = 10_000  # the most files and folders a question may make in its folder
 ANSWER_BYTES = 64 << 20  # largest answer the grader reads back
 # Python threads a child may run at once besides its main one, on every platform and under either backend: a count of the
 # question's own, so that a thread bomb fails in its question (the Linux backend also puts it in RLIMIT_NPROC).
 CHILD_THREADS = 64
-CPU_GRACE_SECONDS = 2  # the kernel's CPU-time limit of a child (RLIMIT_CPU) is its time limit plus this: the grader stops it first
+CPU_GRACE_SECONDS = 2  # a child's CPU-time rlimit is its time limit plus this: the grader stops it first
 STARTUP_SECONDS = 120  # the most a child may take to start (it imports torch) before it is given up
 POLL_SECONDS = 0.25  # the longest wait on a child between two looks at its time, memory and disk
 # The time limit is on the time charged to a child: its time on a core (and, on Linux, the time it sleeps or blocks),
@@ -24,8 +24,9 @@ POLL_SECONDS = 0.25  # the longest wait on a child between two looks at its time
 # on a busy machine ends after twice its limit (it was 3 times: 58 s for a 20 s limit).
 WALL_FACTOR = 2
 OUTPUT_SHOWN = 2000  # characters of the child's captured output kept for the report
-STALE_SECONDS = 600  # a left-behind folder is removed once untouched this long (a running sandbox makes a folder per question)
-CELL_MARGIN = 120  # seconds an nbgrader test cell may take beyond the sandbox's own bound: the grading process's start, the oracle's work
+STALE_SECONDS = 600  # a left-behind folder is removed once untouched this long (a sandbox makes one per question)
+# seconds an nbgrader test cell may take beyond the sandbox's own bound: the grading process's start, the oracle's work
+CELL_MARGIN = 120
 
 
 def wall_seconds(time_limit: float) -> float:

@@ -48,7 +48,8 @@ def _limit(job: dict) -> None:
         import signal
     except ImportError:
         return
-    cpu = int(time.process_time() + job["time_limit"]) + CPU_GRACE_SECONDS  # CPU time counts from this process's start: its import of torch
+    # CPU time counts from this process's start: its import of torch
+    cpu = int(time.process_time() + job["time_limit"]) + CPU_GRACE_SECONDS
     limits = {"RLIMIT_AS": (job["memory_bytes"],) * 2, "RLIMIT_FSIZE": (job["output_bytes"],) * 2, "RLIMIT_CORE": (0, 0),
               "RLIMIT_CPU": (cpu, cpu + 1)}
     for name, values in limits.items():
