@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .course.manifest import Course, find_root, load_course
-from .course.results import ERROR, PASSED, CaseResult, QuestionResult, Report
+from .course.results import ERROR, FAILED, NOT_ATTEMPTED, PASSED, CaseResult, QuestionResult, Report
 from .i18n import _, set_language
 
 KIT_DIR = Path(__file__).resolve().parent.parent  # the folder holding the autograder package: the grading process starts there
@@ -156,7 +156,7 @@ def serve() -> None:
         print(json.dumps({"error": traceback.format_exc()}))
 
 
-STATUS_COLOURS = {PASSED: "#1a7f37", "failed": "#bf8700", "not attempted": "#57606a"}  # others (error, timeout, crashed): red
+STATUS_COLOURS = {PASSED: "#1a7f37", FAILED: "#bf8700", NOT_ATTEMPTED: "#57606a"}  # others (error, timeout, crashed): red
 
 
 def report_html(report: Report, course: Course, label: str, answers: list[int]) -> str:
@@ -172,7 +172,7 @@ def report_html(report: Report, course: Course, label: str, answers: list[int]) 
                     f"<td {cell}>{question.score:g} / {question.max_score:g}</td>"
                     f'<td {cell}><span style="color:{colour};font-weight:bold">{html.escape(_(question.status))}</span></td></tr>')
         details = [question.reason] if question.reason else []
-        if question.status == "failed":
+        if question.status == FAILED:
             details += [f"✗ {test.name}: {test.message}" for test in question.tests if not test.passed]
         if details:
             items = "".join(f"<li>{html.escape(line)}</li>" for line in details)
