@@ -187,7 +187,7 @@ def render(report: Report, course: Course, label: str, answers: Collection[int] 
             continue
         if question.reason:
             lines.append(wrap(question.reason, "        ", width))
-        if question.status in ("passed", "failed"):
+        if question.status in (PASSED, FAILED):
             lines += failed_lines(question.tests, width)
             implicated = earlier_implicated(question, report, course)
             numbers = [str(n) for n in implicated]

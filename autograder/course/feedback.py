@@ -9,7 +9,7 @@ result next to the expected one, and whether the self-test answers of the questi
 import dataclasses
 
 from .manifest import Course, Feedback, decode_answer
-from .results import PASSED, QuestionResult, Report
+from .results import FAILED, PASSED, QuestionResult, Report
 from ..i18n import _
 
 
@@ -77,7 +77,7 @@ def markdown(course: Course, report: dict, student: str) -> str:
         lines += ["", "## " + _("Question {number}: {title}").format(number=question.get("number"), title=question.get("title", ""))]
         if question.get("reason"):
             lines += ["", question["reason"]]
-        if question.get("status") in ("passed", "failed"):
+        if question.get("status") in (PASSED, FAILED):
             lines.append("")
             for test in failed:
                 message = shown_message(str(test.get("message", "")), str(test.get("values", "")), feedback)
