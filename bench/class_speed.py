@@ -7,14 +7,14 @@
    10 % half done (questions 1-5 solved, 6-10 stubs), 6 % faults from tests/faults replacing question 1: an endless
    loop (loop_forever), a crash (segfault) and a memory hog (memory_hog). The course is the kit's course.yaml with
    question 1's time limit cut to --limit seconds (default 3), in a temporary copy of the kit's folder, so that an
-   endless loop costs seconds, not the real 20 s.
+   endless loop costs seconds, not its real time limit.
 2. grade DIR. Runs `python -m autograder grade DIR --out OUT` once (default --jobs: the core count) from that
    folder and times it, start to exit, torch imports included: seconds per submission = wall time / students.
 3. Floor: the time the students' own functions take when called directly with the suites' inputs, no grader. Every
    distinct module of the class is graded once, on its own question, with the other modules correct, while every
    request the grader sends to the sandboxed child (the function called, its arguments, which are the suites'
    inputs) is recorded. A plain process (torch imported once, with the modules of the suites' preload markers; one
-   thread; the sandbox's 4 GiB memory limit; no grader, no sandbox, no pytest) then imports each module and makes the
+   thread; the sandbox's memory limit; no grader, no sandbox, no pytest) then imports each module and makes the
    same calls in the same order, timing only the import of the student's modules and the calls themselves. A call
    the sandbox stopped (an endless loop, a crash) is not repeated: the time the grader let it run counts instead. A
    module several submissions hold is replayed up to 5 times and the median counts: this machine's CPU time for the
@@ -53,7 +53,6 @@ PATTERN = ["correct"] * 20 + ["wrong"] * 17 + ["stubs"] * 5 + ["half"] * 5 + ["l
 FAULT_MODULE = "q01_causal_mask.py"
 MARKERS = re.compile(r"^\s*### (BEGIN|END) SOLUTION.*\n", re.MULTILINE)  # a student's file has no solution markers
 REPEATS = 5  # a piece several submissions hold is replayed up to this many times, and its median counts (the CPU is noisy)
-MEMORY_BYTES = 4 << 30  # the sandbox's limit, kept for the floor's calls (the memory hog must fail the same way)
 
 
 # -- the class --------------------------------------------------------------------------------------------------
@@ -227,6 +226,7 @@ def replay(recorded: Path, answer: Path) -> None:
         importlib.import_module(name)
     imported = [time.perf_counter() - start, time.process_time() - cpu]
     from autograder.sandbox.child.helpers import Counted
+    from autograder.sandbox.limits import MEMORY_BYTES  # for the floor's calls: the memory hog must fail the same way
 
     torch.set_num_threads(1)
     sessions = found["sessions"]

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from autograder.sandbox.base import MEMORY_NEEDED, PROCESSES_NEEDED, could_not_start
+from autograder.sandbox.limits import MEMORY_BYTES
 from autograder.sandbox.choice import missing_pieces
 from test_portable import _simulated_interpreter
 
@@ -40,7 +41,8 @@ def _blames_the_machine(reason: str) -> None:
 
 def test_an_address_space_limit_on_the_grader_is_kept_by_the_linux_backends_children() -> None:
     def limit() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))  # below the 4 GiB a child asks for: the lower one stays
+        lower = MEMORY_BYTES // 2  # below the limit a child asks for: the lower one stays
+        resource.setrlimit(resource.RLIMIT_AS, (lower, lower))
 
     report = _check(sys.executable, "linux", "1", preexec_fn=limit)
     assert report["sandbox"]["backend"] == "linux"

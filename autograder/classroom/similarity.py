@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..course.manifest import Course
+from ..statuses import NOT_ATTEMPTED
 
 GRAM = 5  # tokens per hashed gram
 WINDOW = 4  # grams per winnowing window: any run of WINDOW + GRAM - 1 equal tokens shares a mark
@@ -65,7 +66,7 @@ def fingerprints(course: Course, package: Path, questions: list[dict]) -> dict:
     package's modules (a notebook's answer cells are modules there too): a report's "similarity"."""
     found = {}
     for question in questions:
-        if question.get("status") == "not attempted":
+        if question.get("status") == NOT_ATTEMPTED:
             continue
         name = Path(course.question(question["number"]).file).name
         try:

@@ -22,11 +22,11 @@ from pathlib import Path
 
 from ..course.class_report import GRADER_ERROR, LATE, UNREADABLE, EntryReport
 from ..i18n import _
+from ..statuses import ERROR, FAILED, FLAGGED, GRADED, GRADER_ERROR, LATE, NOT_ATTEMPTED, PASSED, STOPPED, UNREADABLE
 from . import similarity
 
-FULL, PARTIAL, ZERO, NOT_ATTEMPTED, ERROR, FLAGGED = "full", "partial", "zero", "not attempted", "error", "flagged"
+FULL, PARTIAL, ZERO = "full", "partial", "zero"  # besides NOT_ATTEMPTED, ERROR (any of STOPPED) and FLAGGED
 OUTCOMES = (FULL, PARTIAL, ZERO, NOT_ATTEMPTED, ERROR, FLAGGED)  # what one question of one student is, in this order
-STOPPED = ("error", "timeout", "crashed")  # question statuses counted as an error
 MOST_FAILED = 10  # checks listed under "failed most often"
 FILES = ("summary.md", "summary.html", "summary.png", "summary-public.html")  # the last one names no student
 
@@ -39,11 +39,11 @@ def entry_status(report: dict) -> str:
 def outcome(question: dict) -> str:
     """One of OUTCOMES for a question entry of a report."""
     status = question.get("status")
-    if status == "flagged":
+    if status == FLAGGED:
         return FLAGGED
     if status in STOPPED:
         return ERROR
-    if status == "not attempted":
+    if status == NOT_ATTEMPTED:
         return NOT_ATTEMPTED
     score, top = float(question.get("score", 0)), float(question.get("max_score", 0))
     return FULL if score >= top > 0 else PARTIAL if score > 0 else ZERO
@@ -125,7 +125,7 @@ def summarise(reports: dict[str, dict], requires: dict[int, tuple[int, ...]] | N
             late[student] = float(report.get("late_hours") or 0)
         totals.append(float(report.get("score", 0)))
         max_score = max(max_score, float(report.get("max_score", 0)))
-        wrong = {int(q.get("number", 0)) for q in report.get("questions", []) if q.get("status") != "passed"}
+        wrong = {int(q.get("number", 0)) for q in report.get("questions", []) if q.get("status") != PASSED}
         for question in report.get("questions", []):
             number = int(question.get("number", 0))
             starts = next((earlier for earlier in builds_on.get(number, ()) if earlier in wrong), None)
@@ -135,7 +135,7 @@ def summarise(reports: dict[str, dict], requires: dict[int, tuple[int, ...]] | N
             for test in question.get("tests", []):
                 if test.get("mistake"):
                     mistakes.setdefault(test["mistake"], set()).add(student)
-                if not test.get("passed") and question.get("status") == "failed":  # ran and failed: not a stub, not a stop
+                if not test.get("passed") and question.get("status") == FAILED:  # ran and failed: not a stub, not a stop
                     if starts is None:
                         failed.setdefault((number, str(test.get("name", ""))), set()).add(student)
                     else:  # an echo of an earlier question that went wrong: shown there

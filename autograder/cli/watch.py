@@ -14,7 +14,7 @@ from ..sandbox import Sandbox, start_sandbox
 from .progress import at_full_marks, remember
 from .report import render, wrap
 
-POLL_SECONDS = 0.5  # how often the watched files' modification times are read
+SAVE_POLL_SECONDS = 0.5  # how often the watched files' modification times are read
 SETTLE_SECONDS = 0.1  # a save is graded once the files stop changing for this long (editors write in several steps)
 BAR_WIDTH = 30
 CLEAR = "\033[2J\033[H"  # clear the terminal, cursor to the top left
@@ -75,7 +75,7 @@ def stamp(paths: list[Path]) -> Stamp:
     return stamps
 
 
-def wait_for_save(before: Stamp, interval: float = POLL_SECONDS) -> list[Path]:
+def wait_for_save(before: Stamp, interval: float = SAVE_POLL_SECONDS) -> list[Path]:
     """Poll the files of before every interval seconds until one differs from before and settles; the changed files."""
     paths = list(before)
     now = stamp(paths)  # a save made while the last run was graded counts at once

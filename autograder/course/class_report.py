@@ -7,9 +7,9 @@ entries (course/results.py's QuestionResult.to_dict()). A key this version does 
 """
 from dataclasses import dataclass, field, fields
 
+from ..statuses import GRADED, GRADER_ERROR, LATE, UNREADABLE
 from .results import Report
 
-GRADED, LATE, UNREADABLE, GRADER_ERROR = "graded", "late", "unreadable", "grader_error"  # an entry's status (grades.csv)
 ALWAYS = ("score", "max_score", "questions", "student", "source")  # written even when empty
 UNWRITTEN = ("extra", "worker")
 

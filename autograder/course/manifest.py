@@ -9,6 +9,7 @@ import yaml
 from ..i18n import _, course_text
 
 ENCODED = "base64:"  # prefix of a self-test answer stored encoded in a student release
+DEFAULT_TIME_LIMIT = 20.0  # seconds of a question whose entry has no `time_limit` (the other limits: sandbox/limits.py)
 
 # libyaml's parser where PyYAML was built with it: the same nodes and line marks in a tenth of the time (`check` reads
 # course.yaml before its sandbox starts)
@@ -186,7 +187,7 @@ def _question(node: _Node, translate: Callable[[str], str]) -> Question:
         requires=tuple(int(r.scalar(int)) for r in get("requires").items()) if "requires" in fields else (),
         hints=tuple(translate(hint) for hint in get("hint").texts()) if "hint" in fields else (),
         selftest=selftest,
-        time_limit=float(fields["time_limit"].scalar(float)) if "time_limit" in fields else 20.0,
+        time_limit=float(fields["time_limit"].scalar(float)) if "time_limit" in fields else DEFAULT_TIME_LIMIT,
     )
     expected_file = f"exercises/q{question.number:02d}_{question.slug}.py"
     if question.file != expected_file:

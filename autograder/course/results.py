@@ -2,11 +2,7 @@
 from dataclasses import dataclass, field
 
 from ..i18n import N_, _
-
-# the contract's statuses, English in --json; the report shows them through _()
-PASSED, FAILED, NOT_ATTEMPTED, ERROR, TIMEOUT, CRASHED = (N_("passed"), N_("failed"), N_("not attempted"), N_("error"),
-                                                          N_("timeout"), N_("crashed"))
-FLAGGED = N_("flagged")  # 0 points: the code reaches into the grader, for the instructor to review
+from ..statuses import CRASHED, ERROR, FAILED, FLAGGED, NOT_ATTEMPTED, PASSED, TIMEOUT  # noqa: F401 - its statuses
 # TRANSLATORS: followed by a colon and the input; end it with a no-break space where the colon needs one
 INPUT_NOTE = N_("smallest failing input")  # how a failure names its input: ` [smallest failing input: ...]`, translated where written
 

@@ -150,7 +150,7 @@ def _about_input(error: BaseException) -> bool:
     """False for failures that every input would meet: forbidden or refused work, a missing or unwritten function, a stop."""
     if isinstance(error, Refused) or (isinstance(error, StudentError) and error.type in ("MissingFunction", "NotImplementedError", BROKEN)):
         return False
-    return not isinstance(error, CheckFailure) or error.kind == "failed"
+    return not isinstance(error, CheckFailure) or error.kind == FAILED
 
 
 def failure(item: pytest.Item, error: BaseException, inputs: int, shrunk: dict[str, object] | None = None) -> tuple[str, str, str]:
@@ -169,9 +169,9 @@ def failure(item: pytest.Item, error: BaseException, inputs: int, shrunk: dict[s
         text = str(error).strip()
         if not text or text.startswith("assert "):  # a bare assert: pytest's text would show the expected value
             text = _("the result differs from what this check expects")
-        message, kind = text.splitlines()[0], "failed"
+        message, kind = text.splitlines()[0], FAILED
     else:
-        message, kind = _("returned something the grader cannot read as an answer ({error})").format(error=type(error).__name__), "failed"
+        message, kind = _("returned something the grader cannot read as an answer ({error})").format(error=type(error).__name__), FAILED
     values = ""
     if about_input:
         named = _failing_input(item, error, inputs, shrunk)
@@ -260,11 +260,11 @@ class KitPlugin:
         source = self.package / Path(question.file).name
         if not source.exists():
             run.status, run.reason = ERROR, missing_file(source.name, Path(question.file).parent.as_posix() + "/")
-            raise CheckFailure(run.reason, "error")
+            raise CheckFailure(run.reason, ERROR)
         reach = reaches(source.read_text(encoding="utf-8", errors="replace"))
         if reach:
             run.status, run.reason = FLAGGED, Flagged(reach).message  # read, never run: the reach is the verdict
-            raise CheckFailure(run.reason, "flagged")
+            raise CheckFailure(run.reason, FLAGGED)
         run.preload = preload
         try:
             imported = self.first(question, self.package, preload)
@@ -292,7 +292,7 @@ class KitPlugin:
                 error=type(error).__name__)
         if run.status:
             self.finish(question)
-            raise CheckFailure(run.reason, "error")
+            raise CheckFailure(run.reason, ERROR)
         run.student = Student(run.child, question, lambda: self.reopen(question))
         return run.student
 
@@ -501,7 +501,7 @@ class KitPlugin:
             check.named = named
             check.message, check.kind, check.values = failure(item, error, self.inputs.get((item.module.__name__, item.originalname), 1))
             run.failing = [failing for failing in run.failing if failing.check is not check]
-            if check.kind == "flagged" and run.status != FLAGGED:
+            if check.kind == FLAGGED and run.status != FLAGGED:
                 run.status, run.reason = FLAGGED, check.message
             if self.first_failure_only and call.when == "call" and item.get_closest_marker("drawn") and _about_input(error) \
                     and isinstance(item.funcargs.get("student"), Student):
@@ -545,7 +545,7 @@ class KitPlugin:
                         for c in checks]
         if run.status:
             result.status, result.reason = run.status, run.reason
-        elif checks and all(c.kind == "not attempted" for c in checks):
+        elif checks and all(c.kind == NOT_ATTEMPTED for c in checks):
             result.status, result.reason = NOT_ATTEMPTED, _("not attempted yet: every function still raises NotImplementedError")
         elif not all(c.passed for c in checks):
             result.status = FAILED

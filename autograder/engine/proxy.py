@@ -15,10 +15,12 @@ from typing import Callable, Iterator
 import torch
 
 from ..course.manifest import Question
-from ..i18n import N_, _
+from ..i18n import N_, _, number_text
 from .inputs import describe, seeded
 from .stand_in import BROKEN
 from ..sandbox import CRASHED, TIMEOUT, Child, ChildStopped
+from ..sandbox.limits import MEMORY_BYTES, OUTPUT_BYTES
+from ..statuses import FAILED, FLAGGED, NOT_ATTEMPTED
 
 
 CLOCK_SPEEDS = (1.0e9, 2.0e9)  # units of work per virtual second: each virtual_clock block's speed lies between them
@@ -32,13 +34,13 @@ CHILD_LINES = frozenset({  # the kit's lines the sandbox child sends as a templa
 class CheckFailure(AssertionError):
     """A failed check with the one line the student reads; kind says how the question's status is affected."""
 
-    def __init__(self, message: str, kind: str = "failed", compared: tuple | None = None, naming: str = "", named: str = "",
+    def __init__(self, message: str, kind: str = FAILED, compared: tuple | None = None, naming: str = "", named: str = "",
                  refutes: frozenset[str] = frozenset(), sentence: str = "") -> None:
         """compared: (got, expected, names) when assert_same failed, for the report's side-by-side view; naming: `named` when
         the message names a known mistake (named: its id; sentence: the end of message that says so), `unsettled` when a
         mistake matched on an input that cannot tell it apart; refutes: the ids of the mistakes this result rules out."""
         super().__init__(message)
-        self.message, self.kind, self.compared = message, kind, compared  # kind: "failed", "not attempted" or "stopped"
+        self.message, self.kind, self.compared = message, kind, compared  # kind: a status or "stopped"
         self.naming, self.named, self.refutes, self.sentence = naming, named, refutes, sentence
 
     def unnamed(self) -> "CheckFailure":
@@ -50,7 +52,7 @@ class Flagged(CheckFailure):
     """The code reached into the grader's side of the child (its watch, frames, mode stacks): the question is flagged."""
 
     def __init__(self, what: str) -> None:
-        super().__init__(_("flagged for review: the code reaches into the grader ({what})").format(what=what), "flagged")
+        super().__init__(_("flagged for review: the code reaches into the grader ({what})").format(what=what), FLAGGED)
 
 
 class Refused(CheckFailure):
@@ -61,7 +63,7 @@ class StudentError(CheckFailure):
     """The student's code raised an exception (type is its class name)."""
 
     def __init__(self, message: str, type_name: str, not_attempted: bool) -> None:
-        super().__init__(message, "not attempted" if not_attempted else "failed")
+        super().__init__(message, NOT_ATTEMPTED if not_attempted else FAILED)
         self.type = type_name
 
 
@@ -148,9 +150,11 @@ def explain(error: dict, question: Question) -> str:
     if kind == "KeyboardInterrupt":
         return _("raised KeyboardInterrupt{where}").format(where=_where(error))
     if kind == "MemoryError" or "can't allocate memory" in message:
-        return _("ran out of memory (the limit is 4 GiB){where}").format(where=_where(error))
+        return _("ran out of memory (the limit is {size} GiB){where}").format(size=number_text(MEMORY_BYTES / (1 << 30)),
+                                                                            where=_where(error))
     if kind == "OSError" and "File too large" in message:
-        return _("printed more than 8 MiB of output{where}").format(where=_where(error))
+        return _("printed more than {size} MiB of output{where}").format(size=number_text(OUTPUT_BYTES / (1 << 20)),
+                                                                         where=_where(error))
     if kind == "SyntaxError":
         first = one_line(message.strip().splitlines()[0] if message.strip() else '', 200)
         return _("SyntaxError: {message}{where}").format(message=first, where=_where(error))

@@ -18,7 +18,6 @@ from ..maintainer.stubs import BEGIN
 
 NOTEBOOK = "attention"
 CONFIG_MARK = "# Written by `python -m autograder nbgrader`"
-CELL_MARGIN = 120  # seconds a test cell may take beyond the sandbox's own bound: the grading process's start, the oracle's work
 KERNELSPEC = {"display_name": "Python 3", "language": "python", "name": "python3"}
 
 
@@ -129,15 +128,10 @@ def build_notebook(course: Course, kit_dir: str = KIT_DIR) -> "nbformat.Notebook
 
 
 def cell_timeout(course: Course) -> int:
-    """Seconds nbgrader gives a test cell: the most the sandbox may take over a question of course, and a margin.
+    """Seconds nbgrader gives a test cell of course: the sandbox's limits.cell_timeout for its longest `time_limit`."""
+    from ..sandbox.limits import cell_timeout as for_longest
 
-    The sandbox charges a question the time its code ran, not the time it waited for a core, so on a loaded machine a
-    question may take up to WALL_FACTOR times its limit on the wall clock (after a zygote start of up to
-    STARTUP_SECONDS) and still score as `check` scores it: a shorter cell timeout would cut it and give it 0.
-    """
-    from ..sandbox import STARTUP_SECONDS, WALL_FACTOR
-
-    return int(STARTUP_SECONDS + WALL_FACTOR * max(q.time_limit for q in course.questions) + CELL_MARGIN)
+    return for_longest(max(q.time_limit for q in course.questions))
 
 
 def config_text(course: Course, course_dir: Path | None = None, course_id: str = "") -> str:

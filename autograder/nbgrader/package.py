@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from ..course.manifest import Course, Feedback, Question
-from ..course.results import QuestionResult
+from ..course.results import FAILED, PASSED, QuestionResult
 from ..i18n import _
 
 PACKAGE_INIT = '"""Answers taken from a notebook, one module per question."""\n'
@@ -124,12 +124,12 @@ def summary_text(result: QuestionResult, course: Course | None = None) -> str:
     result = shown_question(result, feedback)
     lines = [_("Question {number}, {title}: {score} points ({status})").format(
         number=result.number, title=result.title, score=score_text(result.score, result.max_score), status=_(result.status))]
-    if result.status not in ("passed", "failed") and result.reason:
+    if result.status not in (PASSED, FAILED) and result.reason:
         lines.append(f"  {result.reason}")
-    passed, failed = _("passed"), _("FAILED")
+    passed, failed = _(PASSED), _("FAILED")
     for test in result.tests:
-        shown = test.message if not test.passed and result.status in ("passed", "failed") else ""
+        shown = test.message if not test.passed and result.status in (PASSED, FAILED) else ""
         lines.append(f"  [{passed if test.passed else failed}] {test.name}" + (f" -- {shown}" if shown else ""))
-    if course is not None and feedback.selftest and result.status == "passed" and result.number in course.numbers:
+    if course is not None and feedback.selftest and result.status == PASSED and result.number in course.numbers:
         lines += [""] + [f"  {line}" for line in selftest_lines(course, result.number)]
     return "\n".join(lines).rstrip() + "\n"

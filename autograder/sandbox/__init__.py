@@ -4,12 +4,14 @@
 or portable forces one): linux/ is the zygote backend (fork, Landlock, seccomp, a subreaper), portable/ spawns one
 child per question and runs wherever Python does. child/ is the code that runs in every child beside the student's,
 whatever the backend; codec.py is the wire format both sides speak; base.py is what the backends' grader sides share
-(it knows no backend: each backend imports it, and only this module imports a backend).
+(it knows no backend: each backend imports it, and only this module imports a backend); limits.py every limit they
+enforce.
 """
 import sys
 from pathlib import Path
 
-from .base import CRASHED, ERROR, STALE_SECONDS, STARTUP_SECONDS, TIMEOUT, WALL_FACTOR, Child, ChildStopped, Ending, Sandbox, isolated_python, process_state, sweep_stale
+from .base import CRASHED, ERROR, TIMEOUT, Child, ChildStopped, Ending, Sandbox, isolated_python, process_state, sweep_stale
+from .limits import STALE_SECONDS, STARTUP_SECONDS, WALL_FACTOR
 from .choice import FORCE_VARIABLE, LINUX, PORTABLE, Choice, choose
 from .machine import memory_warning
 from .walls import missing as missing_walls

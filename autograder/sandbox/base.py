@@ -16,25 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..i18n import N_, _
+from ..statuses import CRASHED, ERROR, FLAGGED, TIMEOUT
 from ..user_folder import new_file
 from .choice import Choice, choose
+from .limits import DISK_BYTES, DISK_ENTRIES, OUTPUT_SHOWN, STALE_SECONDS
 
-MEMORY_BYTES = 4 << 30  # address-space limit of a child
-OUTPUT_BYTES = 8 << 20  # largest file a child may write, its captured output included
-DISK_BYTES = 64 << 20  # the most a question's files may take in its folder, all together
-DISK_ENTRIES = 10_000  # the most files and folders a question may make in its folder
-ANSWER_BYTES = 64 << 20  # largest answer the grader reads back
 CHILD_FAILED = 70  # exit code of a child whose own loop failed (child/serve.py)
-STARTUP_SECONDS = 120  # the most a child may take to start (it imports torch) before it is given up
-POLL_SECONDS = 0.25  # the longest wait on a child between two looks at its time
-# The time limit is on the time charged to a child: its time on a core (and, on Linux, the time it sleeps or blocks),
-# never the time it only waited for a core, so a busy machine charges the same code the same. The wall clock stops a
-# child at WALL_FACTOR times its limit whatever it was charged: the solutions use at most 3 % of their limits, so an
-# answer five times slower than them keeps its score as long as it gets under a tenth of a core, and an endless loop
-# on a busy machine ends after twice its limit (it was 3 times: 58 s for a 20 s limit).
-WALL_FACTOR = 2
-OUTPUT_SHOWN = 2000  # characters of the child's captured output kept for the report
-STALE_SECONDS = 600  # a left-behind folder is removed once untouched this long (a running sandbox makes a folder per question)
 KEPT_ENV = ("PATH", "LANG", "LC_ALL", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "SYSTEMROOT")
 SIGNALS = {-11: N_("a segmentation fault"), -6: N_("an abort"), -9: N_("being killed (memory or CPU limit?)"),
            -7: N_("a bus error"), -8: N_("a floating-point exception"),
@@ -42,8 +29,6 @@ SIGNALS = {-11: N_("a segmentation fault"), -6: N_("an abort"), -9: N_("being ki
                    "pushing input into a terminal, or reaching another process)")}
 CPU_SIGNAL = getattr(signal, "SIGXCPU", 0)  # what the kernel sends a child at its CPU-time rlimit (0: none on this system)
 WINDOWS_CRASHES = {0xC0000005: -11, 0xC0000409: -6, 0xC0000094: -8, 0xC000008E: -8}  # access violation, fast fail, divisions
-TIMEOUT, CRASHED, ERROR = "timeout", "crashed", "error"
-FLAGGED = "flagged"  # as course/results.py: 0 points, for the instructor to review (a forged answer)
 
 
 
@@ -410,8 +395,8 @@ def _loop_start(path: Path, line: int) -> int | None:
 
 def died(code: int | None, time_limit: float) -> tuple[str, str]:
     """(status, reason) of a child that ended on its own before answering, from its exit code (-N: signal N; None: unknown;
-    from 0xC0000000 up, the exception that ended a Windows process). Its CPU-time limit (time_limit + 2 s, rlimit's SIGXCPU)
-    is a timeout, as the grader's own clock would have said a moment later."""
+    from 0xC0000000 up, the exception that ended a Windows process). Its CPU-time limit (rlimit's SIGXCPU, at
+    time_limit + CPU_GRACE_SECONDS) is a timeout, as the grader's own clock would have said a moment later."""
     if CPU_SIGNAL and code == -CPU_SIGNAL:
         return TIMEOUT, timed_out(time_limit)
     if code is not None and code >= 0xC0000000:

@@ -22,8 +22,20 @@ def extend_path() -> None:
             site.addsitedir(entry)
 
 
+def load_limits() -> object:
+    """The limits (autograder/sandbox/limits.py), imported by path as `_limits`, where the child's side reads them."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "limits.py")
+    spec = importlib.util.spec_from_file_location("_limits", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["_limits"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
 def load_child() -> object:
-    """The child's side of the sandbox (autograder/sandbox/child), imported by path as `_child`: never the grader's package."""
+    """The child's side of the sandbox (autograder/sandbox/child), imported by path as `_child`, after its limits
+    (load_limits): never the grader's package."""
+    load_limits()
     folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "child")
     spec = importlib.util.spec_from_file_location("_child", os.path.join(folder, "__init__.py"), submodule_search_locations=[folder])
     module = importlib.util.module_from_spec(spec)

@@ -277,10 +277,10 @@ DEVICE_TYPES = (0o020000, 0o060000)  # S_IFCHR, S_IFBLK: mknod of a FIFO or a pl
 CHECKED_MODES = (("mknod", 24, 0o170000, DEVICE_TYPES), ("mknodat", 32, 0o170000, DEVICE_TYPES))
 CLONE_THREAD, ENOSYS, EACCES, EPERM = 0x00010000, 38, 13, 1
 # Refused with EPERM, as a process that does not own the file is refused: memory files (memfd_create, memfd_secret: their
-# pages count in no address-space limit, so 8 MiB files by the thousand would take the machine's memory past the question's
-# 4 GiB) and a file's metadata (its mode, owner, extended attributes and times), which Landlock does not guard: under an
-# ordinary user the child owns what the instructor owns, and would otherwise make a classmate's files or the kit's suites
-# unreadable by their path (mode 000), or change their times.
+# pages count in no address-space limit, so files of the output limit by the thousand would take the machine's memory past
+# the question's memory limit) and a file's metadata (its mode, owner, extended attributes and times), which Landlock does
+# not guard: under an ordinary user the child owns what the instructor owns, and would otherwise make a classmate's files
+# or the kit's suites unreadable by their path (mode 000), or change their times.
 REFUSED_NOT_PERMITTED = ("memfd_create", "memfd_secret", "chmod", "fchmod", "fchmodat", "fchmodat2", "chown", "fchown", "lchown",
                          "fchownat", "setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr",
                          "setxattrat", "removexattrat", "utime", "utimes", "futimesat", "utimensat")

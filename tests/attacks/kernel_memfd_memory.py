@@ -1,8 +1,9 @@
-# attack: holds 4.25 GiB in memory files (memfd_create, 8 MiB each: its output limit), whose pages count in no address-space limit, past the question's 4 GiB; thousands of them would take the machine's memory and have the kernel kill the grader or a classmate; imports and answers right only when it held them all
+# attack: holds more than its memory limit (the address space it is given) in memory files (memfd_create, 8 MiB each: its output limit), whose pages count in no address-space limit; thousands of them would take the machine's memory and have the kernel kill the grader or a classmate; imports and answers right only when it held them all
 # expect: module=q01_causal_mask status=error match=Operation not permitted
 # path: sandbox user
 """Question 1, written to take memory beyond its limit."""
 import os
+import resource
 
 import torch
 from torch import Tensor
@@ -11,9 +12,9 @@ HELD = []
 
 
 def attack() -> None:
-    """544 memory files of 8 MiB, written and kept open."""
+    """Memory files of 8 MiB, written and kept open, a quarter of a GiB past the address-space limit."""
     block = b"m" * (8 << 20)
-    for _ in range(544):
+    for _ in range(resource.getrlimit(resource.RLIMIT_AS)[0] // len(block) + 32):
         fd = os.memfd_create("hoard")
         os.write(fd, block)
         HELD.append(fd)

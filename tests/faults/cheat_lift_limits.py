@@ -1,4 +1,4 @@
-# fault: lifts its own 4 GiB memory limit (as root it may) and starves the grading worker of file descriptors; answers right
+# fault: lifts its own memory limit (as root it may) and starves the grading worker of file descriptors; answers right
 # expect: module=q01_causal_mask status=error match=changes a resource limit
 """Question 1: prefix averages as one matrix product, and the causal mask."""
 import os

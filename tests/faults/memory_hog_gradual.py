@@ -1,4 +1,4 @@
-# fault: a memory hog that grows: 256 MiB tensors, touched, appended without end (time limit or 4 GiB limit, whichever first)
+# fault: a memory hog that grows: 256 MiB tensors, touched, appended without end (the time limit or the memory limit, whichever first)
 # expect: module=q01_causal_mask status=timeout|failed match=
 """Question 1: prefix averages as one matrix product, and the causal mask."""
 import torch

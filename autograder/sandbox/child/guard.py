@@ -18,6 +18,11 @@ from builtins import all, any, isinstance, str  # noqa: E402, A004
 
 from .hidden import keep  # noqa: E402
 
+try:
+    from _limits import CHILD_THREADS  # the child: boot.py loaded sandbox/limits.py by path, as `_limits`
+except ImportError:  # the grader (walls.py, the tests), where this module is autograder.sandbox.child.guard
+    from ..limits import CHILD_THREADS
+
 REFUSED_PACKAGES = ("reference", "solutions", "autograder")
 KIT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))  # autograder/sandbox/child/guard.py
 HIDDEN_FOLDERS = ("reference", "solutions", os.path.join("autograder", "suites"), ".git")  # under the kit's root
@@ -59,10 +64,6 @@ CAPTURE_LOCALS = ("traceback.py", "__init__")  # TracebackException(capture_loca
 # refusal is the only thing between an answer and the grader's life.
 OWNER_COMMANDS = {"fcntl.fcntl": frozenset({8, 10, 15}), "fcntl.ioctl": frozenset({0x8901, 0x8902, 0x5410})}
 THREAD_EVENTS = frozenset({"_thread.start_new_thread", "_thread.start_joinable_thread"})  # Python 3.12 and later raise them
-# Python threads a child may run at once besides its main one, on every platform and under either backend: a count of the
-# question's own, so that a thread bomb fails in its question (the Linux backend's kernel bound is RLIMIT_NPROC's, in
-# linux/worker.py; the portable backend has no kernel bound to put on threads).
-CHILD_THREADS = 64
 _running_threads = _thread._count  # Python threads alive besides the main one; takes no lock
 _HELD: list = []  # [CHILD_THREADS] once a Guard stands in this process (a child): a test importing the child's modules is not held
 

@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ...i18n import _
-from ..base import (ANSWER_BYTES, ERROR, MEMORY_BYTES, OUTPUT_BYTES, POLL_SECONDS, STARTUP_SECONDS, TIMEOUT, WALL_FACTOR,
+from ..base import (ERROR, TIMEOUT,
                     Child, ChildStopped, Ending, RefusedChild, Sandbox, child_env, could_not_start, died, environment_problem, frame,
                     isolated_python, over_disk, process_state, read_output, refused, remove, sweep_stale, timed_out, where_it_ran)
+from ..limits import ANSWER_BYTES, MEMORY_BYTES, OUTPUT_BYTES, POLL_SECONDS, time_left
 
 PID_WAIT = 10.0  # the most the grader waits for the pristine process to say the pid of a zygote that already spoke
 EXIT_WAIT = 1.0  # the most it waits for the exit code of a zygote whose pipe closed
@@ -440,9 +441,9 @@ class LinuxChild(Child):
             over = over_disk(self.workdir, self.pid)
             if over:
                 raise self._stop(ERROR, over)
-            charged = self.time_limit - self.spent  # at most what _used() leaves: its /proc read is needed only near the end
-            left = min(charged if charged > POLL_SECONDS else self.time_limit - self._used(), WALL_FACTOR * self.time_limit - self.spent,
-                       STARTUP_SECONDS + WALL_FACTOR * self.time_limit - self.waited)
+            # spent is at least what _used() charges: its /proc read is needed only near the end
+            charged = self.spent if self.time_limit - self.spent > POLL_SECONDS else self._used()
+            left = time_left(self.time_limit, charged, self.spent, self.waited)
             if left <= 0:
                 raise self._stop(TIMEOUT, timed_out(self.time_limit, where_it_ran(self.pid, self.workdir, self.package)))
             start = time.monotonic()

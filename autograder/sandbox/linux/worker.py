@@ -43,12 +43,13 @@ from builtins import len  # noqa: E402, A004
 _child = _boot["load_child"]()
 _walls = _boot["load_walls"]()
 CHILD_FAILED = _child.serve.CHILD_FAILED
+# CHILD_THREADS: threads a child may run at once (RLIMIT_NPROC, per user: its own id under root; see _hold_threads)
+from _limits import CHILD_THREADS, CPU_GRACE_SECONDS  # noqa: E402 - loaded by path with _child
 
 PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36
 PR_SET_KEEPCAPS, PR_CAPBSET_DROP, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, CAP_DAC_READ_SEARCH = 8, 24, 47, 4, 2
 CAPSET = {"x86_64": 126, "aarch64": 91}  # the capset syscall's number
 CHILD_IDS = 0x70000000  # under root, a child runs as user and group CHILD_IDS + its pid: ids no other process has
-CHILD_THREADS = 64  # threads a child may run at once (RLIMIT_NPROC, per user: its own id under root; see _hold_threads)
 
 
 def _reachable(path: str) -> bool:
@@ -134,7 +135,7 @@ def _limit(job: dict) -> None:
         ceiling = resource.getrlimit(which)[1]  # a lower limit set on the grader (`ulimit -v` on a small server) stays
         value = value if ceiling == resource.RLIM_INFINITY else min(value, ceiling)
         resource.setrlimit(which, (value, value))
-    cpu = int(job["time_limit"]) + 2
+    cpu = int(job["time_limit"]) + CPU_GRACE_SECONDS
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a flood of output gets an error instead of a kill
     signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -367,7 +368,7 @@ def pristine() -> None:
     """The pristine process's loop: fork a zygote per request of the grader's (after importing the modules it asks for),
     report each one's pidfd and exit. It never forks a question's child, so no student's code ran in it."""
     # Listed once: a child that walked sys.modules would copy the pages of its ~2,000 keys (5 ms).
-    own_modules = [name for name in sys.modules if name in ("_child", "_codec", "_walls") or name.startswith("_child.")]
+    own_modules = [name for name in sys.modules if name in ("_child", "_codec", "_walls", "_limits") or name.startswith("_child.")]
     torch.manual_seed(0)  # queues CUDA's seeding once; each child reseeds only the CPU generator
     _walls.root_only(), _walls.python_folders()  # what every Landlock plan reads, found once before the first job
     gc.freeze()

@@ -18,9 +18,10 @@ from pathlib import Path
 
 from ...i18n import _
 from .job_object import JobObject, for_child
-from ..base import (ANSWER_BYTES, ERROR, MEMORY_BYTES, OUTPUT_BYTES, POLL_SECONDS, STARTUP_SECONDS, TIMEOUT, WALL_FACTOR, Child,
+from ..base import (ERROR, TIMEOUT, Child,
                     ChildStopped, Ending, RefusedChild, Sandbox, child_env, could_not_start, died, frame, isolated_python, load_answer, over_disk,
                     process_state, read_output, refused, remove, sweep_stale, timed_out, where_it_ran)
+from ..limits import ANSWER_BYTES, MEMORY_BYTES, OUTPUT_BYTES, OUTPUT_KILLED_BYTES, POLL_SECONDS, time_left
 
 WORKER = Path(__file__).resolve().parent / "worker.py"
 EXIT_SECONDS = 2.0  # how long a child told to stop may take before it is killed
@@ -285,7 +286,7 @@ class PortableChild(Child):
     def _over_output(self) -> bool:
         """True when the child wrote past the output limit (C code writing on its descriptors, where no kernel limit is set)."""
         try:
-            return os.lstat(self.workdir / "output.txt").st_size > 2 * OUTPUT_BYTES  # never a link's target
+            return os.lstat(self.workdir / "output.txt").st_size > OUTPUT_KILLED_BYTES  # never a link's target
         except OSError:
             return False
 
@@ -325,8 +326,7 @@ class PortableChild(Child):
         while True:
             if self.frames:
                 return self.frames.popleft()
-            left = min(self.time_limit - self._charged(), WALL_FACTOR * self.time_limit - self.spent,
-                       STARTUP_SECONDS + WALL_FACTOR * self.time_limit - self.waited)
+            left = time_left(self.time_limit, self._charged(), self.spent, self.waited)
             if left <= 0:
                 raise self._stop(TIMEOUT, timed_out(self.time_limit, where_it_ran(self.popen.pid, self.workdir, self.package)))
             start = time.monotonic()

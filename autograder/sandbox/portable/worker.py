@@ -26,7 +26,9 @@ import torch  # noqa: E402
 
 _child = _boot["load_child"]()
 _walls = _boot["load_walls"]()
-OWN_MODULES = [name for name in sys.modules if name in ("_child", "_codec", "_walls") or name.startswith("_child.")]
+from _limits import CPU_GRACE_SECONDS  # noqa: E402 - loaded by path with _child
+
+OWN_MODULES = [name for name in sys.modules if name in ("_child", "_codec", "_walls", "_limits") or name.startswith("_child.")]
 
 
 def _preload(modules: list[str]) -> None:
@@ -46,7 +48,8 @@ def _limit(job: dict) -> None:
         import signal
     except ImportError:
         return
-    cpu = int(time.process_time() + job["time_limit"]) + 2  # CPU time counts from this process's start: its import of torch
+    # CPU time counts from this process's start: its import of torch
+    cpu = int(time.process_time() + job["time_limit"]) + CPU_GRACE_SECONDS
     limits = {"RLIMIT_AS": (job["memory_bytes"],) * 2, "RLIMIT_FSIZE": (job["output_bytes"],) * 2, "RLIMIT_CORE": (0, 0),
               "RLIMIT_CPU": (cpu, cpu + 1)}
     for name, values in limits.items():
