@@ -26,8 +26,8 @@ def kit(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_solutions_score_full_marks_as_json():
-    done = run(ROOT, "check", "--solutions", "--json")
+def test_solutions_score_full_marks_as_json(kit: Path):
+    done = run(kit, "check", "--solutions", "--json")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert (report["score"], report["max_score"]) == (100, 100)
@@ -38,8 +38,8 @@ def test_solutions_score_full_marks_as_json():
         assert all(set(test) == {"name", "passed", "message"} and test["passed"] for test in question["tests"])
 
 
-def test_stubs_are_not_attempted_and_exit_1():
-    done = run(ROOT, "check", "--json")
+def test_stubs_are_not_attempted_and_exit_1(kit: Path):
+    done = run(kit, "check", "--json")  # a copy: check remembers its result under the kit's .autograder/
     assert done.returncode == 1
     report = json.loads(done.stdout)
     assert report["score"] == 0
@@ -98,12 +98,13 @@ def test_malformed_manifest_names_key_and_line(kit: Path, edit, needle):
     assert done.returncode == 2 and needle in done.stderr and "Traceback" not in done.stderr
 
 
-def test_list_hint_and_selftest():
-    listing = run(ROOT, "list")
+def test_list_hint_and_selftest(kit: Path):
+    """In a copy of the kit: the checkout's .autograder/ (a maintainer's own checks and hints) is not the test's."""
+    listing = run(kit, "list")
     assert listing.returncode == 0 and "not started" in listing.stdout and "100" not in listing.stdout.split("Status")[0]
-    hints = run(ROOT, "hint", "3")
+    hints = run(kit, "hint", "3")
     assert hints.returncode == 0 and "1. " in hints.stdout
-    selftest = subprocess.run([sys.executable, "-m", "autograder", "selftest", "2"], cwd=ROOT, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    selftest = subprocess.run([sys.executable, "-m", "autograder", "selftest", "2"], cwd=kit, capture_output=True, text=True, stdin=subprocess.DEVNULL)
     assert selftest.returncode == 0 and "Q1." in selftest.stdout and "Model answer:" not in selftest.stdout  # not at full marks
 
 
@@ -144,10 +145,10 @@ def test_list_remembers_the_last_check_until_the_file_changes(kit: Path):
     assert "changed since the last check: run `check 1`" in run(kit, "list").stdout
 
 
-def test_real_timings_are_shown_in_the_table_but_never_graded():
-    table = run(ROOT, "check", "9", "--solutions")
+def test_real_timings_are_shown_in_the_table_but_never_graded(kit: Path):
+    table = run(kit, "check", "9", "--solutions")
     assert table.returncode == 0 and "real clock (not graded): T=256:" in " ".join(table.stdout.split())
-    question = json.loads(run(ROOT, "check", "9", "--solutions", "--json").stdout)["questions"][0]
+    question = json.loads(run(kit, "check", "9", "--solutions", "--json").stdout)["questions"][0]
     assert "notes" not in question and question["score"] == question["max_score"]
 
 
