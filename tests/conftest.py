@@ -5,7 +5,7 @@ import subprocess
 import sys
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 import pytest
 from test_corpus import Graded
@@ -14,6 +14,7 @@ from test_corpus import Graded
 # grade classes on the public seeds (test_secret.py tries the secret itself). Subprocesses inherit it.
 os.environ.setdefault("AUTOGRADER_SECRET", "")
 
+ROOT = Path(__file__).resolve().parent.parent
 EXPECT_LINUX_PIECES = "KIT_EXPECT_LINUX_PIECES"  # set to 1 where every Linux piece must be there (.ci/run): absent, a test fails
 
 
@@ -85,6 +86,27 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> Graded:
     return Graded(tmp_path_factory.mktemp("corpus"))
 
 
+@pytest.fixture(scope="session")
+def kit_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`python -m autograder release` of the kit, made once for the tests that read it (test_release, test_classroom)."""
+    out = tmp_path_factory.mktemp("release") / "first"
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    done = subprocess.run([sys.executable, "-m", "autograder", "release", str(out)], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+@pytest.fixture(scope="session")
+def release_clones(kit_release: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """A clone of each branch of kit_release: main (the stubs) and solutions."""
+    folder = tmp_path_factory.mktemp("clones")
+    for branch in ("main", "solutions"):
+        subprocess.run(["git", "clone", "--quiet", "--branch", branch, str(kit_release), branch], cwd=folder, capture_output=True,
+                       check=True)
+    return {branch: folder / branch for branch in ("main", "solutions")}
+
+
 def need_linux_pieces() -> None:
     """Skip the calling test, naming what is missing, on a machine without every piece of the Linux backend; fail instead
     where KIT_EXPECT_LINUX_PIECES=1 says they are all there (CI)."""
@@ -100,11 +122,41 @@ def need_linux_pieces() -> None:
 Cli = Callable[..., subprocess.CompletedProcess]
 
 
+class _Kept:
+    """A sandbox lent to one test's grading: everything as the sandbox's, but close() leaves it open for the next test."""
+
+    def __init__(self, sandbox: object) -> None:
+        self._sandbox = sandbox
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._sandbox, name)
+
+    def close(self) -> None:
+        """The session closes it."""
+
+
+@pytest.fixture(scope="session")
+def session_sandbox() -> Iterator[object]:
+    """One sandbox for the session's in-process grading (its start, torch's import in a new process, is most of a check)."""
+    from autograder.sandbox import Sandbox
+
+    sandbox = Sandbox()
+    yield sandbox
+    sandbox.close()
+
+
 @pytest.fixture()
-def cli(monkeypatch: pytest.MonkeyPatch) -> Cli:
-    """`python -m autograder ARGS` run in this process (cli(cwd, *args)): the exit status and what it printed, as
-    subprocess.run gives them, without starting a Python and importing torch again. For tests of what the command does,
-    not of the process boundary (encodings, -OO, signals, the interpreter's exit)."""
+def shared_sandbox(session_sandbox: object, monkeypatch: pytest.MonkeyPatch) -> object:
+    """Grading in this test (engine.run.grade_many with no sandbox given) uses the session's sandbox instead of starting one."""
+    monkeypatch.setattr("autograder.engine.run.Sandbox", lambda: _Kept(session_sandbox))
+    return session_sandbox
+
+
+@pytest.fixture()
+def cli(monkeypatch: pytest.MonkeyPatch, shared_sandbox: object) -> Cli:
+    """`python -m autograder ARGS` run in this process (cli(cwd, *args)), grading in the session's sandbox: the exit status
+    and what it printed, as subprocess.run gives them, without starting a Python, a sandbox and torch again. For tests of
+    what the command does, not of the process (encodings, -OO, signals, the interpreter's exit: those spawn one)."""
     from autograder.cli.main import main
     from autograder.i18n import set_language
 
