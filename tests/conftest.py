@@ -81,9 +81,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.fixture(scope="session")
-def graded(tmp_path_factory: pytest.TempPathFactory) -> Graded:
-    """Corpus results, graded on demand, each question's files in one sandbox; shared by test_corpus and test_mistakes."""
-    return Graded(tmp_path_factory.mktemp("corpus"))
+def graded(tmp_path_factory: pytest.TempPathFactory, session_sandbox: object) -> Graded:
+    """Corpus results, graded on demand, each question's files together, in the session's sandbox; shared by test_corpus and
+    test_mistakes."""
+    return Graded(tmp_path_factory.mktemp("corpus"), lambda: _Kept(session_sandbox))
 
 
 @pytest.fixture(scope="session")
