@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import Cli
 
 from autograder.course.manifest import load_course
 from autograder.course.results import missing_file
@@ -28,8 +29,8 @@ def kit(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_solutions_score_full_marks_as_json():
-    done = run(ROOT, "check", "--solutions", "--json")
+def test_solutions_score_full_marks_as_json(kit: Path):
+    done = run(kit, "check", "--solutions", "--json")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert (report["score"], report["max_score"]) == (COURSE.max_score, COURSE.max_score)
@@ -40,19 +41,19 @@ def test_solutions_score_full_marks_as_json():
         assert all(set(test) == {"name", "passed", "message"} and test["passed"] for test in question["tests"])
 
 
-def test_stubs_are_not_attempted_and_exit_1():
-    done = run(ROOT, "check", "--json")
+def test_stubs_are_not_attempted_and_exit_1(kit: Path, cli: Cli):
+    done = cli(kit, "check", "--json")  # a copy: check remembers its result under the kit's .autograder/
     assert done.returncode == 1
     report = json.loads(done.stdout)
     assert report["score"] == 0
     assert {q["status"] for q in report["questions"]} == {"not attempted"}
 
 
-def test_table_shows_failures_then_selftests_of_full_marks(kit: Path):
+def test_table_shows_failures_then_selftests_of_full_marks(kit: Path, cli: Cli):
     shutil.copy(kit / "solutions" / "q01_causal_mask.py", kit / "exercises")
     source = (kit / "solutions" / "q02_scaled_scores.py").read_text().replace("/ math.sqrt(d)", "/ d")
     (kit / "exercises" / "q02_scaled_scores.py").write_text(source)
-    done = run(kit, "check", "1", "2")
+    done = cli(kit, "check", "1", "2")
     assert done.returncode == 1
     assert "8 / 8  passed" in done.stdout and "failed" in done.stdout
     assert "x scaled_scores divides q k^T by sqrt(d) -- the output: 1 of 1 positions differ" in " ".join(done.stdout.split())
@@ -72,19 +73,19 @@ def test_usage_errors_exit_2_with_one_line(args, needle):
     assert needle in done.stderr and len(done.stderr.strip().splitlines()) == 1 and done.stdout == ""
 
 
-def test_renamed_function_costs_only_its_checks(kit: Path):
+def test_renamed_function_costs_only_its_checks(kit: Path, cli: Cli):
     source = (kit / "solutions" / "q01_causal_mask.py").read_text().replace("def causal_mask(", "def causal_mask_(")
     (kit / "exercises" / "q01_causal_mask.py").write_text(source)
-    question = json.loads(run(kit, "check", "1", "--json").stdout)["questions"][0]
+    question = json.loads(cli(kit, "check", "1", "--json").stdout)["questions"][0]
     messages = {test["name"]: test for test in question["tests"]}
     assert messages["causal_mask is a bool lower triangle"]["message"] == "function `causal_mask` not found in exercises/q01_causal_mask.py"
     assert 0 < question["score"] < question["max_score"]
 
 
-def test_missing_file_is_an_error_for_that_question_only(kit: Path):
+def test_missing_file_is_an_error_for_that_question_only(kit: Path, cli: Cli):
     shutil.copy(kit / "solutions" / "q01_causal_mask.py", kit / "exercises")
     (kit / "exercises" / "q02_scaled_scores.py").unlink()
-    report = json.loads(run(kit, "check", "1", "2", "--json").stdout)
+    report = json.loads(cli(kit, "check", "1", "2", "--json").stdout)
     first, second = report["questions"]
     assert first["status"] == "passed"
     assert second["status"] == "error" and second["reason"] == missing_file("q02_scaled_scores.py", "exercises/")  # as Gradescope words it
@@ -100,12 +101,13 @@ def test_malformed_manifest_names_key_and_line(kit: Path, edit, needle):
     assert done.returncode == 2 and needle in done.stderr and "Traceback" not in done.stderr
 
 
-def test_list_hint_and_selftest():
-    listing = run(ROOT, "list")
+def test_list_hint_and_selftest(kit: Path):
+    """In a copy of the kit: the checkout's .autograder/ (a maintainer's own checks and hints) is not the test's."""
+    listing = run(kit, "list")
     assert listing.returncode == 0 and "not started" in listing.stdout and "100" not in listing.stdout.split("Status")[0]
-    hints = run(ROOT, "hint", "3")
+    hints = run(kit, "hint", "3")
     assert hints.returncode == 0 and "1. " in hints.stdout
-    selftest = subprocess.run([sys.executable, "-m", "autograder", "selftest", "2"], cwd=ROOT, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    selftest = subprocess.run([sys.executable, "-m", "autograder", "selftest", "2"], cwd=kit, capture_output=True, text=True, stdin=subprocess.DEVNULL)
     assert selftest.returncode == 0 and "Q1." in selftest.stdout and "Model answer:" not in selftest.stdout  # not at full marks
 
 
@@ -121,7 +123,7 @@ def test_hint_gives_the_next_hint_on_each_asking_and_all_with_all(kit: Path):
     assert "hint 1 of " in run(kit, "hint", "4").stdout  # each question counts on its own
 
 
-def test_printed_output_names_the_call_it_came_from_and_where_the_rest_is(kit: Path):
+def test_printed_output_names_the_call_it_came_from_and_where_the_rest_is(kit: Path, cli: Cli):
     """Code that prints: the report's line names the call during which it printed first, with its inputs, and the file under
     .autograder/ that holds all of it."""
     source = (kit / "solutions" / "q01_causal_mask.py").read_text(encoding="utf-8")
@@ -130,46 +132,46 @@ def test_printed_output_names_the_call_it_came_from_and_where_the_rest_is(kit: P
     source = source.replace("weights / weights.sum(dim=-1, keepdim=True)", "weights / T", 1)  # and a bug, so that the report shows it
     assert 'print("DEBUG"' in source and "weights / T" in source
     (kit / "exercises" / "q01_causal_mask.py").write_text(source, encoding="utf-8")
-    done = run(kit, "check", "1")
+    done = cli(kit, "check", "1")
     text = " ".join(done.stdout.split())
     assert "the first, during mask_scores(float32 (" in text and ": DEBUG (" in text, done.stdout
     kept = kit / ".autograder" / "output-q01.txt"
     assert ".autograder/output-q01.txt" in text and kept.read_text(encoding="utf-8").count("DEBUG") > 1
 
 
-def test_list_remembers_the_last_check_until_the_file_changes(kit: Path):
+def test_list_remembers_the_last_check_until_the_file_changes(kit: Path, cli: Cli):
     shutil.copy(kit / "solutions" / "q01_causal_mask.py", kit / "exercises")
-    assert run(kit, "check", "1").returncode == 0
-    assert "8 / 8 passed at the last check" in run(kit, "list").stdout
+    assert cli(kit, "check", "1").returncode == 0
+    assert "8 / 8 passed at the last check" in cli(kit, "list").stdout
     with open(kit / "exercises" / "q01_causal_mask.py", "a") as source:
         source.write("# an edit\n")
-    assert "changed since the last check: run `check 1`" in run(kit, "list").stdout
+    assert "changed since the last check: run `check 1`" in cli(kit, "list").stdout
 
 
-def test_real_timings_are_shown_in_the_table_but_never_graded():
-    table = run(ROOT, "check", "9", "--solutions")
+def test_real_timings_are_shown_in_the_table_but_never_graded(kit: Path, cli: Cli):
+    table = cli(kit, "check", "9", "--solutions")
     assert table.returncode == 0 and "real clock (not graded): T=256:" in " ".join(table.stdout.split())
-    question = json.loads(run(ROOT, "check", "9", "--solutions", "--json").stdout)["questions"][0]
+    question = json.loads(cli(kit, "check", "9", "--solutions", "--json").stdout)["questions"][0]
     assert "notes" not in question and question["score"] == question["max_score"]
 
 
-def test_a_failed_question_points_to_the_failed_answers_it_runs(kit: Path):
+def test_a_failed_question_points_to_the_failed_answers_it_runs(kit: Path, cli: Cli):
     shutil.copy(kit / "solutions" / "q01_causal_mask.py", kit / "exercises")
     source = (kit / "solutions" / "q02_scaled_scores.py").read_text().replace("/ math.sqrt(d)", "/ d")
     (kit / "exercises" / "q02_scaled_scores.py").write_text(source)
     source = (kit / "solutions" / "q03_attention.py").read_text().replace("dim=-1)  # (..., Tq, Tk), each row", "dim=-2)  # (..., Tq, Tk), each row")
     (kit / "exercises" / "q03_attention.py").write_text(source)
-    assert run(kit, "check", "2").returncode == 1  # remembered: question 2 is not at full marks
-    done = run(kit, "check", "3")
+    assert cli(kit, "check", "2").returncode == 1  # remembered: question 2 is not at full marks
+    done = cli(kit, "check", "3")
     assert done.returncode == 1 and "runs your code from question(s) 2: `check 2` first" in " ".join(done.stdout.split())
 
 
-def test_a_failing_report_in_french_says_the_exception_and_the_stop_in_french(kit: Path):
+def test_a_failing_report_in_french_says_the_exception_and_the_stop_in_french(kit: Path, cli: Cli):
     source = (kit / "solutions" / "q01_causal_mask.py").read_text()
     source = source.replace("    T = x.shape[-2]\n", "    raise ValueError('boom')\n", 1)  # prefix_average raises
     source = source.replace("    return torch.ones(T, T, dtype=torch.bool).tril()", "    import os; os._exit(3)", 1)  # causal_mask ends the process
     (kit / "exercises" / "q01_causal_mask.py").write_text(source)
-    question = json.loads(run(kit, "check", "1", "--lang", "fr", "--json").stdout)["questions"][0]
+    question = json.loads(cli(kit, "check", "1", "--lang", "fr", "--json").stdout)["questions"][0]
     raised, exited, after = (" ".join(test["message"].split()) for test in question["tests"])  # split(): no-break spaces too
     assert raised.startswith("a levé ValueError : boom dans exercises/q01_causal_mask.py, ligne ")
     assert question["reason"] == "le processus s'est terminé (code de sortie 3)\u00a0: n'appelez pas sys.exit() ni os._exit() dans une réponse"

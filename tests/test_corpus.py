@@ -10,6 +10,7 @@ import shutil
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -62,13 +63,17 @@ def _package(folder: Path, replacement: Path | None = None) -> Path:
 class Graded:
     """Corpus results, graded one question at a time on first request."""
 
-    def __init__(self, base: Path) -> None:
+    def __init__(self, base: Path, lend: Callable[[], object] | None = None) -> None:
         self.base, self.results = base, {}
+        self.lend = lend  # a sandbox for one grade_many (which closes it), else each starts its own
+
+    def _grade_many(self, submissions: list[tuple[Path, list[int]]]) -> list:
+        return grade_many(COURSE, submissions, sandbox=self.lend() if self.lend else None)
 
     def control(self):
         """The untouched solutions, graded on every question."""
         if "control" not in self.results:
-            self.results["control"] = grade_many(COURSE, [(_package(self.base / "control"), COURSE.numbers)])[0]
+            self.results["control"] = self._grade_many([(_package(self.base / "control"), COURSE.numbers)])[0]
         return self.results["control"]
 
     def __getitem__(self, path: Path):
@@ -76,7 +81,7 @@ class Graded:
         if key(path) not in self.results:
             files = [p for p in WRONG + RIGHT if question_of(p) == question_of(path)]
             submissions = [(_package(self.base / f"{p.parent.name}_{p.stem}", p), [question_of(p)]) for p in files]
-            for p, report in zip(files, grade_many(COURSE, submissions)):
+            for p, report in zip(files, self._grade_many(submissions)):
                 self.results[key(p)] = report.questions[0]
         return self.results[key(path)]
 

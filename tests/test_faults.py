@@ -213,6 +213,7 @@ def test_one_endless_loop_costs_its_time_limit_only(tmp_path: Path):
 
 @pytest.mark.parametrize("name, looping", [("loop_forever", "prefix_average gives the running mean"),
                                            ("loop_in_causal_mask", "causal_mask is a bool lower triangle")])
+@pytest.mark.usefixtures("shared_sandbox")  # graded in the session's sandbox
 def test_an_endless_loop_costs_only_its_own_checks(tmp_path: Path, name: str, looping: str):
     """The question's other functions go on in a fresh child after the one that loops ran out of time: their checks pass, the
     looping one names its place, and the question is still reported as stopped at its limit."""

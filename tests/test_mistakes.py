@@ -157,6 +157,7 @@ def test_the_clock_speed_is_a_pure_function_of_the_check_and_its_input() -> None
     assert speeds[0] == speeds[1] != speeds[2] and all(proxy.CLOCK_SPEEDS[0] <= s <= proxy.CLOCK_SPEEDS[1] for s in speeds)
 
 
+@pytest.mark.usefixtures("shared_sandbox")  # graded in the session's sandbox
 def test_one_timing_answer_graded_five_times_gets_one_score(tmp_path: Path) -> None:
     """A mean after a warm-up timed on the clock itself: its number of warm-up reads follows the speed, yet every run agrees."""
     source = CORPUS / "wrong" / "q09_time_mean_timed_warmup.py"
@@ -180,6 +181,7 @@ def test_a_known_mistake_is_said_once_and_an_earlier_question_at_full_marks_is_n
     assert 1 in earlier_implicated(report.questions[1], report, COURSE)
 
 
+@pytest.mark.usefixtures("shared_sandbox")  # graded in the session's sandbox
 def test_an_earlier_module_that_does_not_import_costs_only_the_checks_that_call_it(tmp_path: Path) -> None:
     """A syntax error in question 3's file: question 9's checks that never call attention keep their points."""
     package = _package(tmp_path / "package")
@@ -191,6 +193,7 @@ def test_an_earlier_module_that_does_not_import_costs_only_the_checks_that_call_
     assert "exercises/q03_attention.py does not import (SyntaxError at line" in result.tests[0].message
 
 
+@pytest.mark.usefixtures("shared_sandbox")  # graded in the session's sandbox
 def test_an_earlier_module_with_a_syntax_error_is_said_once_with_the_students_line(tmp_path: Path) -> None:
     """A syntax error in question 2's file seen from question 3: every check that calls it says that file does not import, with
     the student's own line, in the same words (the report says it once), with no line of the kit's stand-in and no input."""

@@ -222,6 +222,7 @@ def test_history_picks_the_latest_marked_cell_and_falls_back_to_definitions() ->
     assert pick_from_history(course, [marker(q3)], upto=2) == {}
 
 
+@pytest.mark.usefixtures("shared_sandbox")  # graded in the session's sandbox
 def test_package_imports_the_earlier_answers(tmp_path: Path) -> None:
     """Answers import the questions they require, and earlier answers only for the names they read from them."""
     from autograder.engine.run import grade

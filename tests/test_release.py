@@ -67,24 +67,18 @@ def regions(source: str) -> list[list[str]]:
 
 
 @pytest.fixture(scope="module")
-def release(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """The kit released twice, into two new folders."""
-    outs = []
-    for name in ("first", "second"):
-        out = tmp_path_factory.mktemp("release") / name
-        done = autograder(ROOT, "release", str(out))
-        assert done.returncode == 0, done.stderr
-        outs.append(out)
-    return outs[0], outs[1]
+def release(kit_release: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The kit released twice, into two new folders (the first shared with test_classroom)."""
+    out = tmp_path_factory.mktemp("release") / "second"
+    done = autograder(ROOT, "release", str(out))
+    assert done.returncode == 0, done.stderr
+    return kit_release, out
 
 
 @pytest.fixture(scope="module")
-def checkouts(release: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def checkouts(release_clones: dict[str, Path]) -> dict[str, Path]:
     """A clone of each branch of the first release."""
-    folder = tmp_path_factory.mktemp("clones")
-    for branch in ("main", "solutions"):
-        git(folder, "clone", "--quiet", "--branch", branch, str(release[0]), branch)
-    return {branch: folder / branch for branch in ("main", "solutions")}
+    return release_clones
 
 
 def test_main_holds_the_student_files_only(release: tuple[Path, Path]) -> None:

@@ -142,6 +142,7 @@ def test_the_earlier_questions_are_named_only_when_implicated(tmp_path: Path, ea
     assert (hint in table) if shown else ("runs your code from" not in table), table
 
 
+@pytest.mark.usefixtures("shared_sandbox")  # graded in the session's sandbox
 def test_the_shrunk_input_is_the_same_in_every_language(tmp_path: Path) -> None:
     """Shrinking compares failures by their English wording, so French (whose plurals differ) shrinks to the same input."""
     from autograder.i18n import set_language
@@ -165,6 +166,7 @@ SLOW = ("if q.dtype == torch.float32 and tuple(q.shape) == (2, 1):  # never amon
         "            pass\n    ")
 
 
+@pytest.mark.usefixtures("shared_sandbox")  # graded in the session's sandbox
 def test_a_shrink_cut_short_by_time_keeps_the_original_input_on_every_run(tmp_path: Path):
     """A failure whose shrinking runs the child out of its time limit (charged time, not the wait for a core) names the input
     it failed on, never the point where the shrink stopped: the same message on every run (here two, in one sandbox)."""
@@ -177,6 +179,7 @@ def test_a_shrink_cut_short_by_time_keeps_the_original_input_on_every_run(tmp_pa
     assert next(q for q in first.questions if q.number == 3).status == "failed"
 
 
+@pytest.mark.usefixtures("shared_sandbox")  # graded in the session's sandbox
 def test_the_shrunk_input_is_the_same_on_two_runs_under_a_cpu_burner(tmp_path: Path):
     """Shrinking's budget is work (re-runs), not seconds: with every core busy and a short time limit, two runs both name the
     smallest failing input, the same one, where a budget in seconds stopped wherever the load left it."""
