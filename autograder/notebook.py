@@ -95,7 +95,7 @@ STOP_SECONDS = 5.0  # the most an interrupted check waits for the grading proces
 
 def _ask(course: Course, request: dict) -> CheckedReport:
     """The report of a grading process for request; every question an error, 0 points, when the process gave none."""
-    from .engine.faults import grader_failed
+    from .engine.grader_errors import grader_failed
 
     done = _run(request)
     lines = done.stdout.strip().splitlines()

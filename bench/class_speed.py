@@ -4,7 +4,7 @@
 
 1. Class. Generates --students folder submissions (exercises/ packages), interleaved: 40 % correct (the solutions),
    34 % partly wrong (the solutions with one module replaced by a file of tests/corpus/wrong), 10 % stubs (exercises/),
-   10 % half done (questions 1-5 solved, 6-10 stubs), 6 % faults from tests/faults replacing question 1: an endless
+   10 % half done (questions 1-5 solved, 6-10 stubs), 6 % hostile submissions from tests/hostile replacing question 1: an endless
    loop (loop_forever), a crash (segfault) and a memory hog (memory_hog). The course is the kit's course.yaml with
    question 1's time limit cut to --limit seconds (default 3), in a temporary copy of the kit's folder, so that an
    endless loop costs seconds, not its real time limit.
@@ -92,7 +92,7 @@ def variants() -> dict[str, str]:
     found = {f"correct:{n}": t for n, t in _texts(KIT / "solutions").items()}
     found |= {f"stubs:{n}": t for n, t in _texts(KIT / "exercises").items()}
     found |= {f"wrong:{p.name}": p.read_text() for p in (KIT / "tests" / "corpus" / "wrong").glob("q[0-9][0-9]_*.py")}
-    found |= {f"fault:{name}": (KIT / "tests" / "faults" / f"{name}.py").read_text() for name in PATTERN[-3:]}
+    found |= {f"fault:{name}": (KIT / "tests" / "hostile" / f"{name}.py").read_text() for name in PATTERN[-3:]}
     return found
 
 
@@ -406,7 +406,7 @@ def main() -> int:
     parser.add_argument("--students", type=int, default=100)
     parser.add_argument("--notebooks", type=int, default=20, help="submissions graded by nbgrader autograde too (0: skip)")
     parser.add_argument("--jobs", type=int, default=None, help="passed to grade DIR (default: its own, the core count)")
-    parser.add_argument("--limit", type=float, default=3.0, help="time limit of question 1, where the faults are (s)")
+    parser.add_argument("--limit", type=float, default=3.0, help="time limit of question 1, where the hostile submissions are (s)")
     parser.add_argument("--keep", type=Path, default=None, help="build everything here and keep it")
     parser.add_argument("--replay", nargs=2, type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()

@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from autograder.course.manifest import ManifestError, load_course
-from autograder.maintainer.classroom import GRADER, REPORTER, WORKFLOW, workflow_text
+from autograder.maintainer.github_classroom import GRADER, REPORTER, WORKFLOW, workflow_text
 from autograder.maintainer.release import write_release
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -10,7 +10,7 @@ from autograder.classroom import work
 from autograder.classroom.intake import Entry
 from autograder.course.manifest import load_course
 from autograder.engine import plugin, proxy
-from autograder.engine.faults import grader_log
+from autograder.engine.grader_errors import grader_log
 from autograder.engine.run import Submission, run_each
 from autograder.sandbox import Sandbox, start_sandbox
 from autograder.sandbox.linux.parent import LinuxChild

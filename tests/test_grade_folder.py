@@ -119,7 +119,7 @@ def klass(kit: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, di
         "ben": (".", solutions | {"q02_scaled_scores.py": (wrong / "q02_scale_by_d.py").read_text()}),
         "cat": ("exercises", stubs),
         "gus": ("exercises", {name: text for name, text in solutions.items() if name != "q04_heads.py"}
-                | {"q01_causal_mask.py": (ROOT / "tests" / "faults" / "segfault.py").read_text()}),
+                | {"q01_causal_mask.py": (ROOT / "tests" / "hostile" / "segfault.py").read_text()}),
         "ivy": ("ivy-attention-main/exercises", solutions | {"q02_scaled_scores.py": stubs["q02_scaled_scores.py"]}),
     }
     packages = {}

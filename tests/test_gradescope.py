@@ -6,7 +6,7 @@ same time, with this venv's python on PATH (setup.sh is not run: it installs wha
 
 - correct: the solutions/ modules at the top level of the submission;
 - partly wrong: an exercises/ folder, solutions/ with tests/corpus/wrong/q02_scale_by_d.py as question 2;
-- looping: a notebook of the nbgrader assignment whose question 1 is tests/faults/loop_forever.py (the copy's
+- looping: a notebook of the nbgrader assignment whose question 1 is tests/hostile/loop_forever.py (the copy's
   course.yaml gives question 1 a 2 s limit), question 2 correct but printing its inputs, question 3 correct in a
   cell that lost its nbgrader metadata, and no answer cell for the other questions.
 
@@ -71,7 +71,7 @@ def looping_notebook() -> dict:
             "    return _scaled_scores(q, k)\n")
     cells = [
         {"cell_type": "markdown", "metadata": {}, "source": ["# Attention, built by hand\n"]},
-        _cell(marker(q1) + "\n" + drop_relative_imports((ROOT / "tests/faults/loop_forever.py").read_text()), "q01_answer"),
+        _cell(marker(q1) + "\n" + drop_relative_imports((ROOT / "tests/hostile/loop_forever.py").read_text()), "q01_answer"),
         _cell(marker(q2) + "\n" + drop_relative_imports((ROOT / "solutions/q02_scaled_scores.py").read_text()) + echo, "q02_answer"),
         _cell(marker(q3) + "\n" + drop_relative_imports((ROOT / "solutions/q03_attention.py").read_text()), None),
     ]

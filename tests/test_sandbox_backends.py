@@ -1,5 +1,5 @@
 """The sandbox's two backends behind one interface: the choice by probes, the words when the sandbox cannot start, where a
-stopped child was, and the same verdicts from both on the faults that matter most."""
+stopped child was, and the same verdicts from both on the hostile submissions that matter most."""
 import faulthandler
 import os
 import resource
@@ -268,7 +268,7 @@ def test_a_child_dead_before_its_first_word_in_a_touched_zygote_is_asked_again(t
         run = kit.run_of(question)
         assert not run.status and sandbox.process.pid != zygote and sandbox.renewed == 1
         kit.finish(question)
-        assert not run.status and not kit.faults
+        assert not run.status and not kit.grader_errors
     finally:
         sandbox.close()
 
@@ -302,7 +302,7 @@ def test_a_fresh_zygote_that_fails_the_retry_is_the_graders_failure(tmp_path: Pa
         sandbox._fork_zygote = fork_dying
         with pytest.raises(CheckFailure):
             kit.start(question)
-        assert sandbox.renewed == 1 and kit.faults and "fresh zygote" in kit.faults[0]
+        assert sandbox.renewed == 1 and kit.grader_errors and "fresh zygote" in kit.grader_errors[0]
         assert kit.result(question).status == "error" and "the grader itself failed" in kit.result(question).reason
     finally:
         sandbox.close()

@@ -39,7 +39,7 @@ def sandbox():
 def test_one_run_gives_each_package_its_own_report(tmp_path: Path, sandbox: Sandbox) -> None:
     """Solutions, a wrong q3, the stubs, a crashing q1 and the solutions again: one run's reports equal separate runs'."""
     wrong = _package(tmp_path / "wrong", {"q03_attention.py": ROOT / "tests/corpus/wrong/q03_no_scaling.py"})
-    crash = _package(tmp_path / "crash", {"q01_causal_mask.py": ROOT / "tests/faults/segfault.py"})
+    crash = _package(tmp_path / "crash", {"q01_causal_mask.py": ROOT / "tests/hostile/segfault.py"})
     packages = [ROOT / "solutions", wrong, ROOT / "exercises", crash, ROOT / "solutions"]
     separate = [run_suites(COURSE, sandbox, package, NUMBERS).to_dict() for package in packages]
     submissions = [Submission(package) for package in packages]

@@ -13,7 +13,7 @@ import pytest
 from autograder import user_folder
 
 ROOT = Path(__file__).resolve().parent.parent
-FAIL = ("import sys; sys.path.insert(0, {root!r}); from autograder.engine.faults import grader_failed; "
+FAIL = ("import sys; sys.path.insert(0, {root!r}); from autograder.engine.grader_errors import grader_failed; "
         "print(grader_failed('Traceback: planted by {who}'))")
 OTHER_USER = "nobody"
 
@@ -97,7 +97,7 @@ def test_no_writable_temporary_folder_puts_the_trace_on_stderr():
             "    raise FileNotFoundError(2, 'No usable temporary directory found')\n"
             "tempfile.gettempdir = nowhere\n"
             f"sys.path.insert(0, {str(ROOT)!r})\n"
-            "from autograder.engine.faults import grader_failed\n"
+            "from autograder.engine.grader_errors import grader_failed\n"
             "print(grader_failed('Traceback: planted'))\n")
     done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr

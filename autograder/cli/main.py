@@ -292,7 +292,7 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except Exception as error:  # noqa: BLE001 - a fault of the grader itself: one line, details in a file
-        from ..engine.faults import keep_trace
+        from ..engine.grader_errors import keep_trace
 
         details = keep_trace(traceback.format_exc())
         print(_("autograder: internal error ({error}); please report it with {details}").format(

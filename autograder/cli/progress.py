@@ -8,7 +8,7 @@ from ..course.manifest import Course, Question
 from ..course.results import PASSED, Report
 from ..i18n import _, number_text
 
-MEMORY = Path(".autograder") / "last-check.json"  # under the kit's folder, ignored by git
+LAST_CHECK_FILE = Path(".autograder") / "last-check.json"  # under the kit's folder, ignored by git
 OUTPUT_FILE = ".autograder/output-q{number:02d}.txt"  # what a question's code printed at the last check, whole as kept
 HINTS_SEEN = Path(".autograder") / "hints.json"  # how many hints of each question `hint N` has shown
 
@@ -48,7 +48,7 @@ def _fingerprint(path: Path) -> str:
 def _memory(course: Course) -> dict:
     """The stored last checks by question number (as text); empty when missing, unreadable or damaged."""
     try:
-        memory = json.loads((course.root / MEMORY).read_text())
+        memory = json.loads((course.root / LAST_CHECK_FILE).read_text())
     except (OSError, ValueError):
         return {}
     return {key: entry for key, entry in memory.items() if isinstance(entry, dict)} if isinstance(memory, dict) else {}
@@ -74,7 +74,7 @@ def remember(course: Course, report: Report) -> None:
 
     A self-test opens for good: once a question has been at full marks, a later regression keeps its answers readable.
     """
-    memory_file = course.root / MEMORY
+    memory_file = course.root / LAST_CHECK_FILE
     memory = _memory(course)
     try:
         for result in report.questions:

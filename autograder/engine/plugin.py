@@ -19,7 +19,7 @@ from ..course.results import ERROR, FAILED, FLAGGED, NOT_ATTEMPTED, PASSED, Case
 from ..i18n import _, in_english
 from ..sandbox import Child, ChildStopped, Sandbox
 from .asserts import tensor_mismatch
-from .faults import grader_failed
+from .grader_errors import grader_failed
 from .inputs import INPUT_NOTE, describe_all, entries, shrink
 from .mistakes import named_in
 from .proxy import CheckFailure, Flagged, Refused, Student, StudentError, explain, one_line, refusal
@@ -220,17 +220,17 @@ class KitPlugin:
         self.suites: dict[str, Question] = {}  # suite module name -> its question
         self.inputs: dict[tuple[str, str], int] = {}  # (suite module, test function) -> how many inputs it is run on
         self.static: dict[tuple[int, tuple[str, ...]], dict[str, tuple[str, str]]] = {}
-        self.faults: list[str] = []  # tracebacks of the grader's own failures on this package: the questions they hit get nothing
+        self.grader_errors: list[str] = []  # tracebacks of the grader's own failures on this package: the questions they hit get nothing
 
     def reset(self, package: Path, hidden: tuple[Path, ...] = ()) -> None:
         """Grade package next, from a clean slate (the collected suites and their inputs are kept), its questions forked
         from a zygote no earlier package's code touched (the Linux backend forks one from its pristine process: milliseconds)."""
-        self.package, self.hidden, self.runs, self.static, self.faults = package.resolve(), hidden, {}, {}, []
+        self.package, self.hidden, self.runs, self.static, self.grader_errors = package.resolve(), hidden, {}, {}, []
         self.sandbox.renew()
 
     def fault(self, trace: str, question: Question | None = None) -> None:
         """Record a failure of the grader's own: question (every question when None) will be an error with 0 points."""
-        self.faults.append(trace)
+        self.grader_errors.append(trace)
         for run in [self.run_of(question)] if question is not None else [self.run_of(q) for q in self.course.questions]:
             run.fault = run.fault or trace
 
@@ -591,7 +591,7 @@ class EachSubmission:
                 raise
             finally:
                 submission.report = self.kit.report(self.numbers)
-                submission.failed = submission.failed or (self.kit.faults[0] if self.kit.faults else "")
+                submission.failed = submission.failed or (self.kit.grader_errors[0] if self.kit.grader_errors else "")
                 self.graded.append(submission)
 
     @pytest.hookimpl(tryfirst=True)

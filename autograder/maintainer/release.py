@@ -9,7 +9,7 @@ from string import Template
 import yaml
 
 from ..course.manifest import ENCODED, Course, ManifestError, decode_answer, encode_answer, load_course
-from .classroom import classroom_files
+from .github_classroom import classroom_files
 from .stubs import BEGIN, END, StubError, expected_stubs
 
 SHIPPED_DIRS = ("autograder",)  # copied whole, caches and hidden files left out

@@ -1,14 +1,14 @@
 """Untrusted code, measured: the fault-and-cheat corpus, an endless loop under `check 1 2`, and a memory hog.
 
-Usage: python bench/faults.py [--limit SECONDS]
+Usage: python bench/hostile.py [--limit SECONDS]
 
-1. Grades every file of tests/faults/ once (each replacing one module of a copy of solutions/, graded
+1. Grades every file of tests/hostile/ once (each replacing one module of a copy of solutions/, graded
    with a neighbouring correct question, all in one sandbox, questions 1 and 2 limited to --limit s,
    default 3) and prints the number of cases, how many got the expected status with the neighbour at
    full marks, and the total time.
 2. Times `python -m autograder check 1 2` in a temporary copy of the kit whose q01 loops forever,
    against q01's time limit in course.yaml (unchanged: the real limit).
-3. Grades the growing memory hog (tests/faults/memory_hog_gradual.py) with the course's own limits in a
+3. Grades the growing memory hog (tests/hostile/memory_hog_gradual.py) with the course's own limits in a
    fresh process and prints the peak resident memory of that grader process and of its children
    (resource.getrusage: RUSAGE_SELF and RUSAGE_CHILDREN, ru_maxrss).
 """
@@ -25,14 +25,14 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-FAULTS = ROOT / "tests" / "faults"
+HOSTILE = ROOT / "tests" / "hostile"
 sys.path.insert(0, str(ROOT))
 
 
 def corpus() -> list[dict]:
     """Every fault file with its expectation, from its two header lines."""
     cases = []
-    for path in sorted(FAULTS.glob("*.py")):
+    for path in sorted(HOSTILE.glob("*.py")):
         text = path.read_text(encoding="utf-8")
         expect = re.search(r"^# expect: module=(\S+) status=(\S+) match=(.*)$", text, re.M)
         cases.append({"name": path.stem, "module": expect.group(1), "statuses": expect.group(2).split("|"), "match": expect.group(3).strip()})
@@ -44,7 +44,7 @@ def package_with(folder: Path, name: str | None, module: str | None) -> Path:
     package = folder / "exercises"
     shutil.copytree(ROOT / "solutions", package, ignore=shutil.ignore_patterns("__pycache__"))
     if name:
-        shutil.copy(FAULTS / f"{name}.py", package / f"{module}.py")
+        shutil.copy(HOSTILE / f"{name}.py", package / f"{module}.py")
     return package
 
 

@@ -1,6 +1,6 @@
-"""Untrusted student code: every fault and cheat in tests/faults/ costs only its own question.
+"""Untrusted student code: every fault and cheat in tests/hostile/ costs only its own question.
 
-Each file in tests/faults/ replaces one module of a copy of solutions/; its two header lines say what it
+Each file in tests/hostile/ replaces one module of a copy of solutions/; its two header lines say what it
 does and what the grader must answer (`# expect: module=... status=a|b match=...`). The whole corpus is
 graded in one sandbox (each question runs in its own forked child, so the faults cannot meet), with the
 faulty question and a neighbouring correct one.
@@ -23,7 +23,7 @@ from autograder.engine.run import grade, grade_many
 from autograder.sandbox import WALL_FACTOR, choose
 
 ROOT = Path(__file__).resolve().parent.parent
-FAULTS = ROOT / "tests" / "faults"
+HOSTILE = ROOT / "tests" / "hostile"
 LIMIT = 3.0  # seconds: the time limit of questions 1 and 2 in these tests
 MARKERS = ("fault-sleeper-popen-5b1c", "fault-sleeper-raw-9e4d")  # argv of the processes the spawning cheats start
 CHEAT_FILE = "FAULT_CHEAT_WROTE_HERE.txt"
@@ -53,7 +53,7 @@ class Case:
 def corpus() -> list[Case]:
     """Every fault file with its expectation, read from its two header lines."""
     cases = []
-    for path in sorted(FAULTS.glob("*.py")):
+    for path in sorted(HOSTILE.glob("*.py")):
         text = path.read_text(encoding="utf-8")
         what = re.search(r"^# fault: (.*)$", text, re.M).group(1)
         expect = re.search(r"^# expect: module=(\S+) status=(\S+) match=(.*)$", text, re.M)
@@ -73,7 +73,7 @@ def package_with(folder: Path, case: Case | None) -> Path:
     package = folder / "exercises"
     shutil.copytree(ROOT / "solutions", package, ignore=shutil.ignore_patterns("__pycache__"))
     if case is not None:
-        shutil.copy(FAULTS / f"{case.name}.py", package / f"{case.module}.py")
+        shutil.copy(HOSTILE / f"{case.name}.py", package / f"{case.module}.py")
     return package
 
 
@@ -128,7 +128,7 @@ CASE_SECONDS = {"linux": 2.0, "portable": 7.0}
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory: pytest.TempPathFactory) -> dict:
     """Every case graded once, all in one sandbox; with the packages and the wall time."""
-    folder = tmp_path_factory.mktemp("faults")
+    folder = tmp_path_factory.mktemp("hostile")
     packages = {case.name: package_with(folder / case.name, case) for case in CASES}
     submissions = [(packages[case.name], sorted((case.question, case.neighbour))) for case in CASES]
     start = time.monotonic()
@@ -164,7 +164,7 @@ def test_fault_costs_only_its_question(graded: dict, case: Case):
     explained = [m for m in messages if m]
     assert explained, f"{case.name}: no reason and no failing check message"
     assert any(case.match in m for m in explained), (case.match, explained)
-    own_text = "Traceback" in (FAULTS / f"{case.name}.py").read_text(encoding="utf-8")  # the fault writes that word itself
+    own_text = "Traceback" in (HOSTILE / f"{case.name}.py").read_text(encoding="utf-8")  # the fault writes that word itself
     for message in explained:
         assert "\n" not in message and "\r" not in message and (own_text or "Traceback" not in message), message
     json.dumps(report.to_dict())  # the --json report holds plain data only
@@ -244,7 +244,7 @@ def kit(tmp_path: Path) -> Path:
     for name in ("autograder", "reference", "solutions"):
         shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(ROOT / "solutions", tmp_path / "exercises", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(FAULTS / "loop_forever.py", tmp_path / "exercises" / "q01_causal_mask.py")
+    shutil.copy(HOSTILE / "loop_forever.py", tmp_path / "exercises" / "q01_causal_mask.py")
     manifest = (ROOT / "course.yaml").read_text(encoding="utf-8")
     first = manifest.index("  - number: 1\n")
     limit_at = manifest.index("time_limit:", first)
