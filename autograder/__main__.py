@@ -6,10 +6,14 @@ from .cli import main
 
 
 def _in_a_shell() -> bool:
-    """True when this runs inside an interactive interpreter (IPython's `%run -m autograder`, a Jupyter kernel, `python -i`),
-    whose process must outlive the command."""
+    """True when this runs inside an interactive interpreter (IPython's `%run -m autograder`, a Jupyter kernel,
+    `python -i`), whose process must outlive the command."""
     ipython = sys.modules.get("IPython")
-    return hasattr(sys, "ps1") or bool(sys.flags.interactive) or (ipython is not None and ipython.get_ipython() is not None)
+    return (
+        hasattr(sys, "ps1")
+        or bool(sys.flags.interactive)
+        or (ipython is not None and ipython.get_ipython() is not None)
+    )
 
 
 code = main()

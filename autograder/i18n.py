@@ -1,4 +1,5 @@
-"""The language of the kit: gettext catalogues for its own messages and for the texts of course.yaml, English by default.
+"""The language of the kit: gettext catalogues for its own messages and for the texts of course.yaml, English by
+default.
 
 Mark a message with `_("... {x} ...").format(x=...)`; mark a constant that is translated later with `N_(...)`; write a
 number inside a message with `number_text(x, ".2g")`, which follows the language's decimal separator.
@@ -21,7 +22,8 @@ _installed: dict[str, gettext.NullTranslations] = {}  # domain -> translation, f
 
 
 def language_from_environment(environ: Mapping[str, str] = os.environ) -> str:
-    """The language the locale asks for (LANGUAGE, LC_ALL, LC_MESSAGES, then LANG), when the kit has it; else English."""
+    """The language the locale asks for (LANGUAGE, LC_ALL, LC_MESSAGES, then LANG), when the kit has it; else
+    English."""
     for variable in LOCALE_VARIABLES:
         value = environ.get(variable, "")
         if value:
@@ -74,8 +76,8 @@ def ngettext(singular: str, plural: str, count: int) -> str:
 def number_text(value: float, spec: str = "g") -> str:
     """value written with the format spec (`g`, `.2g`, `.3f`) and the current language's decimal separator: 0.25, 0,25.
 
-    For numbers in the kit's sentences; numbers inside code, tensors and lists (`[0.12, 0.11]`, `scale=5.0`) stay as code.
-    """
+    For numbers in the kit's sentences; numbers inside code, tensors and lists (`[0.12, 0.11]`, `scale=5.0`) stay as
+    code."""
     if spec.endswith("%"):  # `.1%`: a share, written with the language's space before the sign
         # TRANSLATORS: a percentage; French puts a no-break space before the sign
         return _("{percent}%").format(percent=number_text(100 * value, spec[:-1] + "f"))

@@ -27,14 +27,16 @@ from .course.view import Line, ReportView, report_view
 from .i18n import _, set_language
 from .usage import UsageError
 
-KIT_DIR = Path(__file__).resolve().parent.parent  # the folder holding the autograder package: the grading process starts there
+# the folder holding the autograder package: the grading process starts there
+KIT_DIR = Path(__file__).resolve().parent.parent
 _SERVE = "from autograder.notebook import serve; serve()"
 ANSWER_CELL = re.compile(r"^\s*#.*\bq\d\d_answer\b", re.MULTILINE)  # nbgrader/package.py's marker of an answer cell
 
 
 @dataclass(repr=False)
 class CheckedReport(Report):
-    """A Report as check() returns it: shown as the CLI's table (text) or as an HTML table where the front end renders HTML."""
+    """A Report as check() returns it: shown as the CLI's table (text) or as an HTML table where the front end
+    renders HTML."""
 
     text: str = ""
     html: str = ""
@@ -57,9 +59,12 @@ class CheckedReport(Report):
         return entry
 
 
-def check(*numbers: int, solutions: bool = False, notebook: bool | None = None, lang: str | None = None) -> CheckedReport:
-    """Grade questions numbers (all when none) of the kit's exercises/ (solutions/ with solutions=True) or, in an nbgrader
-    notebook, of the answer cells this kernel ran; return the report, whose to_dict() is `check N --json`'s object.
+def check(
+    *numbers: int, solutions: bool = False, notebook: bool | None = None, lang: str | None = None
+) -> CheckedReport:
+    """Grade questions numbers (all when none) of the kit's exercises/ (solutions/ with solutions=True) or, in an
+    nbgrader notebook, of the answer cells this kernel ran; return the report, whose to_dict() is `check N
+    --json`'s object.
 
     ValueError for a question that does not exist. A failure of the grader's own gives every question 0, status error.
     """
@@ -78,8 +83,13 @@ def check(*numbers: int, solutions: bool = False, notebook: bool | None = None, 
     in_notebook = notebook if notebook is not None else any(ANSWER_CELL.search(cell) for cell in history)
     local = not solutions and not in_notebook  # the student's exercises/: its history is kept, as `check` keeps it
     previous = last_statuses(course) if local else None
-    request = {"root": str(course.root), "numbers": chosen, "solutions": solutions, "lang": language,
-               "history": history if in_notebook else None}
+    request = {
+        "root": str(course.root),
+        "numbers": chosen,
+        "solutions": solutions,
+        "lang": language,
+        "history": history if in_notebook else None,
+    }
     report = _ask(course, request)
     if local:
         remember(course, report)
@@ -104,25 +114,41 @@ def _ask(course: Course, request: dict) -> CheckedReport:
     except (IndexError, ValueError):
         answer = {"error": f"grading process exit status {done.returncode}, no answer"}
     if "report" in answer:
-        return CheckedReport([question_from_dict(entry) for entry in answer["report"]["questions"]],
-                             sandbox=answer["report"].get("sandbox", {}))
-    reason = answer.get("problem") or grader_failed(f"{answer.get('error')}\n{done.stderr[-4000:]}")  # the environment's, or the grader's
-    return CheckedReport([QuestionResult(q.number, q.title, q.points, ERROR, [CaseResult(q.title, False, reason)], reason)
-                          for q in map(course.question, request["numbers"])])
+        return CheckedReport(
+            [question_from_dict(entry) for entry in answer["report"]["questions"]],
+            sandbox=answer["report"].get("sandbox", {}),
+        )
+    # the environment's, or the grader's
+    reason = answer.get("problem") or grader_failed(f"{answer.get('error')}\n{done.stderr[-4000:]}")
+    return CheckedReport(
+        [
+            QuestionResult(q.number, q.title, q.points, ERROR, [CaseResult(q.title, False, reason)], reason)
+            for q in map(course.question, request["numbers"])
+        ]
+    )
 
 
 def _run(request: dict) -> subprocess.CompletedProcess:
-    """The grading process's run on request; interrupted (the kernel's stop button, Ctrl-C), it is ended and reaped before
-    the interrupt goes on, so that no zombie is left under the kernel (subprocess.run waits a quarter of a second only)."""
-    process = subprocess.Popen([sys.executable, "-c", _SERVE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, cwd=KIT_DIR, encoding="utf-8", errors="replace")
+    """The grading process's run on request; interrupted (the kernel's stop button, Ctrl-C), it is ended and reaped
+    before the interrupt goes on, so that no zombie is left under the kernel (subprocess.run waits a quarter of a
+    second only)."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", _SERVE],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=KIT_DIR,
+        encoding="utf-8",
+        errors="replace",
+    )
     try:
         stdout, stderr = process.communicate(json.dumps(request))
     except BaseException:
         process.terminate()  # the grader closes its sandbox on SIGTERM
         try:
             process.communicate(timeout=STOP_SECONDS)
-        except BaseException:  # noqa: B036 - a second interrupt, or a grader that will not stop: kill it and reap it all the same
+        except BaseException:  # noqa: BLE001 - a second interrupt, or a grader that will not stop: kill it and reap it all the same
             process.kill()
             process.communicate()
         raise
@@ -159,7 +185,8 @@ def serve() -> None:
         print(json.dumps({"error": traceback.format_exc()}))
 
 
-STATUS_COLOURS = {PASSED: "#1a7f37", FAILED: "#bf8700", NOT_ATTEMPTED: "#57606a"}  # others (error, timeout, crashed): red
+# others (error, timeout, crashed): red
+STATUS_COLOURS = {PASSED: "#1a7f37", FAILED: "#bf8700", NOT_ATTEMPTED: "#57606a"}
 CELL = 'style="text-align:left;padding:2px 8px"'
 
 
@@ -181,14 +208,23 @@ def html_text(view: ReportView) -> str:
     rows = ["<tr>" + "".join(f"<th {CELL}>{html.escape(heading)}</th>" for heading in ("#", *view.columns)) + "</tr>"]
     for question in view.questions:
         colour = STATUS_COLOURS.get(question.status, "#cf222e")
-        rows.append(f"<tr><td {CELL}>{question.number}</td><td {CELL}>{html.escape(question.title)}</td>"
-                    f"<td {CELL}>{html.escape(question.score)}</td>"
-                    f'<td {CELL}><span style="color:{colour};font-weight:bold">{html.escape(question.status_text)}</span></td></tr>')
+        rows.append(
+            f"<tr><td {CELL}>{question.number}</td><td {CELL}>{html.escape(question.title)}</td>"
+            f"<td {CELL}>{html.escape(question.score)}</td>"
+            f'<td {CELL}><span '
+            f'style="color:{colour};font-weight:bold">{html.escape(question.status_text)}</span></td></tr>'
+        )
         if question.lines:
             items = "".join(_line_html(line) for line in question.lines)
             rows.append(f'<tr><td {CELL}></td><td {CELL} colspan="3"><ul style="margin:0">{items}</ul></td></tr>')
-    selftests = "".join(f"<p>{html.escape(item.heading)}</p><ul>"
-                        + "".join(f"<li>{html.escape(row)}</li>" for pair in item.items for row in pair) + "</ul>" for item in view.selftests)
+    selftests = "".join(
+        f"<p>{html.escape(item.heading)}</p><ul>"
+        + "".join(f"<li>{html.escape(row)}</li>" for pair in item.items for row in pair)
+        + "</ul>"
+        for item in view.selftests
+    )
     unlocked = f"<p>{html.escape(view.unlocked)}</p>" if view.unlocked else ""
-    return (f"<div><p><b>{html.escape(view.heading)}</b></p><table>{''.join(rows)}</table><p><b>{html.escape(view.total)}</b></p>"
-            f"{selftests}{unlocked}</div>")
+    return (
+        f"<div><p><b>{html.escape(view.heading)}</b></p><table>{''.join(rows)}</table><p><b>{html.escape(view.total)}</b></p>"
+        f"{selftests}{unlocked}</div>"
+    )

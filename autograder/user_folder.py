@@ -1,5 +1,6 @@
-"""The kit's own files for the user who runs it (error reports, sandbox logs): a private folder (mode 0700) of that user's in
-the temporary folder, autograder-user-<uid>, so that users of a shared machine never read, write or report each other's."""
+"""The kit's own files for the user who runs it (error reports, sandbox logs): a private folder (mode 0700) of that
+user's in the temporary folder, autograder-user-<uid>, so that users of a shared machine never read, write or report
+each other's."""
 import getpass
 import os
 import stat
@@ -54,7 +55,8 @@ def private_folder() -> Path | None:
 
 
 def new_file(prefix: str) -> Path | None:
-    """A new empty file of this run in the private folder, <prefix>-<date>-<time>-<random>.txt; None when none can be made."""
+    """A new empty file of this run in the private folder, <prefix>-<date>-<time>-<random>.txt; None when none can be
+    made."""
     folder = private_folder()
     if folder is None:
         return None

@@ -1,5 +1,5 @@
-"""Cost of `python -m autograder check 3` against a bare `python -c "import torch"`, and of `check` (all ten), under each
-sandbox backend, from medians of interleaved runs in one call.
+"""Cost of `python -m autograder check 3` against a bare `python -c "import torch"`, and of `check` (all ten), under
+each sandbox backend, from medians of interleaved runs in one call.
 
 Usage: python bench/check_speed.py [ROUNDS [ONLY]] (ONLY: run only the commands whose name holds it, or one of its
 comma-separated parts, such as "check 3" or "q10,check 10", beside the bare import). First a student build is released
@@ -12,12 +12,13 @@ ratios meaningful on a shared machine whose speed drifts. Targets: check 3 withi
 and within 1.0x on the student build (issue 23); the portable `check` of all ten within 2.5x the Linux one; the Linux
 `check` of all ten within 2x the bare import (issue 27).
 
-The two questions whose own work is most of `check`'s are measured against their floors (issue 27), the solutions' own
-work in a plain process with no grader (torch on one thread, as in the sandbox's child): `q10 floor` runs the solution's
-train_copy_task with the suite's TRAIN_KWARGS, `q9 floor` its time_attention on the suite's TIMINGS and then on the real
-clock's note sizes within the note's budget. `check 10 (linux)` and `check 9 (linux)` grade those questions alone; for
-each the run prints the floor against the bare import, the check against its floor, and the grader's overhead, (check -
-floor) / import torch, all from medians of the same run (ONLY "10" or "q9,check 9" runs just those, beside the bare import).
+The two questions whose own work is most of `check`'s are measured against their floors (issue 27), the solutions'
+own work in a plain process with no grader (torch on one thread, as in the sandbox's child): `q10 floor` runs the
+solution's train_copy_task with the suite's TRAIN_KWARGS, `q9 floor` its time_attention on the suite's TIMINGS and
+then on the real clock's note sizes within the note's budget. `check 10 (linux)` and `check 9 (linux)` grade those
+questions alone; for each the run prints the floor against the bare import, the check against its floor, and the
+grader's overhead, (check - floor) / import torch, all from medians of the same run (ONLY "10" or "q9,check 9" runs
+just those, beside the bare import).
 
 Printed on 2026-12-01 (3 rounds) on the team's shared 2-core machine, under a load average of about 12 (other
 engineers' test runs), so every median is slow and noisy; the ratios are what to read:
@@ -41,19 +42,18 @@ Printed on 2026-12-03 (`python bench/check_speed.py 5 "check 3"`), load average 
     check 3 / import torch (portable): 1.58 (target <= 1.3)
     check 3 / import torch (student build): 1.74 (target <= 1.0)
 
-Printed on 2026-12-03 (`python bench/check_speed.py 3 "q10,check 10,q9,check 9,check all (linux)"`), load average 15 to 17
-(other engineers' test runs: both cores always busy, so the grader's and the zygote's imports of torch, and the
+Printed on 2026-12-03 (`python bench/check_speed.py 3 "q10,check 10,q9,check 9,check all (linux)"`), load average 15
+to 17 (other engineers' test runs: both cores always busy, so the grader's and the zygote's imports of torch, and the
 pristine process's import of torch._dynamo beside the first questions, do not overlap as they do on a quiet machine):
 
-    import torch             median   8.96 s over 3 runs (min 6.95, max 15.81)
-    q10 floor                median  27.52 s over 3 runs (min 19.02, max 42.30)
-    q9 floor                 median  12.08 s over 3 runs (min 7.01, max 12.08)
-    check 10 (linux)         median  27.14 s over 3 runs (min 21.00, max 32.00)
-    check 9 (linux)          median  19.20 s over 3 runs (min 12.15, max 20.90)
-    check all (linux)        median  43.59 s over 3 runs (min 24.22, max 44.15)
-    check all / import torch (linux): 4.86 (target <= 2.0)
-    q10 floor / import torch: 3.07; check 10 (linux) / q10 floor: 0.99; the grader's overhead around it, (check 10 (linux) - q10 floor) / import torch: -0.04
-    q9 floor / import torch: 1.35; check 9 (linux) / q9 floor: 1.59; the grader's overhead around it, (check 9 (linux) - q9 floor) / import torch: 0.80
+    import torch             median   8.96 s over 3 runs (min 6.95, max 15.81) q10 floor                median  27.52
+    s over 3 runs (min 19.02, max 42.30) q9 floor                 median  12.08 s over 3 runs (min 7.01, max 12.08)
+    check 10 (linux)         median  27.14 s over 3 runs (min 21.00, max 32.00) check 9 (linux)          median
+    19.20 s over 3 runs (min 12.15, max 20.90) check all (linux)        median  43.59 s over 3 runs (min 24.22, max
+    44.15) check all / import torch (linux): 4.86 (target <= 2.0) q10 floor / import torch: 3.07; check 10 (linux) /
+    q10 floor: 0.99; the grader's overhead around it, (check 10 (linux) - q10 floor) / import torch: -0.04 q9 floor /
+    import torch: 1.35; check 9 (linux) / q9 floor: 1.59; the grader's overhead around it, (check 9 (linux) - q9
+    floor) / import torch: 0.80
 
 q10's floor alone (import torch, 300 training steps, the optimiser's import of torch._dynamo) is about 3x the bare
 import, so `check` of all ten cannot be within 2x while it runs q10's training after the other questions on the same
@@ -101,25 +101,35 @@ FLOORS = {
                 "from solutions.q09_timing import time_attention\n"
                 f"for timing in {suite_constant('test_q09_timing', 'TIMINGS')!r}: time_attention(**timing)\n"
                 f"wall, start = {suite_constant('test_q09_timing', 'WALL')!r}, time.perf_counter()\n"
-                "for T in wall['Ts']:\n"
-                "    if time.perf_counter() - start > wall['budget']: break\n"
-                "    time_attention(T, d=wall['d'], repeats=3)",
+                "for T in wall['Ts']:\n    if time.perf_counter() - start > wall['budget']: break\n    "
+                "time_attention(T, d=wall['d'], repeats=3)",
 }
 COMMANDS = {  # name -> (command, backend, run in the student build)
     "import torch": ([sys.executable, "-c", "import torch"], None, False),
     **{name: ([sys.executable, "-c", code], None, False) for name, code in FLOORS.items()},
-    **{f"check {n} (linux)": ([sys.executable, "-m", "autograder", "check", str(n), "--solutions"], "linux", False) for n in (10, 9)},
-    **{f"check 3 ({backend})": ([sys.executable, "-m", "autograder", "check", "3", "--solutions"], backend, False) for backend in BACKENDS},
+    **{
+        f"check {n} (linux)": ([sys.executable, "-m", "autograder", "check", str(n), "--solutions"], "linux", False)
+        for n in (10, 9)
+    },
+    **{
+        f"check 3 ({backend})": ([sys.executable, "-m", "autograder", "check", "3", "--solutions"], backend, False)
+        for backend in BACKENDS
+    },
     STUDENT: ([sys.executable, "-m", "autograder", "check", "3"], None, True),
-    **{f"check all ({backend})": ([sys.executable, "-m", "autograder", "check", "--solutions"], backend, False) for backend in BACKENDS},
+    **{
+        f"check all ({backend})": ([sys.executable, "-m", "autograder", "check", "--solutions"], backend, False)
+        for backend in BACKENDS
+    },
 }
 
 
 def student_build(folder: Path) -> Path:
     """A student build released from this kit into folder, every exercise answered with its solution; its path."""
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
-    for command, where in (([sys.executable, "-m", "autograder", "release", str(folder / "release")], ROOT),
-                           (["git", "clone", "--quiet", "--branch", "main", str(folder / "release"), str(folder / "student")], folder)):
+    for command, where in (
+        ([sys.executable, "-m", "autograder", "release", str(folder / "release")], ROOT),
+        (["git", "clone", "--quiet", "--branch", "main", str(folder / "release"), str(folder / "student")], folder),
+    ):
         done = subprocess.run(command, cwd=where, check=False, capture_output=True, env=env)
         if done.returncode != 0:
             raise SystemExit(f"{' '.join(command)} failed ({done.returncode}): {done.stderr.decode()[-500:]}")
@@ -129,22 +139,30 @@ def student_build(folder: Path) -> Path:
 
 
 def seconds(command: list[str], backend: str | None, cwd: Path = ROOT) -> float:
-    """Wall time of one run of command from cwd (the kit's folder by default), under backend (None: the environment's choice)."""
-    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}  # the student build's own grader, not ours
+    """Wall time of one run of command from cwd (the kit's folder by default), under backend (None: the environment's
+    choice)."""
+    # the student build's own grader, not ours
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
     if backend:
         env["AUTOGRADER_SANDBOX"] = backend
     start = time.perf_counter()
     done = subprocess.run(command, cwd=cwd, check=False, capture_output=True, env=env)
     elapsed = time.perf_counter() - start
     if done.returncode != 0:
-        raise SystemExit(f"{' '.join(command)} under {backend} failed ({done.returncode}): {done.stderr.decode()[-500:]}")
+        raise SystemExit(
+            f"{' '.join(command)} under {backend} failed ({done.returncode}): {done.stderr.decode()[-500:]}"
+        )
     return elapsed
 
 
 def main(rounds: int = 5, only: str = "") -> None:
-    """Run every command (those whose name holds `only` or one of its comma-separated parts, and the bare import) in turn,
-    `rounds` times; print medians and the ratios against their baselines."""
-    commands = {name: value for name, value in COMMANDS.items() if any(part in name for part in only.split(",")) or name == "import torch"}
+    """Run every command (those whose name holds `only` or one of its comma-separated parts, and the bare import) in
+    turn, `rounds` times; print medians and the ratios against their baselines."""
+    commands = {
+        name: value
+        for name, value in COMMANDS.items()
+        if any(part in name for part in only.split(",")) or name == "import torch"
+    }
     times: dict[str, list[float]] = {name: [] for name in commands}
     with tempfile.TemporaryDirectory(prefix="check-speed-") as folder:
         student = student_build(Path(folder)) if STUDENT in commands else ROOT
@@ -154,20 +172,30 @@ def main(rounds: int = 5, only: str = "") -> None:
     median = {name: statistics.median(values) for name, values in times.items()}
     print(f"load average at the end: {', '.join(f'{load:.2f}' for load in os.getloadavg())}")
     for name, value in median.items():
-        print(f"{name:<24} median {value:6.2f} s over {rounds} runs (min {min(times[name]):.2f}, max {max(times[name]):.2f})")
-    ratios = [(f"check 3 / import torch ({backend})", f"check 3 ({backend})", "import torch", 1.3) for backend in BACKENDS]
-    ratios += [("check 3 / import torch (student build)", STUDENT, "import torch", 1.0),
-               ("check all, portable / linux", "check all (portable)", "check all (linux)", 2.5),
-               ("check all / import torch (linux)", "check all (linux)", "import torch", 2.0)]
+        print(
+            f"{name:<24} median {value:6.2f} s over {rounds} runs (min {min(times[name]):.2f}, max "
+            f"{max(times[name]):.2f})"
+        )
+    ratios = [
+        (f"check 3 / import torch ({backend})", f"check 3 ({backend})", "import torch", 1.3) for backend in BACKENDS
+    ]
+    ratios += [
+        ("check 3 / import torch (student build)", STUDENT, "import torch", 1.0),
+        ("check all, portable / linux", "check all (portable)", "check all (linux)", 2.5),
+        ("check all / import torch (linux)", "check all (linux)", "import torch", 2.0),
+    ]
     for label, measured, baseline, target in ratios:
         if measured in median:
             print(f"{label}: {median[measured] / median[baseline]:.2f} (target <= {target})")
-    for number in (10, 9):  # what the grader adds around the solution's own work, against that floor and the bare import
+    # what the grader adds around the solution's own work, against that floor and the bare import
+    for number in (10, 9):
         check, floor = f"check {number} (linux)", f"q{number} floor"
         if check in median and floor in median:
-            print(f"{floor} / import torch: {median[floor] / median['import torch']:.2f}; {check} / {floor}: "
-                  f"{median[check] / median[floor]:.2f}; the grader's overhead around it, ({check} - {floor}) / import torch: "
-                  f"{(median[check] - median[floor]) / median['import torch']:.2f}")
+            print(
+                f"{floor} / import torch: {median[floor] / median['import torch']:.2f}; {check} / {floor}: "
+                f"{median[check] / median[floor]:.2f}; the grader's overhead around it, ({check} - {floor}) / import "
+                f"torch: {(median[check] - median[floor]) / median['import torch']:.2f}"
+            )
 
 
 if __name__ == "__main__":

@@ -1,13 +1,14 @@
-"""Seconds per submission of `python -m autograder grade DIR`, its floor and overhead, and the ratio to `nbgrader autograde`.
+"""Seconds per submission of `python -m autograder grade DIR`, its floor and overhead, and the ratio to `nbgrader
+autograde`.
 
     python bench/class_speed.py [--students 100] [--notebooks 20] [--jobs N] [--keep DIR]
 
 1. Class. Generates --students folder submissions (exercises/ packages), interleaved: 40 % correct (the solutions),
-   34 % partly wrong (the solutions with one module replaced by a file of tests/corpus/wrong), 10 % stubs (exercises/),
-   10 % half done (questions 1-5 solved, 6-10 stubs), 6 % hostile submissions from tests/hostile replacing question 1: an endless
-   loop (loop_forever), a crash (segfault) and a memory hog (memory_hog). The course is the kit's course.yaml with
-   question 1's time limit cut to --limit seconds (default 3), in a temporary copy of the kit's folder, so that an
-   endless loop costs seconds, not its real time limit.
+   34 % partly wrong (the solutions with one module replaced by a file of tests/corpus/wrong), 10 % stubs
+   (exercises/), 10 % half done (questions 1-5 solved, 6-10 stubs), 6 % hostile submissions from tests/hostile
+   replacing question 1: an endless loop (loop_forever), a crash (segfault) and a memory hog (memory_hog). The course
+   is the kit's course.yaml with question 1's time limit cut to --limit seconds (default 3), in a temporary copy of
+   the kit's folder, so that an endless loop costs seconds, not its real time limit.
 2. grade DIR. Runs `python -m autograder grade DIR --out OUT` once (default --jobs: the core count) from that
    folder and times it, start to exit, torch imports included: seconds per submission = wall time / students.
 3. Floor: the time the students' own functions take when called directly with the suites' inputs, no grader. Every
@@ -52,7 +53,8 @@ ENV = {**os.environ, "PYTHONPATH": str(KIT) + os.pathsep + os.environ.get("PYTHO
 PATTERN = ["correct"] * 20 + ["wrong"] * 17 + ["stubs"] * 5 + ["half"] * 5 + ["loop_forever", "segfault", "memory_hog"]
 FAULT_MODULE = "q01_causal_mask.py"
 MARKERS = re.compile(r"^\s*### (BEGIN|END) SOLUTION.*\n", re.MULTILINE)  # a student's file has no solution markers
-REPEATS = 5  # a piece several submissions hold is replayed up to this many times, and its median counts (the CPU is noisy)
+# a piece several submissions hold is replayed up to this many times, and its median counts (the CPU is noisy)
+REPEATS = 5
 
 
 # -- the class --------------------------------------------------------------------------------------------------
@@ -68,7 +70,9 @@ def make_class(students: int) -> list[dict]:
     wrong = sorted((KIT / "tests" / "corpus" / "wrong").glob("q[0-9][0-9]_*.py"))
     wrong = [wrong[i] for i in range(0, len(wrong), max(1, len(wrong) // 34))]  # a spread of the corpus, every question
     shuffled = random.Random(0)
-    kinds = [kind for _ in range(students // len(PATTERN) + 1) for kind in shuffled.sample(PATTERN, len(PATTERN))][:students]
+    kinds = [kind for _ in range(students // len(PATTERN) + 1) for kind in shuffled.sample(PATTERN, len(PATTERN))][
+        :students
+    ]
     submissions, wrong_index = [], 0
     for index, kind in enumerate(kinds):
         files = {name: f"correct:{name}" for name in solutions}
@@ -107,7 +111,8 @@ def write_package(folder: Path, files: dict[str, str], texts: dict[str, str]) ->
 
 
 def make_kit(base: Path, limit: float) -> Path:
-    """A kit folder for the bench: course.yaml with question 1 limited to limit seconds, and solutions/ (for nbgrader)."""
+    """A kit folder for the bench: course.yaml with question 1 limited to limit seconds, and solutions/ (for
+    nbgrader)."""
     kit = base / "kit"
     kit.mkdir()
     manifest = (KIT / "course.yaml").read_text()
@@ -122,11 +127,24 @@ def make_kit(base: Path, limit: float) -> Path:
 
 def grade_command() -> list[str]:
     """`python -m autograder grade` once the CLI has it, else the module's own entry point (same arguments)."""
-    shown = subprocess.run([sys.executable, "-m", "autograder", "grade", "--help"], cwd=KIT, env=ENV, capture_output=True, text=True, check=False)
-    return [sys.executable, "-m", "autograder", "grade"] if "--out" in shown.stdout else [sys.executable, "-m", "autograder.classroom.batch"]
+    shown = subprocess.run(
+        [sys.executable, "-m", "autograder", "grade", "--help"],
+        cwd=KIT,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return (
+        [sys.executable, "-m", "autograder", "grade"]
+        if "--out" in shown.stdout
+        else [sys.executable, "-m", "autograder.classroom.batch"]
+    )
 
 
-def timed(command: list[str], cwd: Path, ok: tuple[int, ...] = (0,)) -> tuple[float, float, subprocess.CompletedProcess]:
+def timed(
+    command: list[str], cwd: Path, ok: tuple[int, ...] = (0,)
+) -> tuple[float, float, subprocess.CompletedProcess]:
     """(wall seconds, CPU seconds of the whole process tree, the finished process)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
@@ -134,7 +152,9 @@ def timed(command: list[str], cwd: Path, ok: tuple[int, ...] = (0,)) -> tuple[fl
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode not in ok:
-        raise SystemExit(f"{' '.join(command)} failed ({done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+        raise SystemExit(
+            f"{' '.join(command)} failed ({done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+        )
     return wall, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime), done
 
 
@@ -158,7 +178,11 @@ def record(kit: Path, pieces: dict[tuple[int, str], Path], uses: dict[tuple[int,
 
     course = load_course(kit)
     sessions: list[dict] = []
-    original_open, original_first, original_ask = parent.LinuxSandbox.open, parent.LinuxChild.first, parent.LinuxChild.ask
+    original_open, original_first, original_ask = (
+        parent.LinuxSandbox.open,
+        parent.LinuxChild.first,
+        parent.LinuxChild.ask,
+    )
 
     def open_(self, package, module, *args, **kwargs):  # the engine's own arguments, passed on as they are
         child = original_open(self, package, module, *args, **kwargs)
@@ -181,7 +205,9 @@ def record(kit: Path, pieces: dict[tuple[int, str], Path], uses: dict[tuple[int,
         try:
             answer = original_ask(self, request, *args, **kwargs)
         except parent.ChildStopped as stopped:
-            self.recording["events"].append({"request": request, "stopped": stopped.status, "spent": self.spent - spent})
+            self.recording["events"].append(
+                {"request": request, "stopped": stopped.status, "spent": self.spent - spent}
+            )
             raise
         self.recording["events"].append({"request": request, "value": answer.get("value"), "ok": answer["ok"]})
         return answer
@@ -191,30 +217,47 @@ def record(kit: Path, pieces: dict[tuple[int, str], Path], uses: dict[tuple[int,
     torch.set_num_threads(1)
     try:
         for (number, variant), package in pieces.items():
-            sessions.append({"question": number, "variant": variant, "package": str(package), "uses": uses[number, variant], "sessions": []})
+            sessions.append(
+                {
+                    "question": number,
+                    "variant": variant,
+                    "package": str(package),
+                    "uses": uses[number, variant],
+                    "sessions": [],
+                }
+            )
             run_suites(course, sandbox, package, [number])
     finally:
         sandbox.close()
-        parent.LinuxSandbox.open, parent.LinuxChild.first, parent.LinuxChild.ask = original_open, original_first, original_ask
+        parent.LinuxSandbox.open, parent.LinuxChild.first, parent.LinuxChild.ask = (
+            original_open,
+            original_first,
+            original_ask,
+        )
     path = scratch / "recorded.pt"
     torch.save({"preload": preloaded(course), "sessions": sessions}, path)
     return path
 
 
 def preloaded(course: object) -> list[str]:
-    """The modules of the suites' preload markers: torch imports them lazily and slowly (torch._dynamo, on an optimizer's
-    first step); the grader's sandbox imports them once, and so does the plain program of the floor."""
+    """The modules of the suites' preload markers: torch imports them lazily and slowly (torch._dynamo, on an
+    optimizer's first step); the grader's sandbox imports them once, and so does the plain program of the floor."""
     import importlib
 
     from autograder.engine.run import suite_file
 
-    marks = [getattr(importlib.import_module(f"autograder.suites.{suite_file(course, n).stem}"), "pytestmark", []) for n in course.numbers]
-    marks = [mark for found in marks for mark in (found if isinstance(found, list) else [found])]  # one mark, or a list of them
+    marks = [
+        getattr(importlib.import_module(f"autograder.suites.{suite_file(course, n).stem}"), "pytestmark", [])
+        for n in course.numbers
+    ]
+    # one mark, or a list of them
+    marks = [mark for found in marks for mark in (found if isinstance(found, list) else [found])]
     return sorted({name for mark in marks if mark.name == "preload" for name in mark.args})
 
 
 def replay(recorded: Path, answer: Path) -> None:
-    """In a plain process: the recorded calls made directly on the students' modules, timed; {key: [wall, CPU]} to answer."""
+    """In a plain process: the recorded calls made directly on the students' modules, timed; {key: [wall, CPU]} to
+    answer."""
     import importlib
     import importlib.util
 
@@ -250,7 +293,9 @@ def _replay_piece(piece: dict, counted: type) -> list[float]:
         for name in [n for n in sys.modules if n == "exercises" or n.startswith("exercises.")]:
             del sys.modules[name]
         package = piece["package"]
-        spec = importlib.util.spec_from_file_location("exercises", os.path.join(package, "__init__.py"), submodule_search_locations=[package])
+        spec = importlib.util.spec_from_file_location(
+            "exercises", os.path.join(package, "__init__.py"), submodule_search_locations=[package]
+        )
         sys.modules["exercises"] = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(sys.modules["exercises"])
         torch.manual_seed(0)
@@ -274,7 +319,8 @@ def _replay_piece(piece: dict, counted: type) -> list[float]:
 
 
 def _replay_one(event: dict, module: object, objects: dict, counted: type) -> tuple[float, float]:
-    """Make one recorded request directly; (wall, CPU) seconds the student's code took (0 for the grader's own requests)."""
+    """Make one recorded request directly; (wall, CPU) seconds the student's code took (0 for the grader's own
+    requests)."""
     import torch
 
     request = event["request"]
@@ -292,7 +338,11 @@ def _replay_one(event: dict, module: object, objects: dict, counted: type) -> tu
         return value
 
     def target() -> object:
-        return objects.get(request["target"]) if isinstance(request["target"], int) else getattr(module, request["target"], None)
+        return (
+            objects.get(request["target"])
+            if isinstance(request["target"], int)
+            else getattr(module, request["target"], None)
+        )
 
     took, value = (0.0, 0.0), None
     try:
@@ -337,8 +387,11 @@ def _keep(recorded: object, value: object, objects: dict) -> None:
                 _keep(one, value[key], objects)
 
 
-def floor(kit: Path, submissions: list[dict], texts: dict[str, str], scratch: Path) -> tuple[dict[str, list[float]], list[float]]:
-    """({question|variant: [wall, CPU] seconds}, [wall, CPU] of the torch import) of the students' own code, as the docstring says."""
+def floor(
+    kit: Path, submissions: list[dict], texts: dict[str, str], scratch: Path
+) -> tuple[dict[str, list[float]], list[float]]:
+    """({question|variant: [wall, CPU] seconds}, [wall, CPU] of the torch import) of the students' own code, as the
+    docstring says."""
     from autograder.course.manifest import load_course
 
     course = load_course(kit)
@@ -362,8 +415,11 @@ def floor(kit: Path, submissions: list[dict], texts: dict[str, str], scratch: Pa
 # -- nbgrader -----------------------------------------------------------------------------------------------------
 
 
-def nbgrader_side(kit: Path, base: Path, chosen: list[dict], texts: dict[str, str]) -> tuple[float, dict[str, list[float]], Path]:
-    """Time `nbgrader autograde` on the chosen submissions as notebooks: (wall seconds, gradebook scores, notebooks folder)."""
+def nbgrader_side(
+    kit: Path, base: Path, chosen: list[dict], texts: dict[str, str]
+) -> tuple[float, dict[str, list[float]], Path]:
+    """Time `nbgrader autograde` on the chosen submissions as notebooks: (wall seconds, gradebook scores, notebooks
+    folder)."""
     import nbformat
 
     from autograder.course.manifest import load_course
@@ -396,7 +452,10 @@ def nbgrader_side(kit: Path, base: Path, chosen: list[dict], texts: dict[str, st
     from nbgrader.api import Gradebook
 
     with Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}") as gb:
-        scores = {s.id: [gb.find_grade(graded_id(n), "attention", "attention", s.id).score for n in course.numbers] for s in gb.students}
+        scores = {
+            s.id: [gb.find_grade(graded_id(n), "attention", "attention", s.id).score for n in course.numbers]
+            for s in gb.students
+        }
     return wall, scores, notebooks
 
 
@@ -404,9 +463,13 @@ def main() -> int:
     """Build the class, time grade DIR, measure the floor, time nbgrader, print the table."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--students", type=int, default=100)
-    parser.add_argument("--notebooks", type=int, default=20, help="submissions graded by nbgrader autograde too (0: skip)")
+    parser.add_argument(
+        "--notebooks", type=int, default=20, help="submissions graded by nbgrader autograde too (0: skip)"
+    )
     parser.add_argument("--jobs", type=int, default=None, help="passed to grade DIR (default: its own, the core count)")
-    parser.add_argument("--limit", type=float, default=3.0, help="time limit of question 1, where the hostile submissions are (s)")
+    parser.add_argument(
+        "--limit", type=float, default=3.0, help="time limit of question 1, where the hostile submissions are (s)"
+    )
     parser.add_argument("--keep", type=Path, default=None, help="build everything here and keep it")
     parser.add_argument("--replay", nargs=2, type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -437,29 +500,48 @@ def _bench(args: argparse.Namespace, base: Path, jobs: int) -> int:
     graded = csv_scores(base / "out")
     assert len(graded) == args.students, done.stdout[-2000:]
     per = wall / args.students
-    print(f"grade DIR: {args.students} submissions in {wall:.1f} s wall, {cpu:.1f} s CPU, jobs {jobs}, load average {load:.1f} at the start",
-          flush=True)
+    print(
+        f"grade DIR: {args.students} submissions in {wall:.1f} s wall, {cpu:.1f} s CPU, jobs {jobs}, load average "
+        f"{load:.1f} at the start",
+        flush=True,
+    )
 
     seconds, torch_import = floor(kit, submissions, texts, base / "floor")
     from autograder.course.manifest import load_course
 
     by_file = {Path(q.file).name: q.number for q in load_course(kit).questions}
-    floors = [[sum(seconds[f"{by_file[name]}|{variant}"][i] for name, variant in s["files"].items()) for s in submissions] for i in (0, 1)]
+    floors = [
+        [sum(seconds[f"{by_file[name]}|{variant}"][i] for name, variant in s["files"].items()) for s in submissions]
+        for i in (0, 1)
+    ]
     kinds = sorted({s["kind"] for s in submissions})
-    print("floor by kind (seconds of the students' own code per submission, wall/CPU): " + ", ".join(
-        f"{kind} " + "/".join(f"{sum(f for f, s in zip(floors[i], submissions) if s['kind'] == kind) / sum(s['kind'] == kind for s in submissions):.2f}"
-                              for i in (0, 1)) for kind in kinds), flush=True)
+    per_kind = {kind: sum(s["kind"] == kind for s in submissions) for kind in kinds}
+    print(
+        "floor by kind (seconds of the students' own code per submission, wall/CPU): "
+        + ", ".join(
+            f"{kind} "
+            + "/".join(
+                f"{sum(f for f, s in zip(floors[i], submissions) if s['kind'] == kind) / per_kind[kind]:.2f}"
+                for i in (0, 1)
+            )
+            for kind in kinds
+        ),
+        flush=True,
+    )
     n = args.students
-    floor_wall = (torch_import[0] + sum(floors[0]) / jobs) / n  # a plain program on the same cores: one torch import per process
+    # a plain program on the same cores: one torch import per process
+    floor_wall = (torch_import[0] + sum(floors[0]) / jobs) / n
     floor_cpu = (jobs * torch_import[1] + sum(floors[1])) / n / jobs
-    rows = [("as measured (wall clock; the machine is shared)", ""),
-            ("  grade DIR, seconds per submission", f"{per:.3f}"),
-            (f"  floor, seconds per submission (torch import + students' code / {jobs})", f"{floor_wall:.3f}"),
-            ("  overhead per submission (target <= 0.3)", f"{per - floor_wall:.3f}"),
-            (f"from CPU time (an idle machine with {jobs} cores)", ""),
-            (f"  grade DIR, CPU seconds per submission / {jobs}", f"{cpu / n / jobs:.3f}"),
-            (f"  floor, CPU seconds per submission / {jobs}", f"{floor_cpu:.3f}"),
-            ("  overhead per submission (target <= 0.3)", f"{cpu / n / jobs - floor_cpu:.3f}")]
+    rows = [
+        ("as measured (wall clock; the machine is shared)", ""),
+        ("  grade DIR, seconds per submission", f"{per:.3f}"),
+        (f"  floor, seconds per submission (torch import + students' code / {jobs})", f"{floor_wall:.3f}"),
+        ("  overhead per submission (target <= 0.3)", f"{per - floor_wall:.3f}"),
+        (f"from CPU time (an idle machine with {jobs} cores)", ""),
+        (f"  grade DIR, CPU seconds per submission / {jobs}", f"{cpu / n / jobs:.3f}"),
+        (f"  floor, CPU seconds per submission / {jobs}", f"{floor_cpu:.3f}"),
+        ("  overhead per submission (target <= 0.3)", f"{cpu / n / jobs - floor_cpu:.3f}"),
+    ]
     status = 0
     if args.notebooks:
         chosen = _proportional(submissions, args.notebooks)
@@ -469,12 +551,20 @@ def _bench(args: argparse.Namespace, base: Path, jobs: int) -> int:
         from_notebooks = csv_scores(base / "out-notebooks")
         same_folder = sum(from_notebooks[s["name"]] == graded[s["name"]] for s in chosen)
         same_book = sum(from_notebooks[s["name"]] == gradebook.get(s["name"]) for s in chosen)
-        rows += [(f"nbgrader autograde on {len(chosen)} of the submissions as notebooks", ""),
-                 ("  nbgrader autograde, seconds per submission (wall)", f"{nb_per:.3f}"),
-                 ("  ratio to grade DIR's seconds per submission (must not fall below ~5)", f"{nb_per / per:.1f}x"),
-                 (f"  grade DIR on the same {len(chosen)} notebooks, seconds per submission", f"{kit_wall / len(chosen):.3f}")]
-        print(f"nbgrader autograde: {len(chosen)} notebooks in {nb_wall:.1f} s wall; scores: grade DIR on the "
-              f"notebooks = nbgrader's gradebook for {same_book}/{len(chosen)}, = the folders' for {same_folder}/{len(chosen)}")
+        rows += [
+            (f"nbgrader autograde on {len(chosen)} of the submissions as notebooks", ""),
+            ("  nbgrader autograde, seconds per submission (wall)", f"{nb_per:.3f}"),
+            ("  ratio to grade DIR's seconds per submission (must not fall below ~5)", f"{nb_per / per:.1f}x"),
+            (
+                f"  grade DIR on the same {len(chosen)} notebooks, seconds per submission",
+                f"{kit_wall / len(chosen):.3f}",
+            ),
+        ]
+        print(
+            f"nbgrader autograde: {len(chosen)} notebooks in {nb_wall:.1f} s wall; scores: grade DIR on the "
+            f"notebooks = nbgrader's gradebook for {same_book}/{len(chosen)}, = the folders' for "
+            f"{same_folder}/{len(chosen)}"
+        )
         status = 0 if same_book == len(chosen) else 1
     width = max(len(name) for name, _ in rows)
     print("\n" + "\n".join(f"{name:<{width}}  {value:>8}" for name, value in rows))
@@ -489,7 +579,7 @@ def _proportional(submissions: list[dict], count: int) -> list[dict]:
     share = {kind: max(1, round(len(items) * count / len(submissions))) for kind, items in by_kind.items()}
     while sum(share.values()) > count and max(share.get("correct", 0), share.get("wrong", 0)) > 1:
         share["correct" if share.get("correct", 0) >= share.get("wrong", 0) else "wrong"] -= 1
-    return sorted((s for kind, items in by_kind.items() for s in items[:share[kind]]), key=lambda s: s["name"])
+    return sorted((s for kind, items in by_kind.items() for s in items[: share[kind]]), key=lambda s: s["name"])
 
 
 if __name__ == "__main__":

@@ -35,7 +35,14 @@ def corpus() -> list[dict]:
     for path in sorted(HOSTILE.glob("*.py")):
         text = path.read_text(encoding="utf-8")
         expect = re.search(r"^# expect: module=(\S+) status=(\S+) match=(.*)$", text, re.M)
-        cases.append({"name": path.stem, "module": expect.group(1), "statuses": expect.group(2).split("|"), "match": expect.group(3).strip()})
+        cases.append(
+            {
+                "name": path.stem,
+                "module": expect.group(1),
+                "statuses": expect.group(2).split("|"),
+                "match": expect.group(3).strip(),
+            }
+        )
     return cases
 
 
@@ -54,10 +61,19 @@ def run_corpus(limit: float, scratch: Path) -> None:
     from autograder.engine.run import grade_many
 
     course = load_course(ROOT)
-    course = dataclasses.replace(course, questions=tuple(dataclasses.replace(q, time_limit=limit) if q.number in (1, 2) else q for q in course.questions))
+    course = dataclasses.replace(
+        course,
+        questions=tuple(
+            dataclasses.replace(q, time_limit=limit) if q.number in (1, 2) else q for q in course.questions
+        ),
+    )
     cases = corpus()
-    numbers = [(int(case["module"][1:3]), 2 if case["module"].startswith("q01") else 1) for case in cases]  # (faulty, neighbour)
-    submissions = [(package_with(scratch / case["name"], case["name"], case["module"]), sorted(pair)) for case, pair in zip(cases, numbers)]
+    # (faulty, neighbour)
+    numbers = [(int(case["module"][1:3]), 2 if case["module"].startswith("q01") else 1) for case in cases]
+    submissions = [
+        (package_with(scratch / case["name"], case["name"], case["module"]), sorted(pair))
+        for case, pair in zip(cases, numbers)
+    ]
     start = time.monotonic()
     reports = grade_many(course, submissions)
     seconds = time.monotonic() - start
@@ -66,11 +82,22 @@ def run_corpus(limit: float, scratch: Path) -> None:
         by_number = {q.number: q for q in report.questions}
         faulty, neighbour = by_number[question], by_number[other]
         lines = [line for line in [faulty.reason] + [t.message for t in faulty.tests if not t.passed] if line]
-        ok = (faulty.status in case["statuses"] and faulty.score < faulty.max_score and neighbour.score == neighbour.max_score
-              and any(case["match"] in line for line in lines) and not any("\n" in line or "Traceback" in line for line in lines))
+        ok = (
+            faulty.status in case["statuses"]
+            and faulty.score < faulty.max_score
+            and neighbour.score == neighbour.max_score
+            and any(case["match"] in line for line in lines)
+            and not any("\n" in line or "Traceback" in line for line in lines)
+        )
         right += ok
-        print(f"  {'ok ' if ok else 'BAD'} {case['name']:<32} {faulty.status:<8} {faulty.score:>4g}/{faulty.max_score:g}  {(lines or [''])[0][:110]}")
-    print(f"corpus: {len(cases)} cases, {right} handled right, {seconds:.1f} s in all (limit {limit:g} s for questions 1 and 2)")
+        print(
+            f"  {'ok ' if ok else 'BAD'} {case['name']:<32} {faulty.status:<8} {faulty.score:>4g}/{faulty.max_score:g} "
+            f" {(lines or [''])[0][:110]}"
+        )
+    print(
+        f"corpus: {len(cases)} cases, {right} handled right, {seconds:.1f} s in all (limit {limit:g} s for questions 1 "
+        f"and 2)"
+    )
 
 
 def time_endless_check(scratch: Path) -> None:
@@ -84,10 +111,19 @@ def time_endless_check(scratch: Path) -> None:
     package_with(kit, "loop_forever", "q01_causal_mask")
     limit = load_course(kit).question(1).time_limit
     start = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "autograder", "check", "1", "2", "--json"], cwd=kit, capture_output=True, text=True, timeout=limit + 120)
+    done = subprocess.run(
+        [sys.executable, "-m", "autograder", "check", "1", "2", "--json"],
+        cwd=kit,
+        capture_output=True,
+        text=True,
+        timeout=limit + 120,
+    )
     seconds = time.monotonic() - start
     statuses = [(q["number"], q["status"]) for q in json.loads(done.stdout)["questions"]]
-    print(f"check 1 2 with q01 looping forever: {seconds:.1f} s wall, q01's time limit {limit:g} s, over by {seconds - limit:.1f} s; {statuses}")
+    print(
+        f"check 1 2 with q01 looping forever: {seconds:.1f} s wall, q01's time limit {limit:g} s, over by "
+        f"{seconds - limit:.1f} s; {statuses}"
+    )
 
 
 def memory_probe() -> None:
@@ -105,7 +141,10 @@ def memory_probe() -> None:
     mine = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(f"memory hog: q01 {q1.status} ({line[:90]}), q02 {report.questions[1].status}, {seconds:.1f} s")
-    print(f"peak resident memory: grader process {mine:.0f} MiB, largest child (zygote or question) {children:.0f} MiB; limit per question 4096 MiB of address space")
+    print(
+        f"peak resident memory: grader process {mine:.0f} MiB, largest child (zygote or question) {children:.0f} MiB; "
+        f"limit per question 4096 MiB of address space"
+    )
 
 
 def main() -> None:

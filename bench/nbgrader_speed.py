@@ -36,7 +36,9 @@ def _run(command: list[str], cwd: Path) -> float:
     done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, check=False)
     seconds = time.perf_counter() - start
     if done.returncode != 0:
-        raise SystemExit(f"{' '.join(command)} failed ({done.returncode}):\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
+        raise SystemExit(
+            f"{' '.join(command)} failed ({done.returncode}):\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+        )
     return seconds
 
 
@@ -46,7 +48,9 @@ def _submit(course_dir: Path, students: int) -> None:
 
     course = load_course(KIT)
     release = json.loads((course_dir / "release" / ASSIGNMENT / "attention.ipynb").read_text())
-    solutions = {q.number: drop_relative_imports((KIT / "solutions" / Path(q.file).name).read_text()) for q in course.questions}
+    solutions = {
+        q.number: drop_relative_imports((KIT / "solutions" / Path(q.file).name).read_text()) for q in course.questions
+    }
     for index in range(students):
         notebook = nbformat.from_dict(json.loads(json.dumps(release)))
         if index % 3 != 2:  # a third of the class hands in the release notebook untouched
@@ -68,7 +72,10 @@ def _scores(course_dir: Path) -> dict[str, list[float]]:
 
     course = load_course(KIT)
     with Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}") as gb:
-        return {s.id: [gb.find_grade(graded_id(n), "attention", ASSIGNMENT, s.id).score for n in course.numbers] for s in gb.students}
+        return {
+            s.id: [gb.find_grade(graded_id(n), "attention", ASSIGNMENT, s.id).score for n in course.numbers]
+            for s in gb.students
+        }
 
 
 def main() -> int:
@@ -86,7 +93,10 @@ def main() -> int:
         plain = _run([sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT], course_dir)
         by_nbgrader = _scores(course_dir)
         shutil.rmtree(course_dir / "autograded")
-        kit = _run([sys.executable, "-m", "autograder", "grade", "--nbgrader", str(course_dir), "--assignment", ASSIGNMENT], KIT)
+        kit = _run(
+            [sys.executable, "-m", "autograder", "grade", "--nbgrader", str(course_dir), "--assignment", ASSIGNMENT],
+            KIT,
+        )
         by_kit = _scores(course_dir)
     finally:
         if args.keep is None:

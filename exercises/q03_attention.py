@@ -7,7 +7,8 @@ from .q02_scaled_scores import scaled_scores
 
 
 def attention(q: Tensor, k: Tensor, v: Tensor, causal: bool = True) -> tuple[Tensor, Tensor]:
-    """Attention by hand: q (..., Tq, d), k (..., Tk, d), v (..., Tk, dv) -> (out (..., Tq, dv), weights (..., Tq, Tk))."""
+    """Attention by hand: q (..., Tq, d), k (..., Tk, d), v (..., Tk, dv) -> (out (..., Tq, dv), weights (..., Tq,
+    Tk))."""
     # TODO: scaled scores, the causal mask when asked, softmax over the keys, then weight the values.
     raise NotImplementedError
 

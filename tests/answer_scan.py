@@ -1,5 +1,5 @@
-"""Solution code found in shipped files, compared as syntax: each expression and statement of a solution region, its local
-names abstracted and its constants kept, against every expression and statement of a shipped .py file."""
+"""Solution code found in shipped files, compared as syntax: each expression and statement of a solution region, its
+local names abstracted and its constants kept, against every expression and statement of a shipped .py file."""
 import ast
 import builtins
 import copy
@@ -11,12 +11,14 @@ MIN_NODES = 7  # syntax nodes a piece needs besides its local names: smaller one
 #               `sum(xs) / len(xs)`, `f(a, b, c)`: every grader writes them, and they say nothing the docstrings do not
 # Pieces of solution regions the scan may find in shipped files without any leak, each with its reason:
 ALLOWED = {
-    # q09's answer sums squared deviations as one step of its slope; q2's suite measures the spread of the student's figures
-    # with the same textbook sum: the answer is the covariance over that sum, which ships nowhere
-    "sum(((v0 - v1) ** 2 for v0 in v2))": "a sum of squared deviations (q2's suite: the spread of the student's figures)",
+    # q09's answer sums squared deviations as one step of its slope; q2's suite measures the spread of the student's
+    # figures with the same textbook sum: the answer is the covariance over that sum, which ships nowhere
+    "sum(((v0 - v1) ** 2 for v0 in v2))": "a sum of squared deviations (q2's suite: the spread of the student's "
+                                          "figures)",
     "((v0 - v1) ** 2 for v0 in v2)": "the same sum's generator",
     # q10's docstring states the shift `y[:, t] = x[:, t - 1]`; its suite checks it by this slice of the student's own x
-    "v0[:, :-1]": "every row but its last token: the shift the docstring of make_batch states, checked on the student's tensors",
+    "v0[:, :-1]": "every row but its last token: the shift the docstring of make_batch states, checked on the "
+                  "student's tensors",
 }
 
 
@@ -43,13 +45,22 @@ def shape(node: ast.AST, kept: set[str]) -> str:
 
 def size(node: ast.AST, kept: set[str]) -> int:
     """The number of syntax nodes of node, its local names and the load/store markers left out."""
-    return sum(1 for part in ast.walk(node) if not isinstance(part, ast.expr_context) and not (isinstance(part, ast.Name) and part.id not in kept))
+    return sum(
+        1
+        for part in ast.walk(node)
+        if not isinstance(part, ast.expr_context) and not (isinstance(part, ast.Name) and part.id not in kept)
+    )
 
 
 def _kept(tree: ast.Module) -> set[str]:
-    """The names a file's expressions keep as they are: builtins and the names its imports bind (torch, F, math, ...)."""
-    imported = {(alias.asname or alias.name).split(".")[0] for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))
-                for alias in node.names}
+    """The names a file's expressions keep as they are: builtins and the names its imports bind (torch, F, math,
+    ...)."""
+    imported = {
+        (alias.asname or alias.name).split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for alias in node.names
+    }
     return imported | set(dir(builtins))
 
 
@@ -57,8 +68,12 @@ def _pieces(tree: ast.Module, kept: set[str], lines: range | None = None) -> lis
     """Every expression and statement of tree of MIN_NODES nodes or more (within lines when given)."""
     found = []
     for node in ast.walk(tree):
-        if isinstance(node, (ast.expr, ast.stmt)) and not isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)) \
-                and (lines is None or node.lineno in lines) and size(node, kept) >= MIN_NODES:
+        if (
+            isinstance(node, (ast.expr, ast.stmt))
+            and not isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef))
+            and (lines is None or node.lineno in lines)
+            and size(node, kept) >= MIN_NODES
+        ):
             if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)):  # a docstring
                 found.append(node)
     return found
@@ -90,8 +105,8 @@ def answers(solutions: Path) -> dict[str, str]:
 
 
 def leaks(solutions: Path, shipped: dict[str, str]) -> list[str]:
-    """`shipped file:line holds <piece> (answer of solution file:line)` for every solution piece a shipped .py file holds
-    (the largest: the parts of a piece found are not named again)."""
+    """`shipped file:line holds <piece> (answer of solution file:line)` for every solution piece a shipped .py file
+    holds (the largest: the parts of a piece found are not named again)."""
     wanted = {piece: where for piece, where in answers(solutions).items() if piece not in ALLOWED}
     found = []
     for name, text in sorted(shipped.items()):

@@ -15,66 +15,96 @@ from test_corpus import Graded
 os.environ.setdefault("AUTOGRADER_SECRET", "")
 
 ROOT = Path(__file__).resolve().parent.parent
-EXPECT_LINUX_PIECES = "KIT_EXPECT_LINUX_PIECES"  # set to 1 where every Linux piece must be there (.ci/run): absent, a test fails
+# set to 1 where every Linux piece must be there (.ci/run): absent, a test fails
+EXPECT_LINUX_PIECES = "KIT_EXPECT_LINUX_PIECES"
 
 
 # The slow set (`python -m pytest -m slow`; `.ci/run` runs it after the README's command): end-to-end paths whose code a
 # fast test also runs. Each entry says which. A test is slow by its node id (every parametrization), or by a module's
 # fixture that runs the whole path (every test of that module using it, a new one too).
 SLOW_TESTS = {
-    "test_release.py::test_release_of_a_committed_kit_is_reproducible_and_flags_edits":
-        "test_release.py::test_two_releases_are_identical (the same release code, twice, byte for byte)",
-    "test_release.py::test_the_student_build_gives_the_corpus_the_kits_verdicts_and_named_mistakes":
-        "test_release.py::test_grading_each_branch_with_its_own_grader (the student build grades) and test_corpus.py (the verdicts)",
-    "test_release.py::test_no_function_or_class_of_the_release_answers_an_exercise":
-        "test_release.py::test_no_solution_expression_in_any_shipped_file (the same release, scanned for answers)",
-    "test_release.py::test_the_recordings_answer_no_class_grading":
-        "test_release.py::test_main_holds_the_student_files_only (the recordings shipped) and test_recording.py",
-    "test_release.py::test_question_9s_real_clock_note_on_the_student_build":
-        "test_cli.py::test_real_timings_are_shown_in_the_table_but_never_graded (the same note, from the kit)",
-    "test_attacks.py::test_attacks_in_a_class_cost_only_the_attacker":
-        "test_attacks.py::test_attack_fails_in_the_sandbox (each attack) and test_grade_folder.py (grade DIR)",
-    "test_portable.py::test_grade_gives_the_linux_backends_grades":
-        "test_portable.py::test_the_student_path_gives_the_linux_backends_report (the same simulated platforms grading)",
-    "test_ordinary_user.py::test_grade_dir_by_an_ordinary_user":
-        "test_ordinary_user.py::test_gradescope_run_by_an_ordinary_user (the same user's kit) and test_grade_folder.py",
-    "test_ordinary_user.py::test_grade_nbgrader_by_an_ordinary_user":
-        "test_ordinary_user.py::test_gradescope_run_by_an_ordinary_user and test_nbgrader.py (grade --nbgrader)",
-    "test_ordinary_user.py::test_grade_scheduler_by_an_ordinary_user":
-        "test_ordinary_user.py::test_gradescope_run_by_an_ordinary_user and test_cluster.py (grade --scheduler)",
-    "test_cluster.py::test_reports_equal_run_suites_and_none_is_lost_when_a_worker_dies":
+    "test_release.py::test_release_of_a_committed_kit_is_reproducible_and_flags_edits": (
+        "test_release.py::test_two_releases_are_identical (the same release code, twice, byte for byte)"
+    ),
+    "test_release.py::test_the_student_build_gives_the_corpus_the_kits_verdicts_and_named_mistakes": (
+        "test_release.py::test_grading_each_branch_with_its_own_grader (the student build grades) and test_corpus.py "
+        "(the verdicts)"
+    ),
+    "test_release.py::test_no_function_or_class_of_the_release_answers_an_exercise": (
+        "test_release.py::test_no_solution_expression_in_any_shipped_file (the same release, scanned for answers)"
+    ),
+    "test_release.py::test_the_recordings_answer_no_class_grading": (
+        "test_release.py::test_main_holds_the_student_files_only (the recordings shipped) and test_recording.py"
+    ),
+    "test_release.py::test_question_9s_real_clock_note_on_the_student_build": (
+        "test_cli.py::test_real_timings_are_shown_in_the_table_but_never_graded (the same note, from the kit)"
+    ),
+    "test_attacks.py::test_attacks_in_a_class_cost_only_the_attacker": (
+        "test_attacks.py::test_attack_fails_in_the_sandbox (each attack) and test_grade_folder.py (grade DIR)"
+    ),
+    "test_portable.py::test_grade_gives_the_linux_backends_grades": (
+        "test_portable.py::test_the_student_path_gives_the_linux_backends_report (the same simulated platforms grading)"
+    ),
+    "test_ordinary_user.py::test_grade_dir_by_an_ordinary_user": (
+        "test_ordinary_user.py::test_gradescope_run_by_an_ordinary_user (the same user's kit) and test_grade_folder.py"
+    ),
+    "test_ordinary_user.py::test_grade_nbgrader_by_an_ordinary_user": (
+        "test_ordinary_user.py::test_gradescope_run_by_an_ordinary_user and test_nbgrader.py (grade --nbgrader)"
+    ),
+    "test_ordinary_user.py::test_grade_scheduler_by_an_ordinary_user": (
+        "test_ordinary_user.py::test_gradescope_run_by_an_ordinary_user and test_cluster.py (grade --scheduler)"
+    ),
+    "test_cluster.py::test_reports_equal_run_suites_and_none_is_lost_when_a_worker_dies": (
         "test_cluster.py::test_batch_through_the_cluster_writes_the_local_grades_csv (the cluster grades a class) and "
-        "test_cluster.py::test_a_task_that_keeps_failing_is_a_grader_error_graded_again_next_run (a worker that dies)",
-    "test_grade_folder.py::test_a_killed_run_resumes_without_grading_anyone_twice":
+        "test_cluster.py::test_a_task_that_keeps_failing_is_a_grader_error_graded_again_next_run (a worker that dies)"
+    ),
+    "test_grade_folder.py::test_a_killed_run_resumes_without_grading_anyone_twice": (
         "test_grade_folder.py::test_a_rerun_grades_only_what_is_missing_or_changed (resuming) and "
-        "test_grade_folder.py::test_only_folders_of_dead_graders_untouched_for_long_are_swept",
-    "test_secret.py::test_honest_code_keeps_its_verdicts_under_the_secret":
-        "test_secret.py::test_nbgrader_test_cells_draw_their_inputs_from_the_course_secret and the module's other tests",
-    "test_suites_plain.py::test_exercises_fail_every_graded_test":
-        "test_suites_plain.py::test_solutions_pass_every_test (plain pytest on the suites) and test_cli.py's stubs",
+        "test_grade_folder.py::test_only_folders_of_dead_graders_untouched_for_long_are_swept"
+    ),
+    "test_secret.py::test_honest_code_keeps_its_verdicts_under_the_secret": (
+        "test_secret.py::test_nbgrader_test_cells_draw_their_inputs_from_the_course_secret and the module's other tests"
+    ),
+    "test_suites_plain.py::test_exercises_fail_every_graded_test": (
+        "test_suites_plain.py::test_solutions_pass_every_test (plain pytest on the suites) and test_cli.py's stubs"
+    ),
 }
 SLOW_FIXTURES = {
-    ("test_instructor_docs.py", "ran"): "test_nbgrader.py (both nbgrader paths), test_grade_folder.py, test_cluster.py: the "
-                                        "commands the page runs, as the page writes them",
-    ("test_authoring.py", "walk"): "test_authoring.py::test_proxy_fragments_run_against_the_solutions, test_devcheck.py, "
-                                   "test_cli.py, test_suites_plain.py, test_corpus.py: each step's command on the kit",
-    ("test_classroom.py", "graded"): "test_classroom.py's workflow tests (its steps are `check N`) and test_cli.py (check's "
-                                     "exit status and score)",
+    (
+        "test_instructor_docs.py",
+        "ran",
+    ): "test_nbgrader.py (both nbgrader paths), test_grade_folder.py, test_cluster.py: the "
+    "commands the page runs, as the page writes them",
+    (
+        "test_authoring.py",
+        "walk",
+    ): "test_authoring.py::test_proxy_fragments_run_against_the_solutions, test_devcheck.py, "
+    "test_cli.py, test_suites_plain.py, test_corpus.py: each step's command on the kit",
+    (
+        "test_classroom.py",
+        "graded",
+    ): "test_classroom.py's workflow tests (its steps are `check N`) and test_cli.py (check's exit status and score)",
 }
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark slow the tests SLOW_TESTS and SLOW_FIXTURES name; an entry naming a test or fixture its module lacks is an error
-    (a test renamed: the table must follow)."""
+    """Mark slow the tests SLOW_TESTS and SLOW_FIXTURES name; an entry naming a test or fixture its module lacks is
+    an error (a test renamed: the table must follow)."""
     modules = {}
     for item in items:
         module = item.nodeid.split("::")[0].rsplit("/", 1)[-1]
         modules[module] = getattr(item, "module", None)
         name = getattr(item, "originalname", item.name)
-        if f"{module}::{name}" in SLOW_TESTS or any((module, fixture) in SLOW_FIXTURES for fixture in getattr(item, "fixturenames", ())):
+        if f"{module}::{name}" in SLOW_TESTS or any(
+            (module, fixture) in SLOW_FIXTURES for fixture in getattr(item, "fixturenames", ())
+        ):
             item.add_marker(pytest.mark.slow)
-    stale = [key for key in SLOW_TESTS if key.split("::")[0] in modules and not hasattr(modules[key.split("::")[0]], key.split("::")[1])]
+    stale = [
+        key
+        for key in SLOW_TESTS
+        if key.split("::")[0] in modules and not hasattr(modules[key.split("::")[0]], key.split("::")[1])
+    ]
     stale += [key for key in SLOW_FIXTURES if key[0] in modules and not hasattr(modules[key[0]], key[1])]
     if stale:
         raise pytest.UsageError(f"tests/conftest.py marks slow what its module does not hold: {stale}")
@@ -82,18 +112,26 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.fixture(scope="session")
 def graded(tmp_path_factory: pytest.TempPathFactory, session_sandbox: object) -> Graded:
-    """Corpus results, graded on demand, each question's files together, in the session's sandbox; shared by test_corpus and
-    test_mistakes."""
+    """Corpus results, graded on demand, each question's files together, in the session's sandbox; shared by
+    test_corpus and test_mistakes."""
     return Graded(tmp_path_factory.mktemp("corpus"), lambda: _Kept(session_sandbox))
 
 
 @pytest.fixture(scope="session")
 def kit_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """`python -m autograder release` of the kit, made once for the tests that read it (test_release, test_classroom)."""
+    """`python -m autograder release` of the kit, made once for the tests that read it (test_release,
+    test_classroom)."""
     out = tmp_path_factory.mktemp("release") / "first"
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
-    done = subprocess.run([sys.executable, "-m", "autograder", "release", str(out)], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=300, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "autograder", "release", str(out)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     return out
 
@@ -103,28 +141,36 @@ def release_clones(kit_release: Path, tmp_path_factory: pytest.TempPathFactory) 
     """A clone of each branch of kit_release: main (the stubs) and solutions."""
     folder = tmp_path_factory.mktemp("clones")
     for branch in ("main", "solutions"):
-        subprocess.run(["git", "clone", "--quiet", "--branch", branch, str(kit_release), branch], cwd=folder, capture_output=True,
-                       check=True)
+        subprocess.run(
+            ["git", "clone", "--quiet", "--branch", branch, str(kit_release), branch],
+            cwd=folder,
+            capture_output=True,
+            check=True,
+        )
     return {branch: folder / branch for branch in ("main", "solutions")}
 
 
 def need_linux_pieces() -> None:
-    """Skip the calling test, naming what is missing, on a machine without every piece of the Linux backend; fail instead
-    where KIT_EXPECT_LINUX_PIECES=1 says they are all there (CI)."""
+    """Skip the calling test, naming what is missing, on a machine without every piece of the Linux backend; fail
+    instead where KIT_EXPECT_LINUX_PIECES=1 says they are all there (CI)."""
     from autograder.sandbox.choice import missing_pieces
 
     missing = missing_pieces()
     if missing and os.environ.get(EXPECT_LINUX_PIECES) == "1":
         pytest.fail(f"{EXPECT_LINUX_PIECES}=1 but this machine lacks {', '.join(missing)}")
     if missing:
-        pytest.skip(f"this machine lacks {', '.join(missing)} of the Linux backend (set {EXPECT_LINUX_PIECES}=1 to fail instead)")
+        pytest.skip(
+            f"this machine lacks {', '.join(missing)} of the Linux backend (set {EXPECT_LINUX_PIECES}=1 to fail "
+            f"instead)"
+        )
 
 
 Cli = Callable[..., subprocess.CompletedProcess]
 
 
 class _Kept:
-    """A sandbox lent to one test's grading: everything as the sandbox's, but close() leaves it open for the next test."""
+    """A sandbox lent to one test's grading: everything as the sandbox's, but close() leaves it open for the next
+    test."""
 
     def __init__(self, sandbox: object) -> None:
         self._sandbox = sandbox
@@ -138,7 +184,8 @@ class _Kept:
 
 @pytest.fixture(scope="session")
 def session_sandbox() -> Iterator[object]:
-    """One sandbox for the session's in-process grading (its start, torch's import in a new process, is most of a check)."""
+    """One sandbox for the session's in-process grading (its start, torch's import in a new process, is most of a
+    check)."""
     from autograder.sandbox import start_sandbox
 
     sandbox = start_sandbox()
@@ -148,16 +195,18 @@ def session_sandbox() -> Iterator[object]:
 
 @pytest.fixture()
 def shared_sandbox(session_sandbox: object, monkeypatch: pytest.MonkeyPatch) -> object:
-    """Grading in this test (engine.run.grade_many with no sandbox given) uses the session's sandbox instead of starting one."""
+    """Grading in this test (engine.run.grade_many with no sandbox given) uses the session's sandbox instead of
+    starting one."""
     monkeypatch.setattr("autograder.engine.run.start_sandbox", lambda: _Kept(session_sandbox))
     return session_sandbox
 
 
 @pytest.fixture()
 def cli(monkeypatch: pytest.MonkeyPatch, shared_sandbox: object) -> Cli:
-    """`python -m autograder ARGS` run in this process (cli(cwd, *args)), grading in the session's sandbox: the exit status
-    and what it printed, as subprocess.run gives them, without starting a Python, a sandbox and torch again. For tests of
-    what the command does, not of the process (encodings, -OO, signals, the interpreter's exit: those spawn one)."""
+    """`python -m autograder ARGS` run in this process (cli(cwd, *args)), grading in the session's sandbox: the exit
+    status and what it printed, as subprocess.run gives them, without starting a Python, a sandbox and torch again.
+    For tests of what the command does, not of the process (encodings, -OO, signals, the interpreter's exit: those
+    spawn one)."""
     from autograder.cli.main import main
     from autograder.i18n import set_language
 

@@ -1,20 +1,18 @@
-"""Hostile students: every attack in tests/attacks/ fails with a one-line reason, in the path where it matters, and costs
-only the attacker's question; the neighbour keeps its score.
+"""Hostile students: every attack in tests/attacks/ fails with a one-line reason, in the path where it matters, and
+costs only the attacker's question; the neighbour keeps its score.
 
 Each file in tests/attacks/ is one whole student module (question 1) whose functions answer right once the attack has
 worked; its header says what it does, what the grader must answer (`match` is a regular expression) and where it is
-tried (`# path:`): `sandbox` (all of
-them in one sandbox, with a neighbouring question graded beside), `grade-dir` (students of one class folder graded by `grade DIR`
-between two honest classmates, twice: the same grades.csv both times), `pty` (`check` started from a terminal),
-`hidden` (a grader started on a folder, which it passes as hidden, as `--nbgrader` passes the course folder and
-Gradescope its own), `user` (`grade DIR` as under `grade-dir`, run by an ordinary user the test creates: its children share
-that user, where under root each has a user of its own; tests/test_ordinary_user.py), `user-nbgrader`, `user-scheduler` and
-`user-gradescope` (the same user grades a class of two, the attacker and an honest classmate after it, with `grade --nbgrader`,
-`grade --scheduler` on a local Dask cluster, and the Gradescope zip's run_autograder: two runs at once), `cluster` (tests/test_cluster.py: a class graded on a Dask LocalCluster, whose scheduler listens on
-loopback). A header may name several paths.
-The kernel closes these (seccomp, Landlock, the child's own user under root): docs/instructors.md says what each path
-guarantees.
-"""
+tried (`# path:`): `sandbox` (all of them in one sandbox, with a neighbouring question graded beside), `grade-dir`
+(students of one class folder graded by `grade DIR` between two honest classmates, twice: the same grades.csv both
+times), `pty` (`check` started from a terminal), `hidden` (a grader started on a folder, which it passes as hidden,
+as `--nbgrader` passes the course folder and Gradescope its own), `user` (`grade DIR` as under `grade-dir`, run by an
+ordinary user the test creates: its children share that user, where under root each has a user of its own;
+tests/test_ordinary_user.py), `user-nbgrader`, `user-scheduler` and `user-gradescope` (the same user grades a class
+of two, the attacker and an honest classmate after it, with `grade --nbgrader`, `grade --scheduler` on a local Dask
+cluster, and the Gradescope zip's run_autograder: two runs at once), `cluster` (tests/test_cluster.py: a class graded
+on a Dask LocalCluster, whose scheduler listens on loopback). A header may name several paths. The kernel closes
+these (seccomp, Landlock, the child's own user under root): docs/instructors.md says what each path guarantees."""
 import csv
 import dataclasses
 import fcntl
@@ -43,8 +41,14 @@ ROOT = Path(__file__).resolve().parent.parent
 ATTACKS = ROOT / "tests" / "attacks"
 MARKERS = ("attack-process-tree-7f3a",)  # in the command line of the processes the attacks try to leave behind
 EXEC_MARKER = Path("/tmp/attack-exec-program-was-here")
-BAIT_ZIP = ROOT / "autograder.zip"  # at the top of the kit while the sandbox attacks run (made when absent): cross_read_gradescope_zip reads it  # the file kernel_exec_program's program would write
-ENV = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""), "PYTHONWARNINGS": "ignore"}
+# at the top of the kit while the sandbox attacks run (made when absent): cross_read_gradescope_zip reads it  # the file
+# kernel_exec_program's program would write
+BAIT_ZIP = ROOT / "autograder.zip"
+ENV = {
+    **os.environ,
+    "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+    "PYTHONWARNINGS": "ignore",
+}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -77,12 +81,26 @@ def corpus() -> list[Attack]:
         what = re.search(r"^# attack: (.*)$", text, re.M).group(1)
         expect = re.search(r"^# expect: module=(\S+) status=(\S+) match=(.*)$", text, re.M)
         paths = tuple(re.search(r"^# path: (.+)$", text, re.M).group(1).split())
-        attacks.append(Attack(file.stem, expect.group(1), tuple(expect.group(2).split("|")), expect.group(3).strip(), paths, what))
+        attacks.append(
+            Attack(file.stem, expect.group(1), tuple(expect.group(2).split("|")), expect.group(3).strip(), paths, what)
+        )
     return attacks
 
 
-ATTACKS_BY_PATH = {path: [a for a in corpus() if path in a.paths] for path in ("sandbox", "grade-dir", "pty", "hidden", "cluster", "user",
-                                                                            "user-nbgrader", "user-scheduler", "user-gradescope")}
+ATTACKS_BY_PATH = {
+    path: [a for a in corpus() if path in a.paths]
+    for path in (
+        "sandbox",
+        "grade-dir",
+        "pty",
+        "hidden",
+        "cluster",
+        "user",
+        "user-nbgrader",
+        "user-scheduler",
+        "user-gradescope",
+    )
+}
 
 
 def seccomp_known() -> bool:
@@ -101,8 +119,10 @@ def landlock_available() -> bool:
     return libc.syscall(444, None, ctypes.c_size_t(0), ctypes.c_uint32(1)) >= 1
 
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux") or not seccomp_known(),
-                                reason="the Linux backend's kernel walls (seccomp) are what these attacks meet")
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux") or not seccomp_known(),
+    reason="the Linux backend's kernel walls (seccomp) are what these attacks meet",
+)
 
 
 def small_course(numbers: tuple[int, ...] = (1, 2, 3)) -> Course:
@@ -120,7 +140,8 @@ def package_with(folder: Path, attack: Attack | None) -> Path:
 
 
 def living(markers: tuple[str, ...]) -> list[int]:
-    """Pids of running processes whose command line carries one of the markers (killed here, so that a failure leaves none)."""
+    """Pids of running processes whose command line carries one of the markers (killed here, so that a failure leaves
+    none)."""
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
@@ -151,10 +172,17 @@ def assert_fails_alone(attack: Attack, questions: list[dict]) -> None:
     its neighbour kept full marks."""
     by_number = {q["number"]: q for q in questions}
     attacked, neighbour = by_number[attack.question], by_number[attack.neighbour]
-    messages = [m for m in [attacked.get("reason", "")] + [t.get("message", "") for t in attacked.get("tests", [])] if m]
+    messages = [
+        m for m in [attacked.get("reason", "")] + [t.get("message", "") for t in attacked.get("tests", [])] if m
+    ]
     assert attacked["status"] in attack.statuses, (attack.what, attacked["status"], messages)
     kept = attacked["score"] if attacked["status"] in ("timeout", "crashed") else 0
-    assert attacked["score"] == kept < attacked["max_score"], (attack.what, attacked["status"], attacked["score"], messages)
+    assert attacked["score"] == kept < attacked["max_score"], (
+        attack.what,
+        attacked["status"],
+        attacked["score"],
+        messages,
+    )
     assert any(re.search(attack.match, m) for m in messages), (attack.match, messages)
     assert all("\n" not in m and "Traceback" not in m for m in messages), messages
     assert neighbour["status"] == "passed" and neighbour["score"] == neighbour["max_score"], neighbour
@@ -175,8 +203,12 @@ def sandboxed(tmp_path_factory: pytest.TempPathFactory) -> dict:
             server.listen()
             server.setblocking(False)
             attacks = ATTACKS_BY_PATH["sandbox"]
-            numbers = tuple(sorted({number for a in attacks for number in (a.question, a.neighbour)}))  # q8's attacks too
-            reports = grade_many(small_course(numbers), [(package_with(folder / a.name, a), sorted((a.question, a.neighbour))) for a in attacks])
+            # q8's attacks too
+            numbers = tuple(sorted({number for a in attacks for number in (a.question, a.neighbour)}))
+            reports = grade_many(
+                small_course(numbers),
+                [(package_with(folder / a.name, a), sorted((a.question, a.neighbour))) for a in attacks],
+            )
             try:
                 reached = [server.accept()[1]]
             except BlockingIOError:
@@ -184,8 +216,12 @@ def sandboxed(tmp_path_factory: pytest.TempPathFactory) -> dict:
     finally:  # the bait never outlives the run, even when grading raises
         if bait:
             BAIT_ZIP.unlink()
-    return {"reports": {a.name: r.to_dict() for a, r in zip(attacks, reports)}, "reached": reached, "folder": folder,
-            "ipc": sysv_objects() - ipc}
+    return {
+        "reports": {a.name: r.to_dict() for a, r in zip(attacks, reports)},
+        "reached": reached,
+        "folder": folder,
+        "ipc": sysv_objects() - ipc,
+    }
 
 
 @pytest.mark.parametrize("attack", ATTACKS_BY_PATH["sandbox"], ids=lambda a: a.name)
@@ -210,7 +246,7 @@ def test_the_grader_never_waits_on_a_file_a_child_replaced(tmp_path: Path):
         workdir.mkdir()
         make(workdir / "stack.txt")
         found = []
-        reader = threading.Thread(target=lambda: found.append(where_it_ran(None, workdir, package)), daemon=True)
+        reader = threading.Thread(target=lambda: found.append(where_it_ran(None, workdir, package)), daemon=True)  # noqa: B023
         reader.start()
         reader.join(10)
         assert found == [""], f"where_it_ran {'blocked' if reader.is_alive() else 'read'} a {name}"
@@ -218,18 +254,20 @@ def test_the_grader_never_waits_on_a_file_a_child_replaced(tmp_path: Path):
 
 READ_ONE_FILE = '''
 SECRET = open({path!r}).read()  # what the module must not read: importing it fails with PermissionError when the walls hold
-'''
+'''  # noqa: E501 - a program's text, written out as it is
 
 
 def test_private_files_outside_hidden_folders_stay_private(tmp_path: Path):
-    """A root-only file outside every hidden folder (a grader's scratch copy in /tmp, mode 700: readable to a child that
-    keeps root's right to read, as where Python lives under /root) and a classmate's stand-in copy made by another grader
-    of the class (grade DIR --jobs 2) in its sandbox's folder: neither is readable, by Landlock's allowlist."""
+    """A root-only file outside every hidden folder (a grader's scratch copy in /tmp, mode 700: readable to a child
+    that keeps root's right to read, as where Python lives under /root) and a classmate's stand-in copy made by
+    another grader of the class (grade DIR --jobs 2) in its sandbox's folder: neither is readable, by Landlock's
+    allowlist."""
     scratch = Path(tempfile.mkdtemp(prefix="root-only-"))  # 0700, outside the class folder (which grade_many hides)
     secret = scratch / "root-only.txt"
     secret.write_text("ROOT-ONLY-7731")
     secret.chmod(0o600)
-    other_sandbox = Path(tempfile.mkdtemp(prefix="other-sandbox-"))  # 0700, in the temporary folder, as a sandbox's folder is
+    # 0700, in the temporary folder, as a sandbox's folder is
+    other_sandbox = Path(tempfile.mkdtemp(prefix="other-sandbox-"))
     try:
         course = small_course((1, 2))
         classmate = package_with(tmp_path / "classmate" / "exercises", None)
@@ -259,8 +297,9 @@ def kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def grade_class_twice(attacks: list[Attack], kit: Path, folder: Path, out: Path, run: object = subprocess.run,
-                      env: dict | None = None) -> None:
+def grade_class_twice(
+    attacks: list[Attack], kit: Path, folder: Path, out: Path, run: object = subprocess.run, env: dict | None = None
+) -> None:
     """grade DIR (run(command, ...) starts it) on a class of honest students before and after the attackers: each attack
     fails alone and the honest ones keep full marks, twice (the second run with --force), with the same grades.csv."""
     students = {"ann": None, **{f"m-{a.name}": a for a in attacks}, "zoe": None}  # graded in this order by one worker
@@ -268,14 +307,36 @@ def grade_class_twice(attacks: list[Attack], kit: Path, folder: Path, out: Path,
         package_with(folder / student / "exercises", attack)
     grades = []
     for extra in ((), ("--force",)):
-        done = run([sys.executable, "-m", "autograder", "grade", str(folder), "--out", str(out), "--jobs", "1", "--quiet", *extra],
-                   cwd=kit, env=env or ENV, capture_output=True, text=True, timeout=600, check=False)
+        done = run(
+            [
+                sys.executable,
+                "-m",
+                "autograder",
+                "grade",
+                str(folder),
+                "--out",
+                str(out),
+                "--jobs",
+                "1",
+                "--quiet",
+                *extra,
+            ],
+            cwd=kit,
+            env=env or ENV,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
         assert done.returncode == 0, done.stderr[-2000:]
         assert not living(MARKERS), "processes outlived their question"
         reports = {s: json.loads((out / f"{s}.json").read_text()) for s in students}
         for student, attack in students.items():
             if attack is None:
-                assert reports[student]["score"] == reports[student]["max_score"], (student, reports[student]["questions"])
+                assert reports[student]["score"] == reports[student]["max_score"], (
+                    student,
+                    reports[student]["questions"],
+                )
             else:
                 assert_fails_alone(attack, reports[student]["questions"])
         grades.append((out / "grades.csv").read_text())
@@ -297,9 +358,18 @@ def test_attack_from_a_terminal(attack: Attack, tmp_path: Path):
     package_with(tmp_path / "exercises", attack)
     master, terminal = os.openpty()
     try:
-        done = subprocess.run([sys.executable, "-m", "autograder", "check", "1", "2", "--json"], cwd=tmp_path, env=ENV, stdin=terminal,
-                              capture_output=True, text=True, timeout=300, check=False, start_new_session=True,
-                              preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0))
+        done = subprocess.run(
+            [sys.executable, "-m", "autograder", "check", "1", "2", "--json"],
+            cwd=tmp_path,
+            env=ENV,
+            stdin=terminal,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+            start_new_session=True,
+            preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0),
+        )
         os.set_blocking(terminal, False)
         try:
             typed = os.read(terminal, 1024)
@@ -322,7 +392,7 @@ course = load_course(Path.cwd())  # the kit, by the folder it runs in: its comma
 course = dataclasses.replace(course, questions=tuple(q for q in course.questions if q.number in (1, 2)))
 folder, package = Path(sys.argv[1]), Path(sys.argv[2])
 print(json.dumps(grade_many(course, [(package, [1, 2])], hidden=(folder,))[0].to_dict()))
-"""
+"""  # noqa: E501 - a program's text, written out as it is
 
 
 @pytest.mark.parametrize("attack", ATTACKS_BY_PATH["hidden"], ids=lambda a: a.name)
@@ -332,7 +402,14 @@ def test_attack_on_a_folder_the_grader_was_given(attack: Attack, tmp_path: Path)
     course_folder.mkdir()
     (course_folder / "gradebook.db").write_text("every student's grades")
     package = package_with(tmp_path / "exercises", attack)
-    done = subprocess.run([sys.executable, "-c", HIDDEN_RUN, str(course_folder), str(package)], cwd=ROOT, env=ENV,
-                          capture_output=True, text=True, timeout=300, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", HIDDEN_RUN, str(course_folder), str(package)],
+        cwd=ROOT,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert_fails_alone(attack, json.loads(done.stdout.strip().splitlines()[-1])["questions"])

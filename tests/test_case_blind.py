@@ -1,11 +1,12 @@
-"""A volume that ignores case (macOS's default, Windows'): `SOLUTIONS/` names solutions/ there, and the Guard must see it.
+"""A volume that ignores case (macOS's default, Windows'): `SOLUTIONS/` names solutions/ there, and the Guard must
+see it.
 
 Without Landlock (macOS, Windows) the audit hook alone keeps an answer from reading the solutions, the oracle or the
 suites, and it compared path strings: on such a volume `open(".../SOLUTIONS/q03_attention.py")` read the solution and
-scored 12 / 12. The Guard now also compares what the file system compares, the identity (device, inode) of each folder on
-a path's way, where the kit's folder is found again under its name with the letters' case swapped. The volume is a
-stand-in here: in a fresh interpreter, os.stat looks each part of a path up ignoring case, as such a volume does.
-"""
+scored 12 / 12. The Guard now also compares what the file system compares, the identity (device, inode) of each
+folder on a path's way, where the kit's folder is found again under its name with the letters' case swapped. The
+volume is a stand-in here: in a fresh interpreter, os.stat looks each part of a path up ignoring case, as such a
+volume does."""
 import subprocess
 import sys
 from pathlib import Path
@@ -58,17 +59,24 @@ for path in sys.argv[4:]:
         print("allowed")
     except PermissionError:
         print("refused")
-'''
-PATHS = {"SOLUTIONS/q03_attention.py": "refused", "Solutions/Q03_Attention.py": "refused", "REFERENCE/__init__.py": "refused",
-         "AutoGrader/Suites/conftest.py": "refused", "solutions/q03_attention.py": "refused", "README.md": "allowed",
-         "AUTOGRADER/sandbox/codec.py": "allowed"}
+'''  # noqa: E501 - a program's text, written out as it is
+PATHS = {
+    "SOLUTIONS/q03_attention.py": "refused",
+    "Solutions/Q03_Attention.py": "refused",
+    "REFERENCE/__init__.py": "refused",
+    "AutoGrader/Suites/conftest.py": "refused",
+    "solutions/q03_attention.py": "refused",
+    "README.md": "allowed",
+    "AUTOGRADER/sandbox/codec.py": "allowed",
+}
 
 
 @pytest.mark.parametrize("volume", ["case-blind", "case-sensitive"])
 def test_the_guard_compares_paths_as_the_volume_does(volume: str, tmp_path: Path) -> None:
     paths = [str(ROOT / path) for path in PATHS]
-    done = subprocess.run([sys.executable, "-c", SCRIPT, GUARD, volume,
-                           str(tmp_path), *paths], capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT, GUARD, volume, str(tmp_path), *paths], capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0, done.stderr
     seen = dict(zip(PATHS, done.stdout.split()))
     if volume == "case-blind":

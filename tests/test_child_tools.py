@@ -26,7 +26,8 @@ ROOT = Path(__file__).resolve().parent.parent
 CHILD = ROOT / "autograder" / "sandbox" / "child"
 CORPUS = ROOT / "tests" / "corpus"
 PACKAGE = "_child_tools_under_test"
-pytestmark = pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated:DeprecationWarning")  # forward-mode AD's own
+# forward-mode AD's own
+pytestmark = pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated:DeprecationWarning")
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
@@ -48,7 +49,12 @@ forbidden = _load("forbidden")
 clock = _load("clock")
 backward = _load("backward")
 TABLE = forbidden.TABLE  # forbid_table.py, as the watch loaded it: every label's routes are tested below
-SDPA, MHA, AUTOGRAD, EINSUM = "F.scaled_dot_product_attention", "nn.MultiheadAttention", "torch.autograd", "torch.einsum"
+SDPA, MHA, AUTOGRAD, EINSUM = (
+    "F.scaled_dot_product_attention",
+    "nn.MultiheadAttention",
+    "torch.autograd",
+    "torch.einsum",
+)
 REAL_PERF_COUNTER = time.perf_counter  # the builtin, bound before any block runs
 
 import solutions.q03_attention as q03  # noqa: E402 (after the path is set)
@@ -66,7 +72,10 @@ def one_thread():
 
 
 def _mode_stacks() -> tuple[list, list]:
-    return torch.overrides._get_current_function_mode_stack(), torch.utils._python_dispatch._get_current_dispatch_mode_stack()
+    return (
+        torch.overrides._get_current_function_mode_stack(),
+        torch.utils._python_dispatch._get_current_dispatch_mode_stack(),
+    )
 
 
 def _seen(work, labels=forbidden.LABELS) -> list[str]:
@@ -85,7 +94,11 @@ Q, K, V = torch.randn(3, 2, 5, 4).unbind(0)  # (2, 5, 4) each
 MHA_MODULE = nn.MultiheadAttention(8, 2, batch_first=True)
 QUANTIZABLE_MHA = quantizable.MultiheadAttention(8, 2, batch_first=True)  # a pure-Python subclass: Linear, bmm, softmax
 X = torch.randn(2, 5, 8)
-E, H, G = torch.randn(5, dtype=torch.float64), torch.randn(5, 3, dtype=torch.float64), torch.randn(3, dtype=torch.float64)
+E, H, G = (
+    torch.randn(5, dtype=torch.float64),
+    torch.randn(5, 3, dtype=torch.float64),
+    torch.randn(3, dtype=torch.float64),
+)
 
 
 def _native_args() -> tuple:
@@ -116,7 +129,8 @@ def _grad_fn_by_hand() -> None:
 
 def _gradient_edge_by_hand() -> None:
     e, loss = _graph()
-    get_gradient_edge(loss).node(torch.ones_like(loss))  # torch.autograd reads .grad_fn for the caller, who calls the node
+    # torch.autograd reads .grad_fn for the caller, who calls the node
+    get_gradient_edge(loss).node(torch.ones_like(loss))
 
 
 def _engine_directly() -> None:
@@ -129,9 +143,14 @@ ROUTES = [
     ("F.sdpa", lambda: F.scaled_dot_product_attention(Q, K, V, is_causal=True), SDPA),
     ("torch._C._nn.sdpa", lambda: torch._C._nn.scaled_dot_product_attention(Q, K, V), SDPA),
     ("aten.scaled_dot_product_attention", lambda: torch.ops.aten.scaled_dot_product_attention(Q, K, V), SDPA),
-    ("aten math via getattr", lambda: getattr(torch.ops.aten, "_scaled_dot_product_" + "attention_math")(Q, K, V, is_causal=True), SDPA),
+    (
+        "aten math via getattr",
+        lambda: getattr(torch.ops.aten, "_scaled_dot_product_" + "attention_math")(Q, K, V, is_causal=True),
+        SDPA,
+    ),
     ("aten math .default", lambda: torch.ops.aten._scaled_dot_product_attention_math.default(Q, K, V), SDPA),
-    ("aten flash for cpu", lambda: clock._FLASH_CPU(Q[None], K[None], V[None], is_causal=True), SDPA),  # this torch's fused CPU kernel
+    # this torch's fused CPU kernel
+    ("aten flash for cpu", lambda: clock._FLASH_CPU(Q[None], K[None], V[None], is_causal=True), SDPA),
     ("sdpa in a thread", lambda: _in_thread(lambda: F.scaled_dot_product_attention(Q, K, V)), SDPA),
     ("nn.MultiheadAttention", lambda: MHA_MODULE(X, X, X), MHA),
     ("nn.MultiheadAttention need_weights=False", lambda: MHA_MODULE(X, X, X, need_weights=False), MHA),
@@ -161,7 +180,9 @@ def test_every_label_of_the_table_has_its_routes_tested() -> None:
     """A label added to forbid_table.py without a route here fails; every label a route names is one of the table's."""
     assert {label for _, _, label in ROUTES} == set(TABLE) == set(forbidden.LABELS)
     for label, row in TABLE.items():
-        assert row.entry_points or row.operators or row.classes or row.engine, f"{label} forbids nothing the watch can see"
+        assert row.entry_points or row.operators or row.classes or row.engine, (
+            f"{label} forbids nothing the watch can see"
+        )
         assert row.names, f"{label} has no name for the source scan to find"
         assert set(row.covers) <= set(TABLE), f"{label} covers a label the table lacks"
     assert sum(row.engine for row in TABLE.values()) <= 1, "the autograd engine's work is one label's"
@@ -177,8 +198,10 @@ def test_every_route_is_flagged_with_its_label_and_only_when_asked(work, label: 
 
 def test_sdpa_inside_multihead_counts_as_multihead_only() -> None:
     """nn.MultiheadAttention calls SDPA inside itself: that is multi-head work, not the student calling SDPA."""
+
     def work() -> None:
         MHA_MODULE(X, X, X, need_weights=False)
+
     assert _seen(work, [SDPA]) == []
     assert _seen(work, [SDPA, MHA]) == [MHA]
 
@@ -299,6 +322,7 @@ def test_the_watch_is_left_cleanly() -> None:
 # The corpus files that reach forbidden kernels: right outputs, flagged
 # ---------------------------------------------------------------------------------------------------------------
 
+
 def _corpus(relative: str) -> types.ModuleType:
     """A corpus file loaded as a module of the solutions package (its relative imports are the solutions')."""
     path = CORPUS / relative
@@ -329,7 +353,8 @@ def test_a_thread_running_beside_the_block_without_the_watch_counts_as_every_ask
     ended.acquire()
     try:
         with forbidden.ForbiddenWork([SDPA, MHA]) as watch:
-            _thread.start_new_thread(lambda: (running.set(), stop.wait(), ended.release()), ())  # no threading hook: no modes
+            # no threading hook: no modes
+            _thread.start_new_thread(lambda: (running.set(), stop.wait(), ended.release()), ())
             running.wait()
     finally:
         stop.set()
@@ -345,9 +370,9 @@ def test_a_thread_running_beside_the_block_without_the_watch_counts_as_every_ask
 
 
 def test_a_thread_that_pops_its_own_modes_is_seen() -> None:
-    """A thread started inside the block, so equipped with the modes by threading's hook, that pops them (or switches torch
-    functions off) and runs forbidden work: the thread's own check sees it, every asked label counts and the block is
-    tampered; an honest thread's work, handlers included, raises nothing."""
+    """A thread started inside the block, so equipped with the modes by threading's hook, that pops them (or switches
+    torch functions off) and runs forbidden work: the thread's own check sees it, every asked label counts and the
+    block is tampered; an honest thread's work, handlers included, raises nothing."""
 
     def popped() -> None:
         torch._C._pop_torch_function_stack()
@@ -369,15 +394,16 @@ def test_a_thread_that_pops_its_own_modes_is_seen() -> None:
 
 
 def test_a_raw_thread_that_ends_inside_the_block_still_makes_it_unwatched() -> None:
-    """A thread started around threading (its _thread functions, a fresh copy of them refused by the Guard) that runs the
-    forbidden work and ends before the block does leaves no trace among the living threads: its start alone counts."""
+    """A thread started around threading (its _thread functions, a fresh copy of them refused by the Guard) that runs
+    the forbidden work and ends before the block does leaves no trace among the living threads: its start alone
+    counts."""
     import _thread
 
     for start in ("start_new_thread", "start_new"):
         done = _thread.allocate_lock()
         done.acquire()
         with forbidden.ForbiddenWork([MHA]) as watch:
-            getattr(_thread, start)(lambda: (q03.attention(Q, K, V), done.release()), ())
+            getattr(_thread, start)(lambda: (q03.attention(Q, K, V), done.release()), ())  # noqa: B023 - ran here
             done.acquire()  # the thread's work is over before the block ends
             while _thread._count():
                 time.sleep(0.001)
@@ -387,12 +413,28 @@ def test_a_raw_thread_that_ends_inside_the_block_still_makes_it_unwatched() -> N
     assert watch.seen == [] and not watch.unwatched
 
 
-@pytest.mark.parametrize("relative", ["wrong/q03_ops_aten_math.py", pytest.param("wrong/q03_ops_flash_kernel.py", marks=pytest.mark.skipif(
-    not hasattr(torch.ops.aten, "_scaled_dot_product_flash_attention_for_cpu"), reason="the file calls torch 2.3's name of the kernel"))])
+@pytest.mark.parametrize(
+    "relative",
+    [
+        "wrong/q03_ops_aten_math.py",
+        pytest.param(
+            "wrong/q03_ops_flash_kernel.py",
+            marks=pytest.mark.skipif(
+                not hasattr(torch.ops.aten, "_scaled_dot_product_flash_attention_for_cpu"),
+                reason="the file calls torch 2.3's name of the kernel",
+            ),
+        ),
+    ],
+)
 def test_corpus_q03_kernels_are_right_but_flagged(relative: str) -> None:
     module = _corpus(relative)
-    cases = [((1, 4), (1, 4), 4, True), ((3, 4), (3, 4), 6, True), ((2, 5, 4), (2, 5, 4), 3, False),
-             ((2, 3, 5, 8), (1, 5, 8), 8, True), ((3, 4), (6, 4), 2, False)]
+    cases = [
+        ((1, 4), (1, 4), 4, True),
+        ((3, 4), (3, 4), 6, True),
+        ((2, 5, 4), (2, 5, 4), 3, False),
+        ((2, 3, 5, 8), (1, 5, 8), 8, True),
+        ((3, 4), (6, 4), 2, False),
+    ]
     for dtype in (torch.float32, torch.float64):
         for q_shape, k_shape, dv, causal in cases:
             q, k = torch.randn(q_shape, dtype=dtype), torch.randn(k_shape, dtype=dtype)
@@ -478,20 +520,30 @@ BODIES = {  # name -> body of time_attention(T, d, repeats)
     "perf_counter_ns min": "return min(each(T, d, repeats, clock=lambda: time.perf_counter_ns() / 1e9))",
     "monotonic min": "return min(each(T, d, repeats, clock=lambda: time.monotonic()))",
     "process_time min": "return min(each(T, d, repeats, clock=lambda: time.process_time()))",
-    "timeit.repeat min": "q, k, v = inputs(T, d)\n    return min(timeit.repeat(lambda: attention(q, k, v), repeat=repeats, number=1))",
-    "timeit.Timer.repeat min": "q, k, v = inputs(T, d)\n    return min(timeit.Timer(lambda: attention(q, k, v)).repeat(repeats, 1))",
-    "benchmark blocked_autorange median": ("q, k, v = inputs(T, d)\n    timer = benchmark.Timer('attention(q, k, v)', "
-                                          "globals=dict(attention=attention, q=q, k=k, v=v))\n    return timer.blocked_autorange().median"),
-    "benchmark adaptive_autorange median": ("q, k, v = inputs(T, d)\n    timer = benchmark.Timer('attention(q, k, v)', "
-                                           "globals=dict(attention=attention, q=q, k=k, v=v))\n    return timer.adaptive_autorange().median"),
-    "benchmark timeit(100) mean": ("q, k, v = inputs(T, d)\n    timer = benchmark.Timer('attention(q, k, v)', "
-                                  "globals=dict(attention=attention, q=q, k=k, v=v))\n    return timer.timeit(100).mean"),
+    "timeit.repeat min": "q, k, v = inputs(T, d)\n    return min(timeit.repeat(lambda: attention(q, k, v), "
+                         "repeat=repeats, number=1))",
+    "timeit.Timer.repeat min": "q, k, v = inputs(T, d)\n    return min(timeit.Timer(lambda: attention(q, k, "
+                               "v)).repeat(repeats, 1))",
+    "benchmark blocked_autorange median": (
+        "q, k, v = inputs(T, d)\n    timer = benchmark.Timer('attention(q, k, v)', "
+        "globals=dict(attention=attention, q=q, k=k, v=v))\n    return timer.blocked_autorange().median"
+    ),
+    "benchmark adaptive_autorange median": (
+        "q, k, v = inputs(T, d)\n    timer = benchmark.Timer('attention(q, k, v)', "
+        "globals=dict(attention=attention, q=q, k=k, v=v))\n    return timer.adaptive_autorange().median"
+    ),
+    "benchmark timeit(100) mean": (
+        "q, k, v = inputs(T, d)\n    timer = benchmark.Timer('attention(q, k, v)', "
+        "globals=dict(attention=attention, q=q, k=k, v=v))\n    return timer.timeit(100).mean"
+    ),
     # wrong ones
     "mean over repeats": "times = each(T, d, repeats)\n    return sum(times) / len(times)",
     "total of the repeats": "return sum(each(T, d, repeats))",
     "single reading after a warm-up": "return each(T, d, 1)[0]",
-    "single cold reading": ("q, k, v = torch.randn(3, T, d).unbind(0)\n    start = time.perf_counter()\n    attention(q, k, v)\n"
-                            "    return time.perf_counter() - start"),
+    "single cold reading": (
+        "q, k, v = torch.randn(3, T, d).unbind(0)\n    start = time.perf_counter()\n    attention(q, k, v)\n"
+        "    return time.perf_counter() - start"
+    ),
 }
 WRONG = {"mean over repeats", "total of the repeats", "single reading after a warm-up", "single cold reading"}
 
@@ -514,9 +566,13 @@ def _figure(module: types.ModuleType, T: int, d: int, repeats: int) -> tuple[flo
     return seconds, seconds / (4 * T * T * d / clock.WORK_PER_SECOND), work_clock.reads
 
 
-RIGHT_CASES = [pytest.param(name, *sizes, id=f"{name}-T{sizes[0]}")
-               for name in BODIES if name not in WRONG
-               for sizes in (TIMINGS if "adaptive" not in name else TIMINGS[1:2])]  # adaptive: ~1 s at T=128, far more at 64
+RIGHT_CASES = [
+    pytest.param(name, *sizes, id=f"{name}-T{sizes[0]}")
+    for name in BODIES
+    if name not in WRONG
+    # adaptive: ~1 s at T=128, far more at 64
+    for sizes in (TIMINGS if "adaptive" not in name else TIMINGS[1:2])
+]
 
 
 @pytest.mark.parametrize("name, T, d, repeats", RIGHT_CASES)
@@ -536,11 +592,17 @@ def test_a_noisy_figure_falls_outside(name: str) -> None:
         assert not 0.97 <= ratio <= 1.3, f"{name} passes at T={T}: {ratio:.3f}"
 
 
-@pytest.mark.parametrize("relative", ["right/q09_benchmark_blocked_autorange.py", "right/q09_benchmark_timeit.py",
-                                      "right/q09_benchmark_adaptive_autorange.py"])
+@pytest.mark.parametrize(
+    "relative",
+    [
+        "right/q09_benchmark_blocked_autorange.py",
+        "right/q09_benchmark_timeit.py",
+        "right/q09_benchmark_adaptive_autorange.py",
+    ],
+)
 def test_corpus_benchmark_timings_pass(relative: str) -> None:
     module = _corpus(relative)
-    for T, d, repeats in (TIMINGS if "adaptive" not in relative else TIMINGS[1:2]):
+    for T, d, repeats in TIMINGS if "adaptive" not in relative else TIMINGS[1:2]:
         _, ratio, reads = _figure(module, T, d, repeats)
         assert 0.97 <= ratio <= 1.3 and reads >= 2, (T, ratio, reads)
 
@@ -548,9 +610,16 @@ def test_corpus_benchmark_timings_pass(relative: str) -> None:
 def _timing_references() -> dict:
     """Every clock reference the block swaps, as it is now."""
     timer_init = benchmark.utils.timer.Timer.__init__
-    return {"time": {name: getattr(time, name) for name in dir(time) if callable(getattr(time, name))},
-            "timeit": (timeit.default_timer, timeit.timeit.__defaults__, timeit.repeat.__defaults__, timeit.Timer.__init__.__defaults__),
-            "benchmark": (benchmark.utils.timer.timer, timer_init.__defaults__, timer_init.__kwdefaults__)}
+    return {
+        "time": {name: getattr(time, name) for name in dir(time) if callable(getattr(time, name))},
+        "timeit": (
+            timeit.default_timer,
+            timeit.timeit.__defaults__,
+            timeit.repeat.__defaults__,
+            timeit.Timer.__init__.__defaults__,
+        ),
+        "benchmark": (benchmark.utils.timer.timer, timer_init.__defaults__, timer_init.__kwdefaults__),
+    }
 
 
 def test_clocks_are_restored_even_after_an_exception() -> None:
@@ -570,13 +639,17 @@ def test_clocks_are_restored_even_after_an_exception() -> None:
 
 
 def test_clocks_bound_inside_the_block_are_made_real_on_exit() -> None:
-    """A torch.utils.benchmark module imported inside the block binds the virtual clock; on exit it gets the real one."""
+    """A torch.utils.benchmark module imported inside the block binds the virtual clock; on exit it gets the real
+    one."""
     name = "torch.utils.benchmark._clock_test_probe"
     try:
         with clock.virtual_clock([]) as work_clock:
             probe = types.ModuleType(name)
             sys.modules[name] = probe
-            exec("import time\nfrom time import perf_counter\ndef read(timer=time.perf_counter):\n    return timer()", probe.__dict__)
+            exec(
+                "import time\nfrom time import perf_counter\ndef read(timer=time.perf_counter):\n    return timer()",
+                probe.__dict__,
+            )
             probe.read()
             assert work_clock.reads == 1
         assert probe.perf_counter is REAL_PERF_COUNTER and probe.read.__defaults__ == (REAL_PERF_COUNTER,)
@@ -596,7 +669,8 @@ def test_work_clock_counts_flops_and_bursts() -> None:
         a @ b
     third = work_clock.elapsed()
     assert third - second == pytest.approx(2 * 8 * 4 * 6) and work_clock.reads == 3
-    assert not any(isinstance(value, float) and value > 1e8 for value in vars(work_clock).values())  # the speed is not on the mode
+    # the speed is not on the mode
+    assert not any(isinstance(value, float) and value > 1e8 for value in vars(work_clock).values())
 
 
 def test_work_clock_notes_the_score_tables_of_each_interval() -> None:
@@ -624,8 +698,8 @@ def test_backward_passes_counts_each_run_of_the_engine() -> None:
 
 
 def test_backward_passes_sees_gradients_left_over_and_counts_optimiser_steps() -> None:
-    """A pass into parameters that still hold gradients is stale; zero_grad before it is not; torch.autograd.grad accumulates
-    nothing; every torch.optim step is counted and the last pass's leaves are the parameters trained."""
+    """A pass into parameters that still hold gradients is stale; zero_grad before it is not; torch.autograd.grad
+    accumulates nothing; every torch.optim step is counted and the last pass's leaves are the parameters trained."""
     model = nn.Linear(3, 2)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     x = torch.randn(4, 3)
@@ -643,11 +717,14 @@ def test_backward_passes_sees_gradients_left_over_and_counts_optimiser_steps() -
 
 
 def test_reading_the_mode_stack_marks_a_reach_and_datetime_reads_the_clock() -> None:
-    """The clock's speed is not on the dispatch-mode stack, and reading that stack from student code is a reach; datetime.now()
-    differences are virtual time."""
+    """The clock's speed is not on the dispatch-mode stack, and reading that stack from student code is a reach;
+    datetime.now() differences are virtual time."""
     module = types.ModuleType("exercises_q09_reach")
-    exec("import datetime\nfrom torch.utils._python_dispatch import _get_current_dispatch_mode_stack as stack\n"
-         "def look():\n    return stack()\ndef stamp():\n    return datetime.datetime.now()", module.__dict__)
+    exec(
+        "import datetime\nfrom torch.utils._python_dispatch import _get_current_dispatch_mode_stack as stack\n"
+        "def look():\n    return stack()\ndef stamp():\n    return datetime.datetime.now()",
+        module.__dict__,
+    )
     with clock.virtual_clock([module], speed=1e9) as work_clock:
         first = module.stamp()
         torch.randn(64, 64) @ torch.randn(64, 64)
@@ -655,14 +732,16 @@ def test_reading_the_mode_stack_marks_a_reach_and_datetime_reads_the_clock() -> 
         assert not work_clock.reached
         module.look()
         assert work_clock.reached and work_clock.reads == 2
-    work = 2 * 64**3 + 2 * 64 * 64 + 2 * clock.WARMUP_WORK  # two randn, a matmul, their warm-ups; the second read follows a burst
+    # two randn, a matmul, their warm-ups; the second read follows a burst
+    work = 2 * 64**3 + 2 * 64 * 64 + 2 * clock.WARMUP_WORK
     assert elapsed == pytest.approx((1 + clock.BURST_SIZE) * work / 1e9, abs=2e-6)
     assert datetime.datetime.now().year > 2000 and type(datetime.datetime.now()) is datetime.datetime
 
 
 def test_the_clock_holds_in_threads_started_inside_the_block_and_a_thread_it_did_not_equip_is_a_reach() -> None:
-    """A thread started inside the block reads the virtual clock and its work is counted, as in the block's own thread; a
-    thread alive before the block that reads a clock during it (timed work the clock did not see) marks the clock reached."""
+    """A thread started inside the block reads the virtual clock and its work is counted, as in the block's own
+    thread; a thread alive before the block that reads a clock during it (timed work the clock did not see) marks the
+    clock reached."""
     hook, found = threading.getprofile(), {}
 
     def timed() -> None:
@@ -696,27 +775,39 @@ def test_wall_times_takes_the_function_and_keeps_to_the_budget() -> None:
     def time_attention(T: int, d: int = 64, repeats: int = 5) -> float:
         return T * d * repeats * 1e-9
 
-    assert clock.wall_times(time_attention, [2, 4, 8], d=16, budget=60.0) == {"Ts": [2, 4, 8], "seconds": pytest.approx([96e-9, 192e-9, 384e-9])}
+    assert clock.wall_times(time_attention, [2, 4, 8], d=16, budget=60.0) == {
+        "Ts": [2, 4, 8],
+        "seconds": pytest.approx([96e-9, 192e-9, 384e-9]),
+    }
     assert clock.wall_times(time_attention, [2, 4, 8], d=16, budget=-1.0) == {"Ts": [], "seconds": []}
 
 
 @pytest.mark.parametrize("name", ["forbidden", "clock", "backward", "forbid_table"])
 def test_child_modules_import_only_the_standard_library_torch_and_each_other(name: str) -> None:
-    """They run as `_child.*` in the zygote: no autograder, no reference, and no costly torch.utils.benchmark import; the
-    table of forbidden work, which the grader reads before its child has imported torch, not even torch."""
+    """They run as `_child.*` in the zygote: no autograder, no reference, and no costly torch.utils.benchmark import;
+    the table of forbidden work, which the grader reads before its child has imported torch, not even torch."""
     tree = ast.parse((CHILD / f"{name}.py").read_text(encoding="utf-8"))
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.level:
             continue  # relative: a sibling module
-        names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else [node.module] if isinstance(node, ast.ImportFrom) else []
+        names = (
+            [alias.name for alias in node.names]
+            if isinstance(node, ast.Import)
+            else [node.module]
+            if isinstance(node, ast.ImportFrom)
+            else []
+        )
         for imported in names:
             top = imported.split(".")[0]
-            assert (top == "torch" and name != "forbid_table") or top in sys.stdlib_module_names, f"{name}.py imports {imported}"
+            assert (top == "torch" and name != "forbid_table") or top in sys.stdlib_module_names, (
+                f"{name}.py imports {imported}"
+            )
             assert not imported.startswith("torch.utils.benchmark"), f"{name}.py imports {imported} (about 0.1 s)"
 
 
 def test_the_watch_inside_the_clock_changes_no_figure() -> None:
-    """The session nests ForbiddenWork inside virtual_clock: the work counted is the same, and forbidden work is seen."""
+    """The session nests ForbiddenWork inside virtual_clock: the work counted is the same, and forbidden work is
+    seen."""
     module = _student("perf_counter min")
     alone = _figure(module, 64, 32, 5)
     torch.manual_seed(0)
@@ -738,7 +829,11 @@ def _handed_over(start: object, depth: int = 6) -> list:
                 continue
             seen.add(id(thing))
             found.append(thing)
-            following += [cell.cell_contents for cell in getattr(thing, "__closure__", None) or () if cell.cell_contents is not None]
+            following += [
+                cell.cell_contents
+                for cell in getattr(thing, "__closure__", None) or ()
+                if cell.cell_contents is not None
+            ]
             following += [getattr(thing, name) for name in ("__self__", "__func__", "func") if hasattr(thing, name)]
         layer = following
     return found
@@ -746,17 +841,35 @@ def _handed_over(start: object, depth: int = 6) -> list:
 
 def test_what_the_interpreter_hands_out_reaches_neither_the_watch_nor_the_clock() -> None:
     """Inside a timed call with forbidden work watched, the profile hooks (threading.getprofile, sys.getprofile), the
-    clocks and _thread's and threading's start functions hand no student who gets them the ForbiddenWork or the WorkClock
-    (nor a module's globals through a bound method): each is a stand-in (hidden.keep) whose real function lives in a
-    generator's frame. Before, threading.getprofile().__self__ was the watch and time.perf_counter's closure the clock."""
+    clocks and _thread's and threading's start functions hand no student who gets them the ForbiddenWork or the
+    WorkClock (nor a module's globals through a bound method): each is a stand-in (hidden.keep) whose real function
+    lives in a generator's frame. Before, threading.getprofile().__self__ was the watch and time.perf_counter's
+    closure the clock."""
     import _thread
 
     module = _student("perf_counter min")
     with clock.virtual_clock([module]) as work_clock, forbidden.ForbiddenWork(forbidden.LABELS) as watch:
-        starts = [getattr(owner, name) for owner, name in ((_thread, "start_new_thread"), (threading, "_start_new_thread"),
-                  (threading, "_start_joinable_thread")) if hasattr(owner, name)]  # threading's binding: 3.13 renamed it
+        starts = [
+            getattr(owner, name)
+            for owner, name in (
+                (_thread, "start_new_thread"),
+                (threading, "_start_new_thread"),
+                # threading's binding: 3.13 renamed it
+                (threading, "_start_joinable_thread"),
+            )
+            if hasattr(owner, name)
+        ]
         handed = [threading.getprofile(), sys.getprofile(), time.perf_counter, *starts]
         reached = [thing for start in handed for thing in _handed_over(start)]
-    assert not [thing for thing in reached if thing is watch or thing is work_clock or isinstance(thing, (forbidden.ForbiddenWork, clock.WorkClock))]
-    assert not [thing for thing in reached if isinstance(thing, types.MethodType) and thing.__self__ is not None
-                and type(thing.__self__).__module__.startswith(("autograder", "_child"))]
+    assert not [
+        thing
+        for thing in reached
+        if thing is watch or thing is work_clock or isinstance(thing, (forbidden.ForbiddenWork, clock.WorkClock))
+    ]
+    assert not [
+        thing
+        for thing in reached
+        if isinstance(thing, types.MethodType)
+        and thing.__self__ is not None
+        and type(thing.__self__).__module__.startswith(("autograder", "_child"))
+    ]

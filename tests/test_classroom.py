@@ -80,7 +80,9 @@ def graded(workflow: dict, checkouts: dict[str, Path]) -> dict[str, list[tuple[i
     jobs = [(branch, step) for branch in ("main", "solutions") for step in graders(workflow)]
     with ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 2)) as pool:
         results = list(pool.map(lambda job: run_step(job[1], checkouts[job[0]]), jobs))
-    return {branch: [result for (b, _), result in zip(jobs, results) if b == branch] for branch in ("main", "solutions")}
+    return {
+        branch: [result for (b, _), result in zip(jobs, results) if b == branch] for branch in ("main", "solutions")
+    }
 
 
 def test_the_workflow_is_on_both_branches_and_runs_on_every_push(workflow: dict, checkouts: dict[str, Path]) -> None:
@@ -108,7 +110,7 @@ def test_one_grading_step_per_question_worth_its_points(workflow: dict) -> None:
         assert float(inputs["timeout"]) * 60 >= question.time_limit + 60  # minutes: the question's limit and a margin
         assert "setup-command" not in inputs  # installing is one step before them, not ten
     assert sum(step["with"]["max-score"] for step in grading) == COURSE.max_score
-    before = steps[:steps.index(grading[0])]  # PyTorch first (the pinned CPU wheel), then the kit, before any grading
+    before = steps[: steps.index(grading[0])]  # PyTorch first (the pinned CPU wheel), then the kit, before any grading
     install = "\n".join(step.get("run", "") for step in before)
     assert "torch==2.13.0" in install and "download.pytorch.org/whl/cpu" in install
     assert install.index("torch==2.13.0") < install.index("pip install -e .")
@@ -142,23 +144,26 @@ def test_solutions_earn_every_point(workflow: dict, graded: dict[str, list[tuple
     assert total == COURSE.max_score
 
 
-def test_a_question_short_of_full_marks_earns_none_and_its_log_shows_why(workflow: dict, checkouts: dict[str, Path],
-                                                                        tmp_path: Path) -> None:
+def test_a_question_short_of_full_marks_earns_none_and_its_log_shows_why(
+    workflow: dict, checkouts: dict[str, Path], tmp_path: Path
+) -> None:
     partial = tmp_path / "partial"
     git(tmp_path, "clone", "--quiet", "--branch", "solutions", str(checkouts["solutions"]), "partial")
     module = partial / COURSE.question(2).file
-    module.write_text(module.read_text() + "\n\ndef dot_product_std(d: int, n: int = 20000, seed: int = 0) -> float:\n"
-                      "    return 1.0\n")
+    module.write_text(
+        module.read_text() + "\n\ndef dot_product_std(d: int, n: int = 20000, seed: int = 0) -> float:\n"
+        "    return 1.0\n"
+    )
     step = graders(workflow)[COURSE.numbers.index(2)]
     status, output = run_step(step, partial)
     assert status == 1 and points(step, status) == 0
     score = re.search(r"([\d.]+) / 8\b", output)
-    assert score and 0 < float(score.group(1)) < 8, output[-2000:]  # the log shows the partial score and the failed check
+    # the log shows the partial score and the failed check
+    assert score and 0 < float(score.group(1)) < 8, output[-2000:]
     assert "dot_product_std" in output
 
 
-def test_points_the_command_grader_cannot_award_stop_the_release(tmp_path: Path,
-                                                                capsys: pytest.CaptureFixture) -> None:
+def test_points_the_command_grader_cannot_award_stop_the_release(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     halves = replace(COURSE, questions=tuple(replace(q, points=7.5) if q.number == 3 else q for q in COURSE.questions))
     with pytest.raises(ManifestError, match="question 3 is worth 7.5 points"):
         workflow_text(halves)

@@ -31,11 +31,13 @@ from autograder.engine.run import run_suites
 from autograder.sandbox import start_sandbox
 
 KIT = Path(__file__).resolve().parent.parent
-REPORT_KEYS = ("score", "max_score", "questions")  # what run_suites gives; the rest (student, source, hashes, times) is grade_entry's
+# what run_suites gives; the rest (student, source, hashes, times) is grade_entry's
+REPORT_KEYS = ("score", "max_score", "questions")
 
 
 def _package(folder: Path, done: range | tuple, edits: dict | None = None, init: bool = True) -> None:
-    """folder holding every question's module: the solution for the questions in done (with edits), the stub for the rest."""
+    """folder holding every question's module: the solution for the questions in done (with edits), the stub for the
+    rest."""
     folder.mkdir(parents=True)
     if init:
         shutil.copy(KIT / "exercises" / "__init__.py", folder / "__init__.py")
@@ -82,17 +84,24 @@ def reference(klass, course) -> dict[str, dict]:
         import torch
 
         torch.set_num_threads(1)
-        return {student: run_suites(course, sandbox, package, course.numbers).to_dict() for student, package in klass[1].items()}
+        return {
+            student: run_suites(course, sandbox, package, course.numbers).to_dict()
+            for student, package in klass[1].items()
+        }
     finally:
         sandbox.close()
 
 
 @pytest.fixture(scope="module")
 def local_cluster():
-    """Two worker processes of one thread; their sandboxes and imports start now, while this process grades the reference."""
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None) as cluster:
+    """Two worker processes of one thread; their sandboxes and imports start now, while this process grades the
+    reference."""
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+    ) as cluster:
         with Client(cluster.scheduler_address, set_as_default=False) as client:
-            client.register_plugin(kit_cluster.SandboxPlugin(), name=kit_cluster.PLUGIN)  # run_on_cluster keeps it (idempotent)
+            # run_on_cluster keeps it (idempotent)
+            client.register_plugin(kit_cluster.SandboxPlugin(), name=kit_cluster.PLUGIN)
         yield cluster
 
 
@@ -112,7 +121,12 @@ def _gone(pid: int, seconds: float) -> bool:
 def test_reports_equal_run_suites_and_none_is_lost_when_a_worker_dies(local_cluster, klass, course, reference):
     entries = discover(klass[0])
     assert [(entry.student, entry.kind) for entry in entries] == [
-        ("alice", "folder"), ("bob", "folder"), ("carol", "repository"), ("dave", "folder"), ("erin", "folder")]
+        ("alice", "folder"),
+        ("bob", "folder"),
+        ("carol", "repository"),
+        ("dave", "folder"),
+        ("erin", "folder"),
+    ]
     with Client(local_cluster.scheduler_address, set_as_default=False) as spy:
         pids = spy.run(os.getpid)
         got: list[tuple[Entry, dict]] = []
@@ -147,7 +161,9 @@ def test_reports_equal_run_suites_and_none_is_lost_when_a_worker_dies(local_clus
 
     # a second run on the same workers keeps their sandboxes (one torch import per worker for its whole life)
     again = []
-    kit_cluster.run_on_cluster(course, entries[1:2], local_cluster.scheduler_address, lambda entry, report: again.append(report.to_dict()))
+    kit_cluster.run_on_cluster(
+        course, entries[1:2], local_cluster.scheduler_address, lambda entry, report: again.append(report.to_dict())
+    )
     with Client(local_cluster.scheduler_address, set_as_default=False) as spy:
         assert spy.run(kit_cluster.sandbox_pid) == zygotes
     assert [report["score"] for report in again] == [0]
@@ -155,9 +171,12 @@ def test_reports_equal_run_suites_and_none_is_lost_when_a_worker_dies(local_clus
 
 def test_a_worker_that_cannot_see_the_files_gets_a_copy(klass, course, reference, local_cluster, monkeypatch):
     carol = next(entry for entry in discover(klass[0]) if entry.student == "carol")
-    monkeypatch.setattr(kit_cluster, "fingerprint", lambda entry: {"sha256": "what the driver saw"})  # in this process only
+    # in this process only
+    monkeypatch.setattr(kit_cluster, "fingerprint", lambda entry: {"sha256": "what the driver saw"})
     got = []
-    kit_cluster.run_on_cluster(course, [carol], local_cluster.scheduler_address, lambda entry, report: got.append(report.to_dict()))
+    kit_cluster.run_on_cluster(
+        course, [carol], local_cluster.scheduler_address, lambda entry, report: got.append(report.to_dict())
+    )
     [report] = got
     assert {key: report[key] for key in REPORT_KEYS} == reference["carol"]
     assert len(report["commit"]) == 40  # the copy carries the repository
@@ -167,7 +186,9 @@ def test_a_worker_that_cannot_see_the_files_gets_a_copy(klass, course, reference
 def test_the_copy_of_an_entry_has_its_fingerprint_and_no_link_out(klass, tmp_path):
     notebook = tmp_path / "frank.ipynb"
     notebook.write_text('{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}')
-    entries = [entry for entry in discover(klass[0]) if entry.student in ("carol", "dave")] + [Entry("frank", notebook, "notebook")]
+    entries = [entry for entry in discover(klass[0]) if entry.student in ("carol", "dave")] + [
+        Entry("frank", notebook, "notebook")
+    ]
     linked = tmp_path / "gina"
     shutil.copytree(klass[0] / "dave", linked)
     (linked / "q11_outside.py").symlink_to("/etc/hostname")
@@ -185,16 +206,20 @@ def test_the_copy_of_an_entry_has_its_fingerprint_and_no_link_out(klass, tmp_pat
 
 
 def test_workers_running_another_kit_stop_the_run_before_it_grades(local_cluster):
-    with Client(local_cluster.scheduler_address, set_as_default=False) as client, \
-            pytest.raises(kit_cluster.ClusterError, match="another version of the kit"):
+    with (
+        Client(local_cluster.scheduler_address, set_as_default=False) as client,
+        pytest.raises(kit_cluster.ClusterError, match="another version of the kit"),
+    ):
         kit_cluster._check_workers(client, load_course(KIT), "not-this-kit")
 
 
 def test_no_scheduler_is_one_clear_error():
     import dask
 
-    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}), \
-            pytest.raises(kit_cluster.ClusterError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9"):
+    with (
+        dask.config.set({"distributed.comm.timeouts.connect": "1s"}),
+        pytest.raises(kit_cluster.ClusterError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9"),
+    ):
         kit_cluster.run_on_cluster(load_course(KIT), [], "tcp://127.0.0.1:9", lambda entry, report: None)
 
 
@@ -208,8 +233,9 @@ class _Done:
         return self.error
 
 
-@pytest.mark.parametrize("error, needle", [(KilledWorker("grade-x", None, 3), "worker died"),
-                                          (ValueError("boom"), "ValueError: boom")])
+@pytest.mark.parametrize(
+    "error, needle", [(KilledWorker("grade-x", None, 3), "worker died"), (ValueError("boom"), "ValueError: boom")]
+)
 def test_a_task_that_keeps_failing_is_a_grader_error_graded_again_next_run(course, error, needle):
     entry = Entry("zoe", Path("/nowhere/zoe"), "folder")
     report = kit_cluster._outcome(course, entry, _Done("error", error)).to_dict()
@@ -219,8 +245,10 @@ def test_a_task_that_keeps_failing_is_a_grader_error_graded_again_next_run(cours
     assert report["grader_error"] is True  # batch.is_current is then false: the next run grades it again
 
 
-@pytest.mark.parametrize("future, needle", [(_Done("cancelled"), "dropped"),
-                                            (_Done("error", kit_cluster.KitMismatch("other kit")), "another version")])
+@pytest.mark.parametrize(
+    "future, needle",
+    [(_Done("cancelled"), "dropped"), (_Done("error", kit_cluster.KitMismatch("other kit")), "another version")],
+)
 def test_a_lost_task_or_another_kit_stops_the_run(course, future, needle):
     with pytest.raises(kit_cluster.ClusterError, match=needle):
         kit_cluster._outcome(course, Entry("zoe", Path("/nowhere/zoe"), "folder"), future)
@@ -246,9 +274,9 @@ def test_batch_through_the_cluster_writes_the_local_grades_csv(klass, course, lo
 
 
 def test_attacks_on_the_cluster_cost_only_the_attacker(local_cluster, tmp_path):
-    """The attacks of tests/attacks/ whose path is `cluster` (the scheduler listens on loopback), each between two honest
-    classmates graded on the cluster's workers: each fails with its one-line reason, the classmates keep full marks, and the
-    cluster grades on afterwards."""
+    """The attacks of tests/attacks/ whose path is `cluster` (the scheduler listens on loopback), each between two
+    honest classmates graded on the cluster's workers: each fails with its one-line reason, the classmates keep full
+    marks, and the cluster grades on afterwards."""
     import dataclasses
 
     from test_attacks import ATTACKS_BY_PATH, assert_fails_alone, package_with
@@ -262,8 +290,12 @@ def test_attacks_on_the_cluster_cost_only_the_attacker(local_cluster, tmp_path):
     got: dict[str, dict] = {}
     for _ in range(2):  # twice: the first run's attacks changed nothing that the second run meets
         got.clear()
-        kit_cluster.run_on_cluster(course, discover(tmp_path / "class"), local_cluster.scheduler_address,
-                                   lambda entry, report: got.__setitem__(entry.student, report.to_dict()))
+        kit_cluster.run_on_cluster(
+            course,
+            discover(tmp_path / "class"),
+            local_cluster.scheduler_address,
+            lambda entry, report: got.__setitem__(entry.student, report.to_dict()),
+        )
         assert sorted(got) == sorted(["ann", *attacks, "zoe"])
         for student, report in got.items():
             if student in attacks:

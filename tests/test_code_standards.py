@@ -5,7 +5,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-FILES = sorted(p for folder in ("autograder", "reference", "solutions", "exercises") for p in (ROOT / folder).rglob("*.py"))
+FILES = sorted(
+    p for folder in ("autograder", "reference", "solutions", "exercises") for p in (ROOT / folder).rglob("*.py")
+)
 
 
 def _public_functions(tree: ast.Module):
@@ -46,16 +48,21 @@ def test_the_grader_starts_its_child_before_it_imports_torch():
 
 
 def test_check_imports_hypothesis_only_for_the_suites_that_use_it():
-    """hypothesis costs `check 3` a tenth of a second after torch (serial: the child has long started) when no suite of the
-    question uses it; a suite that does (q6) still gets its storage in the sandbox's folder, never in the working one."""
+    """hypothesis costs `check 3` a tenth of a second after torch (serial: the child has long started) when no suite
+    of the question uses it; a suite that does (q6) still gets its storage in the sandbox's folder, never in the
+    working one."""
     import subprocess
     import sys
 
-    code = ("import sys\nfrom autograder.cli.main import main\nmain(['check', sys.argv[1], '--solutions', '--json'])\n"
-            "imported = 'hypothesis' in sys.modules\nimport hypothesis.configuration as c\n"
-            "print(imported, c.storage_directory(intent_to_write=False).path)")
+    code = (
+        "import sys\nfrom autograder.cli.main import main\nmain(['check', sys.argv[1], '--solutions', '--json'])\n"
+        "imported = 'hypothesis' in sys.modules\nimport hypothesis.configuration as c\n"
+        "print(imported, c.storage_directory(intent_to_write=False).path)"
+    )
     for number, uses in (("3", False), ("6", True)):
-        done = subprocess.run([sys.executable, "-c", code, number], cwd=ROOT, capture_output=True, text=True, check=True, timeout=300)
+        done = subprocess.run(
+            [sys.executable, "-c", code, number], cwd=ROOT, capture_output=True, text=True, check=True, timeout=300
+        )
         imported, storage = done.stdout.strip().splitlines()[-1].split(" ", 1)
         assert imported == str(uses), (number, done.stdout[-500:])
         assert ROOT not in Path(storage).parents or not uses, storage
@@ -68,7 +75,9 @@ def test_the_torch_version_check_reads_the_version_files_as_the_metadata_says():
     import sys
     from importlib import metadata
 
-    code = ("import sys; from autograder.torch_version import installed_numpy, installed_torch; "
-            "print(installed_torch(), installed_numpy(), 'importlib.metadata' in sys.modules)")
+    code = (
+        "import sys; from autograder.torch_version import installed_numpy, installed_torch; "
+        "print(installed_torch(), installed_numpy(), 'importlib.metadata' in sys.modules)"
+    )
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert done.stdout.split() == [metadata.version("torch"), metadata.version("numpy"), "False"]

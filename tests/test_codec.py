@@ -8,11 +8,38 @@ import torch
 from autograder.sandbox import codec
 
 VALUES = [
-    None, True, False, 0, -7, 2**63 - 1, -(2**63), 2**80, -(2**70), 1.5, float("inf"), -0.0, "", "héllo \ud800",
-    torch.float64, torch.bool, [], (), {}, [1, (2, [3.0, None])], {"a": 1, 3: ["x"]},
-    torch.randn(3, 4), torch.randn(2, 1, 3, dtype=torch.float64), torch.tensor(5), torch.zeros(0, 3), torch.arange(6).reshape(2, 3),
-    torch.tensor([True, False]), torch.randn(2, 2).to(torch.bfloat16), torch.randn(3, dtype=torch.complex64),
-    torch.randn(4, 3).t(), torch.randn(5)[::2], torch.randn(2, dtype=torch.complex64).conj(),
+    None,
+    True,
+    False,
+    0,
+    -7,
+    2**63 - 1,
+    -(2**63),
+    2**80,
+    -(2**70),
+    1.5,
+    float("inf"),
+    -0.0,
+    "",
+    "héllo \ud800",
+    torch.float64,
+    torch.bool,
+    [],
+    (),
+    {},
+    [1, (2, [3.0, None])],
+    {"a": 1, 3: ["x"]},
+    torch.randn(3, 4),
+    torch.randn(2, 1, 3, dtype=torch.float64),
+    torch.tensor(5),
+    torch.zeros(0, 3),
+    torch.arange(6).reshape(2, 3),
+    torch.tensor([True, False]),
+    torch.randn(2, 2).to(torch.bfloat16),
+    torch.randn(3, dtype=torch.complex64),
+    torch.randn(4, 3).t(),
+    torch.randn(5)[::2],
+    torch.randn(2, dtype=torch.complex64).conj(),
     {"ok": True, "value": (torch.ones(2, 2), torch.eye(2)), "after": [torch.zeros(1)], "spied": ["x"], "reads": 3},
 ]
 
@@ -44,8 +71,11 @@ def test_nan_round_trip() -> None:
     assert torch.isnan(codec.decode(codec.encode(torch.tensor([float("nan")])))).all()
 
 
-@pytest.mark.parametrize("value", [object(), {(1, 2): 3}, torch.nn.Linear(2, 2), torch.Size([2]), torch.zeros(2).to_sparse()],
-                         ids=["object", "tuple key", "module", "size", "sparse"])
+@pytest.mark.parametrize(
+    "value",
+    [object(), {(1, 2): 3}, torch.nn.Linear(2, 2), torch.Size([2]), torch.zeros(2).to_sparse()],
+    ids=["object", "tuple key", "module", "size", "sparse"],
+)
 def test_unsendable_values_raise_type_error(value: object) -> None:
     """Anything that is not plain data or a dense CPU tensor is refused when encoding."""
     with pytest.raises(TypeError):

@@ -91,7 +91,9 @@ def test_corpus_size() -> None:
     wrong = Counter(question_of(p) for p in WRONG)
     assert len(WRONG) >= 45 and len(RIGHT) >= 16
     for number in COURSE.numbers:
-        assert wrong[number] >= (4 if number in (1, 3, 4, 5) else 3), f"question {number} has {wrong[number]} wrong submissions"
+        assert wrong[number] >= (4 if number in (1, 3, 4, 5) else 3), (
+            f"question {number} has {wrong[number]} wrong submissions"
+        )
     assert {question_of(p) for p in WRONG + RIGHT} <= set(COURSE.numbers)
 
 
@@ -117,7 +119,8 @@ def test_wrong_submission_loses_points(graded: Graded, path: Path) -> None:
     result = graded[path]
     assert result.number == question_of(path)
     assert result.score < result.max_score, f"{key(path)} keeps full marks: the suite does not catch this bug"
-    expected = "flagged" if "\n# status: flagged\n" in path.read_text(encoding="utf-8") else "failed"  # a reach into the grader
+    # a reach into the grader
+    expected = "flagged" if "\n# status: flagged\n" in path.read_text(encoding="utf-8") else "failed"
     assert result.status == expected, f"{result.status}: {result.reason}"  # a behaviour bug, not a crash on import
     failed = [test for test in result.tests if not test.passed]
     assert failed

@@ -9,7 +9,15 @@ from pathlib import Path
 import pytest
 import yaml
 
-from autograder.maintainer.devcheck import check_files, check_points, check_requires, check_stubs, check_suites, check_teaching, dev_check
+from autograder.maintainer.devcheck import (
+    check_files,
+    check_points,
+    check_requires,
+    check_stubs,
+    check_suites,
+    check_teaching,
+    dev_check,
+)
 from autograder.course.manifest import load_course
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -18,8 +26,15 @@ ROOT = Path(__file__).resolve().parent.parent
 def dev_check_in(folder: Path) -> subprocess.CompletedProcess:
     """`python -m autograder dev-check` run in folder, with that folder's own autograder package."""
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
-    return subprocess.run([sys.executable, "-m", "autograder", "dev-check"], cwd=folder, env=env, capture_output=True, text=True,
-                          timeout=300, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "autograder", "dev-check"],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
 
 
 @pytest.fixture()
@@ -43,7 +58,9 @@ def test_passes_on_the_kit() -> None:
     lines = done.stdout.strip().splitlines()
     assert done.returncode == 0, done.stdout + done.stderr
     assert all(line.startswith("ok ") for line in lines[:-1]) and re.search(r"points: total \d+", done.stdout)
-    assert {"stubs fail", "solutions pass", "stubs in sync", "requires"} <= {line[8:].split(":")[0] for line in lines[:-1]}
+    assert {"stubs fail", "solutions pass", "stubs in sync", "requires"} <= {
+        line[8:].split(":")[0] for line in lines[:-1]
+    }
     assert lines[-1] == f"dev-check: {len(lines) - 1} of {len(lines) - 1} checks passed"
 
 
@@ -52,7 +69,9 @@ def test_fails_with_one_clear_line_when_exercises_drift(kit: Path) -> None:
     done = dev_check_in(kit)
     assert done.returncode == 1
     failed = [line for line in done.stdout.splitlines() if line.startswith("FAILED")]
-    assert any(line.startswith("FAILED  stubs in sync: exercises/q03_attention.py differs") for line in failed), done.stdout
+    assert any(line.startswith("FAILED  stubs in sync: exercises/q03_attention.py differs") for line in failed), (
+        done.stdout
+    )
     assert "dev-check:" in done.stdout.splitlines()[-1] and "stubs in sync" in done.stdout.splitlines()[-1]
 
 

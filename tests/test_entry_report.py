@@ -1,5 +1,5 @@
-"""The class-entry report (course/class_report.py): OUT/<student>.json read back and written again is the same bytes, in the
-key order the kit has always written; every builder of a class report gives one."""
+"""The class-entry report (course/class_report.py): OUT/<student>.json read back and written again is the same bytes,
+in the key order the kit has always written; every builder of a class report gives one."""
 import json
 from pathlib import Path
 
@@ -14,15 +14,37 @@ ROOT = Path(__file__).resolve().parent.parent
 QUESTION = {"number": 1, "title": "Causal mask", "score": 8, "max_score": 8, "status": "passed",
             "tests": [{"name": "shape", "passed": True, "message": ""}]}
 # OUT/<student>.json as `grade --deadline` wrote them before the report was typed, keys in the order written then
-GRADED_LATE = {"score": 8, "max_score": 8, "questions": [QUESTION], "sandbox": {"backend": "linux"}, "student": "ann",
-               "source": {"kind": "repository", "path": "/class/ann", "graded": "exercises/"}, "commit": "ab" * 20,
-               "sha256": "cd" * 32, "committed_at": "2026-12-02T10:00:00+00:00", "late_hours": 0.0, "commits_after_deadline": 0,
-               "grader_version": "1.0+0123456789ab", "graded_at": "2026-12-03T10:00:00+00:00",
-               "similarity": {"1": {"sha256": "ef" * 32, "marks": [1, 2]}}, "weak_isolation": ["seccomp"], "in_a_killed_run": True}
-FAILED = {"score": 0, "max_score": 8, "questions": [QUESTION | {"score": 0, "status": "error", "reason": "boom", "tests": []}],
-          "student": "bob", "source": {"kind": "folder", "path": "/class/bob", "graded": ""}, "sha256": "00" * 32,
-          "grader_version": "1.0+0123456789ab", "graded_at": "2026-12-03T10:00:00+00:00", "problem": "boom", "grader_error": True,
-          "traceback": "Traceback ...\nOSError: boom"}
+GRADED_LATE = {
+    "score": 8,
+    "max_score": 8,
+    "questions": [QUESTION],
+    "sandbox": {"backend": "linux"},
+    "student": "ann",
+    "source": {"kind": "repository", "path": "/class/ann", "graded": "exercises/"},
+    "commit": "ab" * 20,
+    "sha256": "cd" * 32,
+    "committed_at": "2026-12-02T10:00:00+00:00",
+    "late_hours": 0.0,
+    "commits_after_deadline": 0,
+    "grader_version": "1.0+0123456789ab",
+    "graded_at": "2026-12-03T10:00:00+00:00",
+    "similarity": {"1": {"sha256": "ef" * 32, "marks": [1, 2]}},
+    "weak_isolation": ["seccomp"],
+    "in_a_killed_run": True,
+}
+FAILED = {
+    "score": 0,
+    "max_score": 8,
+    "questions": [QUESTION | {"score": 0, "status": "error", "reason": "boom", "tests": []}],
+    "student": "bob",
+    "source": {"kind": "folder", "path": "/class/bob", "graded": ""},
+    "sha256": "00" * 32,
+    "grader_version": "1.0+0123456789ab",
+    "graded_at": "2026-12-03T10:00:00+00:00",
+    "problem": "boom",
+    "grader_error": True,
+    "traceback": "Traceback ...\nOSError: boom",
+}
 
 
 @pytest.mark.parametrize("written", [GRADED_LATE, FAILED], ids=["graded-late", "grader-error"])
@@ -56,7 +78,19 @@ def test_the_builders_give_typed_reports_with_the_keys_written_before(tmp_path):
     unreadable = unreadable_report(course, entry, Contents(problem="an empty folder"))
     failed = failed_report(course, entry, Contents(), "Traceback\nOSError: disk full")
     assert isinstance(unreadable, EntryReport) and isinstance(failed, EntryReport)
-    assert list(unreadable.to_dict()) == ["score", "max_score", "questions", "student", "source", "sha256", "grader_version",
-                                          "graded_at", "problem"]
-    assert list(failed.to_dict())[-3:] == ["problem", "grader_error", "traceback"] and "OSError: disk full" in failed.problem
+    assert list(unreadable.to_dict()) == [
+        "score",
+        "max_score",
+        "questions",
+        "student",
+        "source",
+        "sha256",
+        "grader_version",
+        "graded_at",
+        "problem",
+    ]
+    assert (
+        list(failed.to_dict())[-3:] == ["problem", "grader_error", "traceback"]
+        and "OSError: disk full" in failed.problem
+    )
     assert all(q["score"] == 0 and q["reason"] == "an empty folder" for q in unreadable.questions)

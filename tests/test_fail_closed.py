@@ -69,12 +69,16 @@ def test_control_full_marks(sandbox):
 @pytest.mark.parametrize(("owner", "name"), PLANTED, ids=[f"{getattr(o, '__name__', o)}.{n}" for o, n in PLANTED])
 def test_a_fault_of_the_grader_gives_no_point(sandbox, monkeypatch, owner, name):
     """Solutions of questions 1 and 3 (3 forbids work: the static reading runs) graded with the planted fault."""
-    if owner in (LinuxChild, PortableChild) and owner is not {"linux": LinuxChild, "portable": PortableChild}[sandbox.backend]:
+    if (
+        owner in (LinuxChild, PortableChild)
+        and owner is not {"linux": LinuxChild, "portable": PortableChild}[sandbox.backend]
+    ):
         pytest.skip(f"the sandbox here is the {sandbox.backend} backend")
     monkeypatch.setattr(owner, name, _raise)
     submission = _grade(sandbox, [1, 3])
     hit = [question for question in submission.report.questions if question.status != "passed"]
-    assert hit, submission.report.to_dict()  # static_uses runs for question 3 only: question 1 keeps the marks it earned
+    # static_uses runs for question 3 only: question 1 keeps the marks it earned
+    assert hit, submission.report.to_dict()
     assert name == "static_uses" or len(hit) == 2
     for question in hit:
         assert question.status == "error" and question.score == 0
@@ -85,7 +89,8 @@ def test_a_fault_of_the_grader_gives_no_point(sandbox, monkeypatch, owner, name)
 
 
 def test_a_students_lying_object_is_not_the_graders_fault(sandbox, tmp_path):
-    """A value that breaks the check's own body (a list where a tensor is read) costs the check, as the student's fault."""
+    """A value that breaks the check's own body (a list where a tensor is read) costs the check, as the student's
+    fault."""
     package = tmp_path / "package"
     shutil.copytree(ROOT / "solutions", package, ignore=shutil.ignore_patterns("__pycache__"))
     source = package / "q01_causal_mask.py"
@@ -97,7 +102,8 @@ def test_a_students_lying_object_is_not_the_graders_fault(sandbox, tmp_path):
 
 
 def test_class_grading_marks_a_grader_fault_for_a_rerun(sandbox, monkeypatch, tmp_path):
-    """grade DIR: the student the grader failed on is reported with grader_error (graded again next run) and 0 points."""
+    """grade DIR: the student the grader failed on is reported with grader_error (graded again next run) and 0
+    points."""
     folder = tmp_path / "class" / "ann"
     shutil.copytree(ROOT / "solutions", folder, ignore=shutil.ignore_patterns("__pycache__"))
     monkeypatch.setattr(proxy.Student, "_ask", _raise)
@@ -106,7 +112,8 @@ def test_class_grading_marks_a_grader_fault_for_a_rerun(sandbox, monkeypatch, tm
 
 
 def test_a_suite_that_does_not_import_gives_no_point(sandbox, monkeypatch, tmp_path):
-    """A hidden suite broken by the kit (a syntax error) grades nothing: every question an error, the grader-failed line."""
+    """A hidden suite broken by the kit (a syntax error) grades nothing: every question an error, the grader-failed
+    line."""
     from autograder.engine import suite_run
 
     suites = tmp_path / "suites"
@@ -119,7 +126,8 @@ def test_a_suite_that_does_not_import_gives_no_point(sandbox, monkeypatch, tmp_p
 
 
 def test_failed_checks_of_one_package_are_no_fault_for_the_next(sandbox):
-    """One run grading the stubs, then the solutions: the stubs' failed checks are theirs, the solutions keep full marks."""
+    """One run grading the stubs, then the solutions: the stubs' failed checks are theirs, the solutions keep full
+    marks."""
     first, second = Submission(ROOT / "exercises"), Submission(ROOT / "solutions")
     run_each(COURSE, sandbox, [1], [first, second])
     assert first.report.questions[0].status == "not attempted" and not first.failed

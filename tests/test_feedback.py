@@ -24,8 +24,16 @@ REASON = "the output differs at [0, 0]; this matches a known mistake: the scores
 
 def _report() -> Report:
     q1 = QuestionResult(1, COURSE.question(1).title, 8, PASSED, [CaseResult("mask", True, "", 1.0)])
-    q2 = QuestionResult(2, COURSE.question(2).title, 8, FAILED, [CaseResult("toy", True, "", 1.0),
-                                                                 CaseResult("scaled_scores divides by sqrt(d)", False, REASON + VALUES, 1.0, values=VALUES)])
+    q2 = QuestionResult(
+        2,
+        COURSE.question(2).title,
+        8,
+        FAILED,
+        [
+            CaseResult("toy", True, "", 1.0),
+            CaseResult("scaled_scores divides by sqrt(d)", False, REASON + VALUES, 1.0, values=VALUES),
+        ],
+    )
     return Report([q1, q2])
 
 
@@ -53,7 +61,8 @@ def test_the_default_shows_what_check_shows_everywhere() -> None:
 
 
 def test_values_false_cuts_the_values_from_every_path() -> None:
-    """values: false leaves the expected values out of nbgrader's cells, Gradescope's tests and report, and the feedback file."""
+    """values: false leaves the expected values out of nbgrader's cells, Gradescope's tests and report, and the
+    feedback file."""
     course = _course(values=False)
     report = _report()
     assert "vs expected" not in summary_text(report.questions[1], course)
@@ -64,7 +73,8 @@ def test_values_false_cuts_the_values_from_every_path() -> None:
 
 
 def test_reasons_and_selftest_false_and_gradescope_visibility() -> None:
-    """reasons: false names the failed check only; selftest: false keeps the answers back; visibility reaches every test."""
+    """reasons: false names the failed check only; selftest: false keeps the answers back; visibility reaches every
+    test."""
     course = _course(reasons=False, selftest=False, visibility="after_due_date")
     report = _report()
     text = summary_text(report.questions[1], course)
@@ -85,10 +95,18 @@ def test_shown_message_keeps_a_message_whose_values_were_cut_short() -> None:
     assert shown_message(REASON + VALUES, VALUES, Feedback(reasons=False)) == ""
 
 
-@pytest.mark.parametrize(("line", "problem"), [("  values: false ", None), ("  values: sometimes ", "must be a bool"),
-                                                ("  value: true ", "is not a feedback setting"), ("  visibility: later ", "after_due_date")])
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        ("  values: false ", None),
+        ("  values: sometimes ", "must be a bool"),
+        ("  value: true ", "is not a feedback setting"),
+        ("  visibility: later ", "after_due_date"),
+    ],
+)
 def test_the_manifest_reads_and_checks_the_setting(tmp_path: Path, line: str, problem: str | None) -> None:
-    """The key is optional (the kit's course.yaml spells out the defaults); a wrong setting or value is refused by name."""
+    """The key is optional (the kit's course.yaml spells out the defaults); a wrong setting or value is refused by
+    name."""
     assert COURSE.feedback == Feedback()
     key = "visibility" if "visibility" in line else "values"  # the line of course.yaml that the edit replaces
     text = (KIT / "course.yaml").read_text()
@@ -102,7 +120,8 @@ def test_the_manifest_reads_and_checks_the_setting(tmp_path: Path, line: str, pr
 
 
 def test_nbgrader_config_names_the_exchange_and_a_timeout_the_sandbox_fits_in(tmp_path: Path) -> None:
-    """The generated config names the course id and an exchange folder; its cell timeout covers what the sandbox may take."""
+    """The generated config names the course id and an exchange folder; its cell timeout covers what the sandbox may
+    take."""
     text = config_text(COURSE, tmp_path / "my course")
     assert "c.CourseDirectory.course_id = 'my-course'" in text
     assert f"c.Exchange.root = {str(tmp_path / 'my course' / 'exchange')!r}" in text

@@ -37,21 +37,37 @@ from autograder.sandbox import STALE_SECONDS, sweep_stale
 
 ROOT = Path(__file__).resolve().parent.parent
 QUESTIONS = (1, 2, 3, 4)
-ENV = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""), "PYTHONWARNINGS": "ignore"}
+ENV = {
+    **os.environ,
+    "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+    "PYTHONWARNINGS": "ignore",
+}
 BUG = ('return scores.masked_fill(~mask, float("-inf"))', 'return scores.masked_fill(mask, float("-inf"))')
 UNREADABLE = {"fay": "cannot be read as a notebook", "hal": "an empty folder"}
 
 
 def git(repo: Path, *args: str) -> str:
     """Stdout of a git command in repo (fails the test on error)."""
-    return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args], cwd=repo,
-                          capture_output=True, text=True, check=True).stdout.strip()
+    return subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
 
 
 @cache
 def command() -> list[str]:
     """`python -m autograder grade` once the CLI has it; until then the module's own entry point, same arguments."""
-    shown = subprocess.run([sys.executable, "-m", "autograder", "grade", "--help"], cwd=ROOT, env=ENV, capture_output=True, text=True, check=False)
+    shown = subprocess.run(
+        [sys.executable, "-m", "autograder", "grade", "--help"],
+        cwd=ROOT,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if "--out" in shown.stdout:
         return [sys.executable, "-m", "autograder", "grade"]
     return [sys.executable, "-m", "autograder.classroom.batch"]
@@ -59,7 +75,9 @@ def command() -> list[str]:
 
 def run_grade(kit: Path, *args: object, timeout: float = 300) -> subprocess.CompletedProcess:
     """Run the grade command from the test kit's folder (its course.yaml is the course)."""
-    return subprocess.run([*command(), *map(str, args)], cwd=kit, env=ENV, capture_output=True, text=True, timeout=timeout, check=False)
+    return subprocess.run(
+        [*command(), *map(str, args)], cwd=kit, env=ENV, capture_output=True, text=True, timeout=timeout, check=False
+    )
 
 
 def rows(out: Path) -> list[list[str]]:
@@ -118,8 +136,11 @@ def klass(kit: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, di
         "ann": ("exercises", solutions),
         "ben": (".", solutions | {"q02_scaled_scores.py": (wrong / "q02_scale_by_d.py").read_text()}),
         "cat": ("exercises", stubs),
-        "gus": ("exercises", {name: text for name, text in solutions.items() if name != "q04_heads.py"}
-                | {"q01_causal_mask.py": (ROOT / "tests" / "hostile" / "segfault.py").read_text()}),
+        "gus": (
+            "exercises",
+            {name: text for name, text in solutions.items() if name != "q04_heads.py"}
+            | {"q01_causal_mask.py": (ROOT / "tests" / "hostile" / "segfault.py").read_text()},
+        ),
         "ivy": ("ivy-attention-main/exercises", solutions | {"q02_scaled_scores.py": stubs["q02_scaled_scores.py"]}),
     }
     packages = {}
@@ -151,7 +172,9 @@ def klass(kit: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, di
 
 
 @pytest.fixture(scope="module")
-def graded(kit: Path, klass: tuple[Path, dict[str, Path]], tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess]:
+def graded(
+    kit: Path, klass: tuple[Path, dict[str, Path]], tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, subprocess.CompletedProcess]:
     """One uninterrupted run over the class, two workers: (OUT, the finished process)."""
     out = tmp_path_factory.mktemp("graded") / "out"
     done = run_grade(kit, klass[0], "--out", out, "--jobs", 2)
@@ -179,22 +202,33 @@ def test_every_row_of_grades_csv_equals_check(kit, klass, graded):
             assert all(q["score"] == 0 for q in written[student]["questions"])
             continue
         report = expected[student]
-        assert row == [student, *(str(number(q.score)) for q in report.questions), str(number(report.score)), "graded", "", ""], student
+        assert row == [
+            student,
+            *(str(number(q.score)) for q in report.questions),
+            str(number(report.score)),
+            "graded",
+            "",
+            "",
+        ], student
         assert written[student]["questions"] == report.to_dict()["questions"], student
         assert written[student]["score"] == report.to_dict()["score"]
     by_student = {row[0]: row for row in table[1:]}
     assert by_student["ann"][1:6] == ["8", "8", "12", "8", "36"]
     assert by_student["ben"][2] != "8" and by_student["cat"][5] == "0"  # partly wrong; stubs
-    assert by_student["dan"][3] == "0" and by_student["dan"][4] == "8"  # the commit's question 3 and 4, not the working tree's
+    # the commit's question 3 and 4, not the working tree's
+    assert by_student["dan"][3] == "0" and by_student["dan"][4] == "8"
     assert by_student["eve"][1] != "8" and by_student["eve"][2] == "8"
     gus = {q["number"]: q for q in written["gus"]["questions"]}
     assert gus[1]["status"] == "crashed" and gus[4]["status"] == "error" and "missing" in gus[4]["reason"]
     assert written["dan"]["commit"] == git(folder / "dan", "rev-parse", "HEAD")
     assert written["dan"]["source"]["kind"] == "repository" and written["eve"]["source"]["kind"] == "notebook"
     assert written["ivy"]["source"]["graded"] == "ivy-attention-main/exercises/"
-    assert all(written[s]["grader_version"] == written["ann"]["grader_version"] and written[s]["graded_at"] for s in written)
+    assert all(
+        written[s]["grader_version"] == written["ann"]["grader_version"] and written[s]["graded_at"] for s in written
+    )
     assert "fay: scored 0" in done.stdout and "2 could not be graded" in done.stdout
-    assert len({event["worker"] for event in events(out) if event["worker"]}) <= 2  # two workers, each for the whole run
+    # two workers, each for the whole run
+    assert len({event["worker"] for event in events(out) if event["worker"]}) <= 2
 
 
 def test_a_rerun_grades_only_what_is_missing_or_changed(kit, klass, graded, tmp_path):
@@ -205,7 +239,8 @@ def test_a_rerun_grades_only_what_is_missing_or_changed(kit, klass, graded, tmp_
     again = run_grade(kit, folder, "--out", out)
     assert again.returncode == 1 and "0 graded now, 9 unchanged" in again.stdout, again.stdout + again.stderr
     assert len(events(out)) == before and rows(out) == rows(graded[0])
-    shutil.copy(ROOT / "solutions" / "q02_scaled_scores.py", folder / "ben" / "q02_scaled_scores.py")  # ben fixes question 2
+    # ben fixes question 2
+    shutil.copy(ROOT / "solutions" / "q02_scaled_scores.py", folder / "ben" / "q02_scaled_scores.py")
     (folder / "zed").mkdir()
     shutil.copytree(ROOT / "solutions", folder / "zed" / "exercises")  # a late student
     again = run_grade(kit, folder, "--out", out, "--quiet")
@@ -224,8 +259,13 @@ def test_a_rerun_grades_only_what_is_missing_or_changed(kit, klass, graded, tmp_
 
 def test_a_killed_run_resumes_without_grading_anyone_twice(kit, klass, graded, tmp_path):
     out = tmp_path / "out"
-    process = subprocess.Popen([*command(), str(klass[0]), "--out", str(out), "--jobs", "1"], cwd=kit, env=ENV,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        [*command(), str(klass[0]), "--out", str(out), "--jobs", "1"],
+        cwd=kit,
+        env=ENV,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     deadline = time.monotonic() + 120
     while len(reports(out) if out.exists() else {}) < 4 and process.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)
@@ -233,7 +273,8 @@ def test_a_killed_run_resumes_without_grading_anyone_twice(kit, klass, graded, t
     process.send_signal(signal.SIGKILL)
     process.wait()
     process.stderr.close()
-    left = list(Path(tempfile.gettempdir()).glob(f"autograder-class-{process.pid}-*"))  # the killed run's scratch folder
+    # the killed run's scratch folder
+    left = list(Path(tempfile.gettempdir()).glob(f"autograder-class-{process.pid}-*"))
     assert left, "the killed run left no scratch folder behind"
     for folder in left:  # as if the run had been killed long ago: the next run sweeps it
         os.utime(folder, (time.time() - 2 * STALE_SECONDS,) * 2)
@@ -252,7 +293,7 @@ def test_a_killed_run_resumes_without_grading_anyone_twice(kit, klass, graded, t
     assert rows(out) == rows(graded[0])
     after = reports(out)
     assert {student: after[student]["graded_at"] for student in before} == before  # written once, never again
-    regraded = [event["student"] for event in events(out)[len(killed):]]
+    regraded = [event["student"] for event in events(out)[len(killed) :]]
     assert not set(regraded) & set(before)
     counts = Counter(event["student"] for event in events(out))
     assert max(counts.values()) == 1 and sorted(after) == [row[0] for row in rows(out)[1:]]
@@ -262,8 +303,14 @@ def test_only_folders_of_dead_graders_untouched_for_long_are_swept(tmp_path):
     finished = subprocess.Popen(["true"])
     finished.wait()
     dead, old = finished.pid, time.time() - 2 * STALE_SECONDS
-    names = {f"autograder-{dead}-a": True, f"autograder-class-{dead}-b": True, f"autograder-{dead}-fresh": False,
-             f"autograder-{os.getpid()}-alive": False, "autograder-from-an-older-kit": False, f"elsewhere-{dead}-c": False}
+    names = {
+        f"autograder-{dead}-a": True,
+        f"autograder-class-{dead}-b": True,
+        f"autograder-{dead}-fresh": False,
+        f"autograder-{os.getpid()}-alive": False,
+        "autograder-from-an-older-kit": False,
+        f"elsewhere-{dead}-c": False,
+    }
     for name in names:
         (tmp_path / name / "job1").mkdir(parents=True)
         if not name.endswith("fresh"):
@@ -278,16 +325,22 @@ def test_only_folders_of_dead_graders_untouched_for_long_are_swept(tmp_path):
 # -- the class folder, without grading ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("files, found", [
-    (["exercises/__init__.py", "exercises/q01_causal_mask.py", "q01_causal_mask.py"], ("exercises", None, "")),
-    (["q01_causal_mask.py", "helpers.py", "notes/a.py"], (".", None, "")),
-    (["attention-main/exercises/q01_causal_mask.py", "attention-main/README.py"], ("attention-main/exercises", None, "")),
-    (["wrap/inner/q02_scaled_scores.py"], ("wrap/inner", None, "")),
-    (["work/attention.ipynb"], (None, "work/attention.ipynb", "")),
-    (["a.ipynb", "attention.ipynb"], (None, "attention.ipynb", "")),
-    (["one/q01_causal_mask.py", "two/q01_causal_mask.py"], (None, None, "no exercise modules")),
-    ([], (None, None, "no .py file")),
-])
+@pytest.mark.parametrize(
+    "files, found",
+    [
+        (["exercises/__init__.py", "exercises/q01_causal_mask.py", "q01_causal_mask.py"], ("exercises", None, "")),
+        (["q01_causal_mask.py", "helpers.py", "notes/a.py"], (".", None, "")),
+        (
+            ["attention-main/exercises/q01_causal_mask.py", "attention-main/README.py"],
+            ("attention-main/exercises", None, ""),
+        ),
+        (["wrap/inner/q02_scaled_scores.py"], ("wrap/inner", None, "")),
+        (["work/attention.ipynb"], (None, "work/attention.ipynb", "")),
+        (["a.ipynb", "attention.ipynb"], (None, "attention.ipynb", "")),
+        (["one/q01_causal_mask.py", "two/q01_causal_mask.py"], (None, None, "no exercise modules")),
+        ([], (None, None, "no .py file")),
+    ],
+)
 def test_where_the_modules_are_found(files, found):
     package, notebook, problem = locate(files)
     assert (package, notebook) == found[:2] and problem.startswith(found[2])
@@ -307,8 +360,16 @@ def test_entries_fingerprints_and_unreadable_repositories(tmp_path):
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "one")
     entries = discover(tmp_path)
-    assert [(e.student, e.kind) for e in entries] == [("ann", "folder"), ("bob", "notebook"), ("cy", "repository"), ("notes", "file")]
-    assert "notes.txt is not a folder, a git repository, a notebook (.ipynb) or a zip: not graded" in read_entry(entries[3]).problem
+    assert [(e.student, e.kind) for e in entries] == [
+        ("ann", "folder"),
+        ("bob", "notebook"),
+        ("cy", "repository"),
+        ("notes", "file"),
+    ]
+    assert (
+        "notes.txt is not a folder, a git repository, a notebook (.ipynb) or a zip: not graded"
+        in read_entry(entries[3]).problem
+    )
     first = fingerprint(entries[2])
     assert first["commit"] == git(repo, "rev-parse", "HEAD") and first["sha256"] == fingerprint(entries[0])["sha256"]
     (repo / "exercises" / "q01_causal_mask.py").write_text("x = 2\n")  # not committed: not graded, same fingerprint
@@ -323,7 +384,9 @@ def test_usage_errors_and_a_class_with_nothing_gradable(tmp_path, capsys):
     course = load_course(ROOT)
 
     def main(folder: Path, out: Path) -> int:
-        return batch.main(argparse.Namespace(dir=folder, out=out, jobs=1, force=False, scheduler=None, quiet=True), course)
+        return batch.main(
+            argparse.Namespace(dir=folder, out=out, jobs=1, force=False, scheduler=None, quiet=True), course
+        )
 
     assert main(tmp_path / "nowhere", tmp_path / "out") == 2
     (tmp_path / "empty").mkdir()
@@ -345,15 +408,19 @@ def test_usage_errors_and_a_class_with_nothing_gradable(tmp_path, capsys):
 
 
 def test_a_run_whose_own_limits_change_stops_and_grades_that_student_last(tmp_path, capsys, monkeypatch):
-    """The run reads its own limits, priority and CPUs after each student: changed (here by the test, while bob is graded),
-    it stops with a line that names bob, writes no report for him, and the next run grades him last and marks his report."""
+    """The run reads its own limits, priority and CPUs after each student: changed (here by the test, while bob is
+    graded), it stops with a line that names bob, writes no report for him, and the next run grades him last and
+    marks his report."""
     import resource
 
     course = load_course(ROOT)
     course = dataclasses.replace(course, questions=tuple(q for q in course.questions if q.number == 1))
     klass, out = tmp_path / "klass", tmp_path / "out"
     for student in ("ann", "bob", "cat"):
-        package(klass / student / "exercises", {"q01_causal_mask.py": (ROOT / "solutions" / "q01_causal_mask.py").read_text()})
+        package(
+            klass / student / "exercises",
+            {"q01_causal_mask.py": (ROOT / "solutions" / "q01_causal_mask.py").read_text()},
+        )
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     add = batch.Results.add
 
@@ -363,7 +430,9 @@ def test_a_run_whose_own_limits_change_stops_and_grades_that_student_last(tmp_pa
             resource.setrlimit(resource.RLIMIT_NOFILE, (soft - 1, hard))
 
     def main() -> int:
-        return batch.main(argparse.Namespace(dir=klass, out=out, jobs=1, force=False, scheduler=None, quiet=True), course)
+        return batch.main(
+            argparse.Namespace(dir=klass, out=out, jobs=1, force=False, scheduler=None, quiet=True), course
+        )
 
     monkeypatch.setattr(batch.Results, "add", add_then_change)
     try:
@@ -376,22 +445,33 @@ def test_a_run_whose_own_limits_change_stops_and_grades_that_student_last(tmp_pa
     assert main() == 0
     assert [event["student"] for event in events(out)] == ["ann", "cat", "bob"]
     graded = reports(out)
-    assert graded["bob"]["in_a_killed_run"] and "in_a_killed_run" not in graded["cat"] and graded["bob"]["score"] == graded["bob"]["max_score"]
+    assert (
+        graded["bob"]["in_a_killed_run"]
+        and "in_a_killed_run" not in graded["cat"]
+        and graded["bob"]["score"] == graded["bob"]["max_score"]
+    )
     assert not (out / storage.IN_FLIGHT).exists()
 
 
 def test_grading_without_the_kernel_walls_is_refused_unless_allowed(tmp_path, capsys, monkeypatch):
-    """Where seccomp and Landlock cannot be put up (macOS, Windows, a container that refuses them), grade refuses and says
-    why; with --allow-weak-isolation it grades, says so in its first line, in each report and in grades.csv's status."""
+    """Where seccomp and Landlock cannot be put up (macOS, Windows, a container that refuses them), grade refuses and
+    says why; with --allow-weak-isolation it grades, says so in its first line, in each report and in grades.csv's
+    status."""
     course = load_course(ROOT)
     course = dataclasses.replace(course, questions=tuple(q for q in course.questions if q.number == 1))
     klass, out = tmp_path / "klass", tmp_path / "out"
-    package(klass / "ann" / "exercises", {"q01_causal_mask.py": (ROOT / "solutions" / "q01_causal_mask.py").read_text()})
+    package(
+        klass / "ann" / "exercises", {"q01_causal_mask.py": (ROOT / "solutions" / "q01_causal_mask.py").read_text()}
+    )
     monkeypatch.setattr(batch, "missing_walls", lambda: ["seccomp", "Landlock"])
 
     def main(*allow: bool) -> int:
-        return batch.main(argparse.Namespace(dir=klass, out=out, jobs=1, force=False, scheduler=None, quiet=True,
-                                             allow_weak_isolation=bool(allow)), course)
+        return batch.main(
+            argparse.Namespace(
+                dir=klass, out=out, jobs=1, force=False, scheduler=None, quiet=True, allow_weak_isolation=bool(allow)
+            ),
+            course,
+        )
 
     assert main() == 2
     assert "cannot put up seccomp, Landlock" in capsys.readouterr().err and not (out / "grades.csv").exists()
@@ -445,10 +525,17 @@ def test_the_summary_and_the_lms_files_agree_with_the_reports(graded):
     for row in _table(text, "Questions"):
         number_ = int(row[0].split()[0])
         entries = [next(q for q in r["questions"] if q["number"] == number_) for r in graded_ones.values()]
-        counts = [sum(outcome(q) == kind for q in entries) for kind in ("full", "partial", "zero", "not attempted", "error", "flagged")]
+        counts = [
+            sum(outcome(q) == kind for q in entries)
+            for kind in ("full", "partial", "zero", "not attempted", "error", "flagged")
+        ]
         assert [int(cell) for cell in row[5:]] == counts, row
-        assert float(row[2]) == pytest.approx(sorted(q["score"] for q in entries)[len(entries) // 2] if len(entries) % 2 else
-                                              sum(sorted(q["score"] for q in entries)[len(entries) // 2 - 1:][:2]) / 2, abs=0.01)
+        assert float(row[2]) == pytest.approx(
+            sorted(q["score"] for q in entries)[len(entries) // 2]
+            if len(entries) % 2
+            else sum(sorted(q["score"] for q in entries)[len(entries) // 2 - 1 :][:2]) / 2,
+            abs=0.01,
+        )
     made: dict[str, set[str]] = {}
     for student, r in graded_ones.items():
         for q in r["questions"]:
@@ -467,7 +554,9 @@ def test_the_summary_and_the_lms_files_agree_with_the_reports(graded):
     assert canvas[1][0] == "Points Possible" and {row[3]: row[5] for row in canvas[2:]} == totals
     with open(out / "moodle.csv", newline="") as handle:
         assert dict(list(csv.reader(handle))[1:]) == totals
-    assert {row[0]: row[6] for row in rows(out)[1:]} == {s: "unreadable" if s in UNREADABLE else "graded" for s in written}
+    assert {row[0]: row[6] for row in rows(out)[1:]} == {
+        s: "unreadable" if s in UNREADABLE else "graded" for s in written
+    }
 
 
 def test_student_regrades_only_those_named(kit, klass, graded, tmp_path):
@@ -475,8 +564,10 @@ def test_student_regrades_only_those_named(kit, klass, graded, tmp_path):
     shutil.copytree(klass[0], folder, symlinks=True)
     shutil.copytree(graded[0], out)
     before = len(events(out))
-    shutil.copy(ROOT / "solutions" / "q02_scaled_scores.py", folder / "ben" / "q02_scaled_scores.py")  # ben fixes question 2
-    shutil.copytree(ROOT / "solutions", folder / "cat" / "exercises", dirs_exist_ok=True)  # and cat everything: not named
+    # ben fixes question 2
+    shutil.copy(ROOT / "solutions" / "q02_scaled_scores.py", folder / "ben" / "q02_scaled_scores.py")
+    # and cat everything: not named
+    shutil.copytree(ROOT / "solutions", folder / "cat" / "exercises", dirs_exist_ok=True)
     again = run_grade(kit, folder, "--out", out, "--student", "ben", "--student", "hal", "--quiet")
     assert again.returncode == 1, again.stdout + again.stderr
     assert sorted(event["student"] for event in events(out)[before:]) == ["ben", "hal"]
@@ -488,15 +579,21 @@ def test_student_regrades_only_those_named(kit, klass, graded, tmp_path):
 
 
 def test_deadline_grades_the_last_commit_before_it(kit, tmp_path):
-    solutions = {p.name: p.read_text() for p in sorted((ROOT / "solutions").glob("q*.py")) if p.name[:3] in ("q01", "q02")}
+    solutions = {
+        p.name: p.read_text() for p in sorted((ROOT / "solutions").glob("q*.py")) if p.name[:3] in ("q01", "q02")
+    }
     folder, out = tmp_path / "class", tmp_path / "out"
 
     def commit(repo: Path, files: dict[str, str], when: str) -> None:
         for name, text in files.items():
             (repo / "exercises" / name).write_text(text)
         git(repo, "add", "-A")
-        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-qm", when], cwd=repo, check=True,
-                       env={**os.environ, "GIT_COMMITTER_DATE": when, "GIT_AUTHOR_DATE": when})
+        subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-qm", when],
+            cwd=repo,
+            check=True,
+            env={**os.environ, "GIT_COMMITTER_DATE": when, "GIT_AUTHOR_DATE": when},
+        )
 
     stub = (ROOT / "exercises" / "q01_causal_mask.py").read_text()
     for student in ("kim", "lou"):

@@ -30,7 +30,11 @@ from autograder.classroom.intake import discover, read_entry
 from autograder.course.manifest import ManifestError, load_course
 
 ROOT = Path(__file__).resolve().parent.parent
-ENV = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""), "PYTHONWARNINGS": "ignore"}
+ENV = {
+    **os.environ,
+    "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+    "PYTHONWARNINGS": "ignore",
+}
 SOLUTIONS = {p.name: p.read_text() for p in sorted((ROOT / "solutions").glob("q0[12]_*.py"))}
 WRONG_Q2 = (ROOT / "tests" / "corpus" / "wrong" / "q02_scale_by_d.py").read_text()
 STUB_Q1 = (ROOT / "exercises" / "q01_causal_mask.py").read_text()
@@ -84,8 +88,11 @@ def graded(kit: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, s
     folder = tmp_path_factory.mktemp("class")
     bob = SOLUTIONS | {"q02_scaled_scores.py": WRONG_Q2}
     modules(folder / "ann", SOLUTIONS)
-    zipped(folder / "bob.zip", {f"bob-attention-main/exercises/{name}": text for name, text in bob.items()}
-           | {"__MACOSX/bob-attention-main/exercises/._q01_causal_mask.py": "\x00\x05"})  # what macOS's Compress adds
+    zipped(
+        folder / "bob.zip",
+        {f"bob-attention-main/exercises/{name}": text for name, text in bob.items()}
+        | {"__MACOSX/bob-attention-main/exercises/._q01_causal_mask.py": "\x00\x05"},
+    )  # what macOS's Compress adds
     modules(folder / "eve", bob)
     modules(folder / "fay", {"q01_causal_mask.py": STUB_Q1, "q02_scaled_scores.py": disguised(WRONG_Q2)})
     (folder / "cy.zip").write_bytes(b"PK\x03\x04 cut short by the upload")
@@ -96,8 +103,27 @@ def graded(kit: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, s
 
 def grade(kit: Path, folder: Path, out: Path, *options: str) -> subprocess.CompletedProcess:
     """`python -m autograder grade folder --out out --jobs 2 --quiet options...`, run from the kit's folder."""
-    return subprocess.run([sys.executable, "-m", "autograder", "grade", str(folder), "--out", str(out), "--jobs", "2", "--quiet", *options],
-                          cwd=kit, env=ENV, capture_output=True, text=True, timeout=600, check=False)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "autograder",
+            "grade",
+            str(folder),
+            "--out",
+            str(out),
+            "--jobs",
+            "2",
+            "--quiet",
+            *options,
+        ],
+        cwd=kit,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
 
 
 def test_every_entry_of_the_class_folder_gets_a_row(graded):
@@ -117,10 +143,14 @@ def test_every_entry_of_the_class_folder_gets_a_row(graded):
     assert grades["bob"][1] == grades["ann"][1] == "8" and 0 < float(grades["bob"][2]) < float(grades["ann"][2])
     assert grades["cy"][-3:] == ["unreadable", "", ""] and grades["dee.tar"][-3:] == ["unreadable", "", ""]
     assert "cy.zip cannot be read as a zip" in json.loads((out / "cy.json").read_text())["problem"]
-    assert "dee.tar.gz is not a folder, a git repository, a notebook (.ipynb) or a zip" in json.loads((out / "dee.tar.json").read_text())["problem"]
+    assert (
+        "dee.tar.gz is not a folder, a git repository, a notebook (.ipynb) or a zip"
+        in json.loads((out / "dee.tar.json").read_text())["problem"]
+    )
     assert "dee.tar: scored 0" in done.stdout and "2 could not be graded" in done.stdout
     feedback = (out / "cy.feedback.md").read_text()
-    assert "cy.zip cannot be read as a zip" in feedback and "## " not in feedback  # its one reason, no empty question headings
+    # its one reason, no empty question headings
+    assert "cy.zip cannot be read as a zip" in feedback and "## " not in feedback
 
 
 def test_a_zip_is_read_as_the_folder_it_unpacks_to(tmp_path):
@@ -132,14 +162,20 @@ def test_a_zip_is_read_as_the_folder_it_unpacks_to(tmp_path):
         archive.writestr(link, "/etc/passwd")
         archive.writestr("exercises/q02_scaled_scores.py", "x = 2\n")
         archive.writestr("../../q01_causal_mask.py", "x = 3\n")
-    (tmp_path / "moodle" / "Carol Smith_123_assignsubmission_file_").mkdir(parents=True)  # Moodle's folder around the upload
-    zipped(tmp_path / "moodle" / "Carol Smith_123_assignsubmission_file_" / "attention.ZIP", {"exercises/q01_causal_mask.py": "x = 1\n"})
+    # Moodle's folder around the upload
+    (tmp_path / "moodle" / "Carol Smith_123_assignsubmission_file_").mkdir(parents=True)
+    zipped(
+        tmp_path / "moodle" / "Carol Smith_123_assignsubmission_file_" / "attention.ZIP",
+        {"exercises/q01_causal_mask.py": "x = 1\n"},
+    )
     found = {entry.student: read_entry(entry) for entry in discover(tmp_path) + discover(tmp_path / "moodle")}
     assert found["Carol Smith_123_assignsubmission_file_"].modules == {"q01_causal_mask.py": b"x = 1\n"}
     assert found["Carol Smith_123_assignsubmission_file_"].where == "attention.ZIP/exercises/"
     assert found["nb"].notebook == b"{}" and found["nb"].where == "work/attention.ipynb"
     assert found["link"].modules == {"q02_scaled_scores.py": b"x = 2\n"}
-    assert found["link"].left_out == {"q01_causal_mask.py": "exercises/q01_causal_mask.py is a symbolic link: not graded"}
+    assert found["link"].left_out == {
+        "q01_causal_mask.py": "exercises/q01_causal_mask.py is a symbolic link: not graded"
+    }
     assert not (tmp_path.parent / "q01_causal_mask.py").exists()
 
 
@@ -169,7 +205,10 @@ def test_a_french_run_writes_the_gradebook_files_of_the_english_one(kit, graded,
     shutil.copytree(out, french)
     done = grade(kit, Path(json.loads((out / "ann.json").read_text())["source"]["path"]).parent, french, "--lang", "fr")
     assert done.returncode == batch.SOME_UNREADABLE, done.stdout + done.stderr
-    assert "Bilan de la classe" in (french / "summary.md").read_text() and "Class summary" in (out / "summary.md").read_text()
+    assert (
+        "Bilan de la classe" in (french / "summary.md").read_text()
+        and "Class summary" in (out / "summary.md").read_text()
+    )
     for name in ("canvas.csv", "moodle.csv"):
         assert (french / name).read_bytes() == (out / name).read_bytes(), name
 
@@ -178,7 +217,8 @@ def test_a_french_language_names_the_gradebook_columns_as_the_english_one(kit, t
     """The column an import matches is the course's lms_name (the English title by default), whatever the language."""
     english, french = (_lms_files(kit, language, tmp_path / language) for language in ("en", "fr"))
     assert french["title"] != english["title"]  # the French title is translated: the summary speaks French ...
-    assert french["canvas.csv"] == english["canvas.csv"] and french["moodle.csv"] == english["moodle.csv"]  # ... the gradebook does not
+    # ... the gradebook does not
+    assert french["canvas.csv"] == english["canvas.csv"] and french["moodle.csv"] == english["moodle.csv"]
     assert english["canvas.csv"][0][5] == english["moodle.csv"][0][1] == english["title"] == load_course(ROOT).title
 
 
@@ -196,19 +236,26 @@ def test_lms_name_in_course_yaml_names_the_column(tmp_path):
 
 def _main(kit: Path, folder: Path, out: Path, **extra: object) -> int:
     """`grade folder --out out` in this process, with the kit's course."""
-    return batch.main(argparse.Namespace(dir=folder, out=out, jobs=1, force=False, scheduler=None, quiet=True, **extra), load_course(kit))
+    return batch.main(
+        argparse.Namespace(dir=folder, out=out, jobs=1, force=False, scheduler=None, quiet=True, **extra),
+        load_course(kit),
+    )
 
 
 def test_a_gradebook_format_is_one_function_and_one_registry_line(kit, tmp_path, monkeypatch, capsys):
     """A toy format registered in exports.EXPORTS is written by `grade` beside the others, from the typed reports, and
     listed by `grade --help`; the docs name every registered file."""
+
     def toy(course, reports):
-        return "".join(f"{student};{report.status};{report.score}\n" for student, report in sorted(reports.items())).encode()
+        return "".join(
+            f"{student};{report.status};{report.score}\n" for student, report in sorted(reports.items())
+        ).encode()
 
     monkeypatch.setitem(exports.EXPORTS, "toy", exports.Export("toy.txt", "a toy gradebook", toy))
     for student in ("ann", "bob"):
         (tmp_path / "class" / student).mkdir(parents=True)  # unreadable: decided without a worker
-    assert _main(kit, tmp_path / "class", tmp_path / "out") == batch.USAGE_ERROR  # nothing gradable, the files written all the same
+    # nothing gradable, the files written all the same
+    assert _main(kit, tmp_path / "class", tmp_path / "out") == batch.USAGE_ERROR
     assert (tmp_path / "out" / "toy.txt").read_text() == "ann;unreadable;0\nbob;unreadable;0\n"
     capsys.readouterr()
     with pytest.raises(SystemExit):
@@ -219,11 +266,14 @@ def test_a_gradebook_format_is_one_function_and_one_registry_line(kit, tmp_path,
     assert all(f"`OUT/{export.file}`" in guide for export in exports.EXPORTS.values())
 
 
-@pytest.mark.parametrize("names", [
-    (unicodedata.normalize("NFC", "Zoë Ångström"), unicodedata.normalize("NFD", "Zoë Ångström")),
-    ("alice", "Alice"),
-    ("bob", "BOB.zip"),
-])
+@pytest.mark.parametrize(
+    "names",
+    [
+        (unicodedata.normalize("NFC", "Zoë Ångström"), unicodedata.normalize("NFD", "Zoë Ångström")),
+        ("alice", "Alice"),
+        ("bob", "BOB.zip"),
+    ],
+)
 def test_look_alike_names_are_one_student_and_refused(kit, tmp_path, capsys, names):
     """Two entries whose names differ only in case or in Unicode's encoding of an accent are refused, as a folder and a
     notebook of the same name are: the command names them and grades nothing."""
@@ -245,8 +295,10 @@ def test_names_are_written_in_nfc_and_student_matches_any_spelling(kit, tmp_path
     decomposed = unicodedata.normalize("NFD", "Zoë")
     (tmp_path / "class" / decomposed).mkdir(parents=True)
     (tmp_path / "class" / "ann").mkdir()
-    assert [entry.student for entry in discover(tmp_path / "class")] == ["Zoë", "ann"]  # NFC, whatever the file system holds
-    assert _main(kit, tmp_path / "class", tmp_path / "out", student=["zoë"]) == batch.SOME_UNREADABLE  # chosen, and unreadable
+    # NFC, whatever the file system holds
+    assert [entry.student for entry in discover(tmp_path / "class")] == ["Zoë", "ann"]
+    # chosen, and unreadable
+    assert _main(kit, tmp_path / "class", tmp_path / "out", student=["zoë"]) == batch.SOME_UNREADABLE
     assert (tmp_path / "out" / "Zoë.json").exists() and not (tmp_path / "out" / f"{decomposed}.json").exists()
 
 
@@ -268,12 +320,21 @@ def _nothing_partial(out: Path) -> None:
     assert all(report["problem"] for report in written.values())
     if (out / "grades.csv").exists():
         assert {row[0] for row in csv_rows(out / "grades.csv")[1:]} <= set(written)
-    lines = [json.loads(line) for line in (out / "grading.log").read_text().splitlines()] if (out / "grading.log").exists() else []
+    lines = (
+        [json.loads(line) for line in (out / "grading.log").read_text().splitlines()]
+        if (out / "grading.log").exists()
+        else []
+    )
     assert all("event" in line for line in lines)
 
 
-@pytest.mark.parametrize(("code", "said", "todo"), [(errno.ENOSPC, "the disk is full", "df -h"),
-                                                     (errno.EROFS, "the disk is read-only", "Give --out a folder you can write to")])
+@pytest.mark.parametrize(
+    ("code", "said", "todo"),
+    [
+        (errno.ENOSPC, "the disk is full", "df -h"),
+        (errno.EROFS, "the disk is read-only", "Give --out a folder you can write to"),
+    ],
+)
 def test_a_full_disk_is_said_and_leaves_nothing_partial(kit, tmp_path, monkeypatch, capsys, code, said, todo):
     """The disk fills up after a few files of OUT (simulated: a rename raises ENOSPC; or the disk turns read-only): exit
     status 3, the message names the cause, the file and what to do, the temporary file is removed, and grading.log's
@@ -302,24 +363,46 @@ def test_a_full_disk_is_said_and_leaves_nothing_partial(kit, tmp_path, monkeypat
 def _can_mount_tmpfs(where: Path) -> bool:
     where.mkdir(parents=True, exist_ok=True)
     try:
-        done = subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", f"mount -t tmpfs -o size=16k tmpfs '{where}'"],
-                              capture_output=True, timeout=30, check=False)
+        done = subprocess.run(
+            [
+                "unshare",
+                "--user",
+                "--map-root-user",
+                "--mount",
+                "sh",
+                "-c",
+                f"mount -t tmpfs -o size=16k tmpfs '{where}'",
+            ],
+            capture_output=True,
+            timeout=30,
+            check=False,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return False
     return done.returncode == 0
 
 
 def test_a_full_disk_on_a_small_tmpfs(kit, tmp_path):
-    """The same on a real full disk: OUT on a 48 KiB tmpfs mounted for the test (Linux, where user namespaces allow it)."""
+    """The same on a real full disk: OUT on a 48 KiB tmpfs mounted for the test (Linux, where user namespaces allow
+    it)."""
     if not sys.platform.startswith("linux") or not shutil.which("unshare") or not _can_mount_tmpfs(tmp_path / "probe"):
         pytest.skip("no tmpfs can be mounted here (needs Linux user namespaces)")
     folder = _unreadable_class(tmp_path / "class", 40)
     disk, out = tmp_path / "disk", tmp_path / "disk" / "out"
     disk.mkdir()
-    script = (f"mount -t tmpfs -o size=48k tmpfs '{disk}' && {sys.executable} -m autograder grade '{folder}' --out '{out}' --quiet; "
-              f"status=$?; cp -r '{out}' '{tmp_path}/copy' 2>/dev/null; exit $status")
-    done = subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script], cwd=kit, env=ENV,
-                          capture_output=True, text=True, timeout=300, check=False)
+    script = (
+        f"mount -t tmpfs -o size=48k tmpfs '{disk}' && {sys.executable} -m autograder grade '{folder}' --out '{out}' "
+        f"--quiet; status=$?; cp -r '{out}' '{tmp_path}/copy' 2>/dev/null; exit $status"
+    )
+    done = subprocess.run(
+        ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script],
+        cwd=kit,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert done.returncode == batch.RUN_FAILED, done.stdout + done.stderr
     assert "the disk is full" in done.stderr and str(out) in done.stderr and "internal error" not in done.stderr
     _nothing_partial(tmp_path / "copy")
@@ -336,9 +419,13 @@ def test_identical_and_near_identical_answers_are_listed_as_leads(graded):
     found = [tuple(row) for row in csv_rows(out / "similarity.csv")]
     assert found[0] == ("question", "student", "other_student", "kind", "similarity")
     pairs = {(int(q), one, other): (kind, float(score)) for q, one, other, kind, score in found[1:]}
-    assert pairs[(1, "ann", "bob")] == pairs[(1, "ann", "eve")] == pairs[(1, "bob", "eve")] == ("identical", 1.0)  # the same q01
+    # the same q01
+    assert pairs[(1, "ann", "bob")] == pairs[(1, "ann", "eve")] == pairs[(1, "bob", "eve")] == ("identical", 1.0)
     assert pairs[(2, "bob", "eve")] == ("identical", 1.0)
-    assert pairs[(2, "bob", "fay")][0] == pairs[(2, "eve", "fay")][0] == "near-identical" and pairs[(2, "bob", "fay")][1] >= 0.8
+    assert (
+        pairs[(2, "bob", "fay")][0] == pairs[(2, "eve", "fay")][0] == "near-identical"
+        and pairs[(2, "bob", "fay")][1] >= 0.8
+    )
     assert not [key for key in pairs if key[0] == 1 and "fay" in key]  # her question 1 is the stub
     assert not [key for key in pairs if {"cy", "dee.tar"} & set(key)]
     text = (out / "summary.md").read_text()
@@ -353,10 +440,16 @@ def test_a_rename_and_a_reflow_leave_the_marks_and_another_answer_differs():
 
     course = load_course(ROOT)
     stub = similarity._stub_marks(course, 2)
-    wrong, hidden, right = (similarity.marks(text) - stub for text in (WRONG_Q2, disguised(WRONG_Q2), SOLUTIONS["q02_scaled_scores.py"]))
+    wrong, hidden, right = (
+        similarity.marks(text) - stub for text in (WRONG_Q2, disguised(WRONG_Q2), SOLUTIONS["q02_scaled_scores.py"])
+    )
     assert wrong == hidden and len(wrong) >= similarity.MIN_MARKS
-    others = [similarity.marks(path.read_text()) - stub for path in sorted((ROOT / "tests" / "corpus" / "right").glob("q02_*.py"))]
-    assert len(others) >= 2 and all(len(a & b) / len(a | b) < similarity.NEAR for a, b in zip(others, others[1:]))  # written apart
+    others = [
+        similarity.marks(path.read_text()) - stub
+        for path in sorted((ROOT / "tests" / "corpus" / "right").glob("q02_*.py"))
+    ]
+    # written apart
+    assert len(others) >= 2 and all(len(a & b) / len(a | b) < similarity.NEAR for a, b in zip(others, others[1:]))
     assert similarity.marks(STUB_Q1) - similarity._stub_marks(course, 1) == set()  # the stub is nobody's answer
 
 
@@ -365,29 +458,47 @@ def test_a_rename_and_a_reflow_leave_the_marks_and_another_answer_differs():
 
 def _question(number: int, status: str, failed: tuple[str, ...] = ()) -> dict:
     tests = [{"name": f"check {name}", "passed": name not in failed, "message": ""} for name in ("a", "b")]
-    return {"number": number, "title": f"Q{number}", "score": 0 if failed else 4, "max_score": 4, "status": status, "tests": tests}
+    return {
+        "number": number,
+        "title": f"Q{number}",
+        "score": 0 if failed else 4,
+        "max_score": 4,
+        "status": status,
+        "tests": tests,
+    }
 
 
 def test_a_failure_is_counted_where_it_starts_and_its_echoes_listed_once():
-    """Question 3 runs question 2's code (requires), question 5 runs 3's: for the students whose question 2 failed, their
-    failed checks of 3 and 5 are echoes, counted under question 2; a student whose 2 passed keeps 3's failure in 3."""
+    """Question 3 runs question 2's code (requires), question 5 runs 3's: for the students whose question 2 failed,
+    their failed checks of 3 and 5 are echoes, counted under question 2; a student whose 2 passed keeps 3's
+    failure in 3."""
     from autograder.classroom import summary
 
     def student(two: str, three: str, five: str) -> dict:
-        questions = [_question(2, two, ("a",) if two == "failed" else ()), _question(3, three, ("a", "b") if three == "failed" else ()),
-                     _question(5, five, ("b",) if five == "failed" else ())]
+        questions = [
+            _question(2, two, ("a",) if two == "failed" else ()),
+            _question(3, three, ("a", "b") if three == "failed" else ()),
+            _question(5, five, ("b",) if five == "failed" else ()),
+        ]
         return {"score": 0, "max_score": 12, "questions": questions}
 
     reports = {f"echo{index}": student("failed", "failed", "failed") for index in range(4)}
     reports |= {"own": student("passed", "failed", "passed"), "stub": student("not attempted", "failed", "passed")}
     found = summary.summarise(reports, {2: (), 3: (1, 2), 5: (3, 4)})
-    assert found.failed == [(2, "check a", sorted(f"echo{i}" for i in range(4))), (3, "check a", ["own"]), (3, "check b", ["own"])]
+    assert found.failed == [
+        (2, "check a", sorted(f"echo{i}" for i in range(4))),
+        (3, "check a", ["own"]),
+        (3, "check b", ["own"]),
+    ]
     echoes = [f"echo{i}" for i in range(4)]
-    assert found.downstream == {(2, 3): [*echoes, "stub"], (2, 5): echoes}  # a stub of question 2 is where 3 goes wrong too
+    # a stub of question 2 is where 3 goes wrong too
+    assert found.downstream == {(2, 3): [*echoes, "stub"], (2, 5): echoes}
     before = summary.summarise(reports)  # without the course's requires: every failure counted where it shows
     assert [(number, name) for number, name, _who in before.failed][:2] == [(3, "check a"), (3, "check b")]
     text = summary.markdown(found, {}, "Attention")
-    assert "## Failures that start in an earlier question" in text and "| 2 | 5 | 4 | echo0, echo1, echo2, echo3 |" in text
+    assert (
+        "## Failures that start in an earlier question" in text and "| 2 | 5 | 4 | echo0, echo1, echo2, echo3 |" in text
+    )
 
 
 # -- privacy and the smaller items of the summary ----------------------------------------------------------------
@@ -399,16 +510,31 @@ def test_the_public_summary_names_no_student_and_the_private_one_names_the_late(
     from autograder.classroom import summary
 
     def report(number_failed: int, **extra: object) -> dict:
-        questions = [_question(2, "failed" if number_failed else "passed", ("a",) if number_failed else ()), _question(3, "passed")]
+        questions = [
+            _question(2, "failed" if number_failed else "passed", ("a",) if number_failed else ()),
+            _question(3, "passed"),
+        ]
         return {"score": 4, "max_score": 8, "questions": questions} | extra
 
     names = [f"Zoë-Ångström-{index:02d}" for index in range(6)]
-    reports = {names[0]: report(1), names[1]: report(1), names[2]: report(0, late_hours=26.5, committed_at="2026-12-02T20:30:00+00:00"),
-               names[3]: report(0, problem="an empty folder"), names[4]: report(0, problem="boom", grader_error=True), names[5]: report(0)}
+    reports = {
+        names[0]: report(1),
+        names[1]: report(1),
+        names[2]: report(0, late_hours=26.5, committed_at="2026-12-02T20:30:00+00:00"),
+        names[3]: report(0, problem="an empty folder"),
+        names[4]: report(0, problem="boom", grader_error=True),
+        names[5]: report(0),
+    }
     for student in names[:2]:
         reports[student]["questions"][0]["tests"][0]["mistake"] = "q02.scale_by_d"
     written = {}
-    summary.write(tmp_path, reports, "Attention", [2, 3], lambda path, data: written.__setitem__(path.name, data.decode("utf-8", "replace")))
+    summary.write(
+        tmp_path,
+        reports,
+        "Attention",
+        [2, 3],
+        lambda path, data: written.__setitem__(path.name, data.decode("utf-8", "replace")),
+    )
     public, private = written["summary-public.html"], written["summary.md"]
     assert "q02.scale_by_d" in public and "Checks failed most often" in public and "6 student(s), 4 graded" in public
     assert not [name for name in names if name in public] and "Zoë" not in public
@@ -421,7 +547,9 @@ def test_the_french_summary_translates_the_status_of_an_entry_not_graded():
     from autograder.classroom import summary
     from autograder.i18n import set_language
 
-    reports = {"ann": {"score": 0, "max_score": 4, "questions": [_question(2, "failed", ("a",))], "problem": "an empty folder"}}
+    reports = {
+        "ann": {"score": 0, "max_score": 4, "questions": [_question(2, "failed", ("a",))], "problem": "an empty folder"}
+    }
     set_language("fr")
     try:
         text = summary.markdown(summary.summarise(reports), {}, "Attention")
@@ -442,7 +570,9 @@ def test_the_terminal_table_lines_up_wide_and_combining_characters(kit):
 
 def test_jobs_zero_is_a_usage_error(kit, tmp_path, capsys):
     (tmp_path / "class" / "ann").mkdir(parents=True)
-    arguments = argparse.Namespace(dir=tmp_path / "class", out=tmp_path / "out", jobs=0, force=False, scheduler=None, quiet=True)
+    arguments = argparse.Namespace(
+        dir=tmp_path / "class", out=tmp_path / "out", jobs=0, force=False, scheduler=None, quiet=True
+    )
     assert batch.main(arguments, load_course(kit)) == batch.USAGE_ERROR
     assert "--jobs 0: give at least 1 worker process" in capsys.readouterr().err and not (tmp_path / "out").exists()
 
@@ -451,16 +581,20 @@ def test_jobs_zero_is_a_usage_error(kit, tmp_path, capsys):
 
 
 def test_every_mistake_id_and_number_the_docs_quote_is_the_codes():
-    """A mistake id quoted in README.md or docs/ exists in the bank of its question (a question the course does not have,
-    such as authoring.md's worked question 99, aside); the figures the instructors' guide gives are the code's (the
-    sandbox's limits: tests/test_limits_docs.py)."""
+    """A mistake id quoted in README.md or docs/ exists in the bank of its question (a question the course does not
+    have, such as authoring.md's worked question 99, aside); the figures the instructors' guide gives are the
+    code's (the sandbox's limits: tests/test_limits_docs.py)."""
     from autograder.classroom import intake, summary
 
     course = load_course(ROOT)
     known = summary.mistake_labels(course.numbers)
     for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
         quoted = set(re.findall(r"\bq(\d\d)\.([a-z][a-z0-9_]*)\b", path.read_text(encoding="utf-8")))
-        missing = sorted(f"q{n}.{name}" for n, name in quoted if int(n) in course.numbers and name != "py" and f"q{n}.{name}" not in known)
+        missing = sorted(
+            f"q{n}.{name}"
+            for n, name in quoted
+            if int(n) in course.numbers and name != "py" and f"q{n}.{name}" not in known
+        )
         assert not missing, f"{path.name} quotes mistake ids that do not exist: {missing}"
     guide = " ".join((ROOT / "docs" / "instructors.md").read_text(encoding="utf-8").split())
 
@@ -469,13 +603,19 @@ def test_every_mistake_id_and_number_the_docs_quote_is_the_codes():
         assert found, pattern
         return tuple(int(group) for group in found.groups())
 
-    assert quoted(r"the same search inside it, down to (\d+) levels") == (intake.SEARCH_DEPTH,)  # the limits: test_limits_docs.py
+    # the limits: test_limits_docs.py
+    assert quoted(r"the same search inside it, down to (\d+) levels") == (intake.SEARCH_DEPTH,)
     assert quoted(r"objects over (\d+) GiB") == (intake.GIT_BYTES >> 30,)
     points = {number: int(top) for number, top in re.findall(r"q(\d+) \(mean [\d.]+ / (\d+),", guide)}
-    assert points and all(course.question(number).points == top for number, top in ((int(n), t) for n, t in points.items()))
+    assert points and all(
+        course.question(number).points == top for number, top in ((int(n), t) for n, t in points.items())
+    )
     assert quoted(r"total: mean [\d.]+ / (\d+), median") == (course.max_score,)
     assert quoted(r"a second one stops with exit status (\d+)") == (batch.USAGE_ERROR,)
-    assert quoted(r"(\d+): every entry was graded\. (\d+): some entries could not be read") == (0, batch.SOME_UNREADABLE)
+    assert quoted(r"(\d+): every entry was graded\. (\d+): some entries could not be read") == (
+        0,
+        batch.SOME_UNREADABLE,
+    )
     assert quoted(r"(\d+): the run itself failed") == (batch.RUN_FAILED,)
     assert quoted(r"(\d+): interrupted by Ctrl-C") == (batch.INTERRUPTED,)
     from autograder.classroom import similarity

@@ -48,35 +48,77 @@ LOOP_LIMIT = 2  # seconds: question 1's limit in the looping submission's copy o
 ECHO = "ECHO-OF-THE-INPUTS-5d2e"  # what question 2's answer prints in the looping submission
 VISIBILITIES = {"hidden", "after_due_date", "after_published", "visible"}
 FORMATS = {"text", "html", "simple_format", "md", "ansi"}
-TOP_KEYS = {"score", "execution_time", "output", "output_format", "test_output_format", "test_name_format", "visibility",
-            "stdout_visibility", "extra_data", "tests", "leaderboard"}
-TEST_KEYS = {"score", "max_score", "status", "name", "name_format", "number", "output", "output_format", "tags",
-             "visibility", "extra_data"}
+TOP_KEYS = {
+    "score",
+    "execution_time",
+    "output",
+    "output_format",
+    "test_output_format",
+    "test_name_format",
+    "visibility",
+    "stdout_visibility",
+    "extra_data",
+    "tests",
+    "leaderboard",
+}
+TEST_KEYS = {
+    "score",
+    "max_score",
+    "status",
+    "name",
+    "name_format",
+    "number",
+    "output",
+    "output_format",
+    "tags",
+    "visibility",
+    "extra_data",
+}
 
 
 # -- building the three /autograder folders ---------------------------------------------------------------
 
 
 def _cell(source: str, grade_id: str | None) -> dict:
-    metadata = {"nbgrader": {"grade_id": grade_id, "solution": True, "grade": False, "locked": False,
-                             "schema_version": 3}} if grade_id else {}
-    return {"cell_type": "code", "execution_count": None, "metadata": metadata, "outputs": [],
-            "source": source.splitlines(keepends=True)}
+    metadata = (
+        {"nbgrader": {"grade_id": grade_id, "solution": True, "grade": False, "locked": False, "schema_version": 3}}
+        if grade_id
+        else {}
+    )
+    return {
+        "cell_type": "code",
+        "execution_count": None,
+        "metadata": metadata,
+        "outputs": [],
+        "source": source.splitlines(keepends=True),
+    }
 
 
 def looping_notebook() -> dict:
     """Question 1 loops forever; question 2 is right but prints its inputs; question 3 is right, its metadata lost."""
     q1, q2, q3 = (COURSE.question(n) for n in (1, 2, 3))
-    echo = (f"\n\n_scaled_scores = scaled_scores\n\n\ndef scaled_scores(q, k):\n    print({ECHO!r}, q.tolist())\n"
-            "    return _scaled_scores(q, k)\n")
+    echo = (
+        f"\n\n_scaled_scores = scaled_scores\n\n\ndef scaled_scores(q, k):\n    print({ECHO!r}, q.tolist())\n"
+        "    return _scaled_scores(q, k)\n"
+    )
     cells = [
         {"cell_type": "markdown", "metadata": {}, "source": ["# Attention, built by hand\n"]},
-        _cell(marker(q1) + "\n" + drop_relative_imports((ROOT / "tests/hostile/loop_forever.py").read_text()), "q01_answer"),
-        _cell(marker(q2) + "\n" + drop_relative_imports((ROOT / "solutions/q02_scaled_scores.py").read_text()) + echo, "q02_answer"),
+        _cell(
+            marker(q1) + "\n" + drop_relative_imports((ROOT / "tests/hostile/loop_forever.py").read_text()),
+            "q01_answer",
+        ),
+        _cell(
+            marker(q2) + "\n" + drop_relative_imports((ROOT / "solutions/q02_scaled_scores.py").read_text()) + echo,
+            "q02_answer",
+        ),
         _cell(marker(q3) + "\n" + drop_relative_imports((ROOT / "solutions/q03_attention.py").read_text()), None),
     ]
-    return {"cells": cells, "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
-            "nbformat": 4, "nbformat_minor": 5}
+    return {
+        "cells": cells,
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
 
 
 def _short_limit(course_yaml: Path) -> None:
@@ -126,14 +168,26 @@ def runs(archive: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, d
 
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     started = time.monotonic()
-    processes = {name: subprocess.Popen([str(root / "run_autograder")], cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                        text=True, env={**env, "AUTOGRADER_ROOT": str(root)})
-                 for name, root in roots.items()}
+    processes = {
+        name: subprocess.Popen(
+            [str(root / "run_autograder")],
+            cwd=root,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env={**env, "AUTOGRADER_ROOT": str(root)},
+        )
+        for name, root in roots.items()
+    }
     results = {}
     for name, process in processes.items():
         stdout, _ = process.communicate(timeout=300)
-        results[name] = {"stdout": stdout, "status": process.returncode, "seconds": time.monotonic() - started,
-                         "text": (roots[name] / "results" / "results.json").read_text(encoding="utf-8")}
+        results[name] = {
+            "stdout": stdout,
+            "status": process.returncode,
+            "seconds": time.monotonic() - started,
+            "text": (roots[name] / "results" / "results.json").read_text(encoding="utf-8"),
+        }
         results[name]["results"] = json.loads(results[name]["text"])
     return results
 
@@ -142,7 +196,8 @@ def runs(archive: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, d
 
 
 def validate(results: dict) -> dict[int, list[dict]]:
-    """Assert that results follows Gradescope's results.json specification and this kit's promises; tests by question."""
+    """Assert that results follows Gradescope's results.json specification and this kit's promises; tests by
+    question."""
     assert set(results) <= TOP_KEYS, set(results) - TOP_KEYS
     assert isinstance(results["score"], (int, float)) and not isinstance(results["score"], bool)
     assert isinstance(results["execution_time"], int) and results["execution_time"] >= 0
@@ -161,13 +216,19 @@ def validate(results: dict) -> dict[int, list[dict]]:
         assert test["visibility"] == "visible"
         assert test["status"] in ("passed", "failed")
         assert (test["status"] == "passed") == (test["score"] == test["max_score"] and test["output"] == "passed"), test
-        assert isinstance(test["number"], str) and isinstance(test["tags"], list) and all(isinstance(t, str) for t in test["tags"])
+        assert (
+            isinstance(test["number"], str)
+            and isinstance(test["tags"], list)
+            and all(isinstance(t, str) for t in test["tags"])
+        )
         by_question.setdefault(int(test["number"].split(".")[0]), []).append(test)
     assert sorted(by_question) == COURSE.numbers
     for number, tests in by_question.items():
         assert round(sum(t["max_score"] for t in tests), 2) == COURSE.question(number).points
     assert round(sum(t["max_score"] for t in results["tests"]), 2) == COURSE.max_score
-    assert round(sum(t["score"] for t in results["tests"]), 2) == results["score"], "the total is not the sum of the tests"
+    assert round(sum(t["score"] for t in results["tests"]), 2) == results["score"], (
+        "the total is not the sum of the tests"
+    )
     return by_question
 
 
@@ -185,12 +246,23 @@ def test_zip_layout(archive: Path) -> None:
         modes = {info.filename: info.external_attr >> 16 for info in opened.infolist()}
     assert {"setup.sh", "run_autograder"} <= set(names)  # at the root, as the specification requires
     assert modes["run_autograder"] & stat.S_IXUSR and modes["setup.sh"] & stat.S_IXUSR
-    for name in ("kit/course.yaml", "kit/pyproject.toml", "kit/README.md", "kit/autograder/__main__.py",
-                 "kit/autograder/classroom/gradescope.py", "kit/autograder/sandbox/linux/worker.py", "kit/reference/__init__.py",
-                 *(f"kit/autograder/suites/test_{q.module}.py" for q in COURSE.questions)):
+    for name in (
+        "kit/course.yaml",
+        "kit/pyproject.toml",
+        "kit/README.md",
+        "kit/autograder/__main__.py",
+        "kit/autograder/classroom/gradescope.py",
+        "kit/autograder/sandbox/linux/worker.py",
+        "kit/reference/__init__.py",
+        *(f"kit/autograder/suites/test_{q.module}.py" for q in COURSE.questions),
+    ):
         assert name in names, name
     assert not [n for n in names if n.split("/")[1:2] in (["solutions"], ["exercises"], ["tests"])]
-    assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc") or ("/." in n and n != "kit/autograder/suites/.course-secret")]
+    assert not [
+        n
+        for n in names
+        if "__pycache__" in n or n.endswith(".pyc") or ("/." in n and n != "kit/autograder/suites/.course-secret")
+    ]
     assert all(n in ("setup.sh", "run_autograder") or n.startswith("kit/") for n in names)
 
 
@@ -204,7 +276,8 @@ def test_setup_installs_the_cpu_torch_then_the_kit() -> None:
 
 
 def test_setup_honours_autograder_root(tmp_path: Path) -> None:
-    """setup.sh installs the kit from $AUTOGRADER_ROOT/source/kit, as run_autograder reads it (a logging python3 stands in)."""
+    """setup.sh installs the kit from $AUTOGRADER_ROOT/source/kit, as run_autograder reads it (a logging python3
+    stands in)."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     log = tmp_path / "python3.log"
@@ -232,7 +305,9 @@ def test_correct_submission_gets_full_marks_and_every_self_test_answer(runs: dic
     assert all(t["status"] == "passed" for t in results["tests"])
     for question in COURSE.questions:  # the answers of every question at full marks, as `check` shows them
         answer = decode_answer(question.selftest[0].answer)
-        assert " ".join(answer.split()[:6]) in " ".join(results["output"].split()).replace("&gt;", ">").replace("&lt;", "<")
+        assert " ".join(answer.split()[:6]) in " ".join(results["output"].split()).replace("&gt;", ">").replace(
+            "&lt;", "<"
+        )
         assert question_score(tests[question.number]) == question.points
     assert results["extra_data"]["graded"] == "the modules at the top level of your submission"
 
@@ -244,7 +319,9 @@ def test_partly_wrong_submission_loses_only_what_is_wrong(runs: dict[str, dict])
     tests = validate(results)
     assert question_score(tests[2]) == 5  # q02_scale_by_d: one check of 3 points fails
     failed = [t for t in tests[2] if t["status"] == "failed"]
-    assert len(failed) == 1 and "sqrt(d)" in failed[0]["name"] and "differ from the expected values" in failed[0]["output"]
+    assert (
+        len(failed) == 1 and "sqrt(d)" in failed[0]["name"] and "differ from the expected values" in failed[0]["output"]
+    )
     assert "smallest failing input" in failed[0]["output"] and "tensor(" not in results["output"] + failed[0]["output"]
     users = {2}  # the questions that run the student's scaled_scores (through `requires`) may lose points too
     for question in COURSE.questions:
@@ -263,7 +340,8 @@ def test_looping_notebook_costs_its_question_only(runs: dict[str, dict]) -> None
     assert run["status"] == 0, run["stdout"]
     results = run["results"]
     tests = validate(results)
-    assert question_score(tests[1]) == 5  # prefix_average's loop costs its own 3 points; causal_mask and mask_scores, right, run on
+    # prefix_average's loop costs its own 3 points; causal_mask and mask_scores, right, run on
+    assert question_score(tests[1]) == 5
     reason = tests[1][0]["output"]
     assert "\n" not in reason and f"stopped after {LOOP_LIMIT} s" in reason
     assert f"stopped after {LOOP_LIMIT} s" in results["output"]
@@ -272,8 +350,13 @@ def test_looping_notebook_costs_its_question_only(runs: dict[str, dict]) -> None
         assert question_score(tests[number]) == 0
         assert all("has no answer cell for question" in t["output"] for t in tests[number])
     assert results["score"] == 25
-    assert results["extra_data"] == {"graded": "the notebook attention.ipynb", "missing": COURSE.numbers[3:], "max_score": COURSE.max_score}
-    assert ECHO not in run["text"]  # what the student's code prints never reaches results.json (it could show the inputs)...
+    assert results["extra_data"] == {
+        "graded": "the notebook attention.ipynb",
+        "missing": COURSE.numbers[3:],
+        "max_score": COURSE.max_score,
+    }
+    # what the student's code prints never reaches results.json (it could show the inputs)...
+    assert ECHO not in run["text"]
     assert ECHO in run["stdout"]  # ...only run_autograder's stdout, which only instructors see
     assert run["seconds"] < 120
 
@@ -290,7 +373,10 @@ def test_runs_are_quick(runs: dict[str, dict]) -> None:
 def test_check_scores_add_up_to_the_points_and_to_the_question_score(points: float, weights: list[float]) -> None:
     assert sum(shares(points, weights)) == points * 100  # question 5: 14 points over 13 weights
     for mask in range(1 << len(weights)):
-        tests = [CaseResult(f"check {i}", bool(mask >> i & 1), "" if mask >> i & 1 else "wrong", w) for i, w in enumerate(weights)]
+        tests = [
+            CaseResult(f"check {i}", bool(mask >> i & 1), "" if mask >> i & 1 else "wrong", w)
+            for i, w in enumerate(weights)
+        ]
         result = QuestionResult(5, "q5", float(points), "failed", tests)
         pairs = check_scores(result)
         assert sum(score for score, _ in pairs) == round(result.score * 100)  # the score `check` gives, to the cent
@@ -313,7 +399,10 @@ def test_prepare_finds_the_modules_where_students_put_them(tmp_path: Path) -> No
     expected = ["__init__.py", "helpers.py", *sorted(p.name for p in nested.glob("q0[1-4]*.py"))]
     assert sorted(p.name for p in (tmp_path / "package").iterdir()) == expected
     assert sorted(found.missing) == COURSE.numbers[4:]
-    assert found.missing[5] == missing_file("q05_multihead.py", "the folder attention-kit-main/exercises/ of your submission")  # as check words it
+    # as check words it
+    assert found.missing[5] == missing_file(
+        "q05_multihead.py", "the folder attention-kit-main/exercises/ of your submission"
+    )
 
 
 def test_prepare_explains_an_empty_or_unreadable_submission(tmp_path: Path) -> None:
@@ -323,11 +412,19 @@ def test_prepare_explains_an_empty_or_unreadable_submission(tmp_path: Path) -> N
     found = prepare(COURSE, submission, tmp_path / "package")
     assert found.description == "nothing" and sorted(found.missing) == COURSE.numbers
     assert "attention.ipynb cannot be read as a notebook" in found.problem and "No exercise module" in found.problem
-    report = Report([QuestionResult(q.number, q.title, q.points, "error", [CaseResult("a check", False, "missing", 1.0)],
-                                    reason="missing") for q in COURSE.questions])
+    report = Report(
+        [
+            QuestionResult(
+                q.number, q.title, q.points, "error", [CaseResult("a check", False, "missing", 1.0)], reason="missing"
+            )
+            for q in COURSE.questions
+        ]
+    )
     results = results_json(COURSE, report, found, 3.2)
     assert results["score"] == 0 and results["execution_time"] == 3
-    assert "No exercise module" in results["output"] and all("q0" in t["output"] or "q10" in t["output"] for t in results["tests"])
+    assert "No exercise module" in results["output"] and all(
+        "q0" in t["output"] or "q10" in t["output"] for t in results["tests"]
+    )
 
 
 def test_results_json_is_html_safe_and_keeps_output_out(tmp_path: Path) -> None:
@@ -344,11 +441,18 @@ def test_results_json_is_html_safe_and_keeps_output_out(tmp_path: Path) -> None:
 
 
 def test_tags_describe_each_check_not_its_question() -> None:
-    """Gradescope groups tests by their tags: a passed check of a failed question is tagged passed, a failed one its mistake."""
-    tests = [CaseResult("right", True, "", 1.0), CaseResult("wrong", False, "divides by d", 1.0, mistake="q02.scale_by_d")]
+    """Gradescope groups tests by their tags: a passed check of a failed question is tagged passed, a failed one its
+    mistake."""
+    tests = [
+        CaseResult("right", True, "", 1.0),
+        CaseResult("wrong", False, "divides by d", 1.0, mistake="q02.scale_by_d"),
+    ]
     question = QuestionResult(2, "Scaled scores", 8.0, "failed", tests)
     results = results_json(COURSE, Report([question]), Found("the modules at the top level of your submission"), 0.1)
-    assert [t["tags"] for t in results["tests"]] == [["question 2", "passed"], ["question 2", "failed", "q02.scale_by_d"]]
+    assert [t["tags"] for t in results["tests"]] == [
+        ["question 2", "passed"],
+        ["question 2", "failed", "q02.scale_by_d"],
+    ]
 
 
 def test_a_zipped_submission_is_unpacked_as_gradescope_unpacks_it(tmp_path: Path) -> None:
@@ -368,9 +472,11 @@ def test_a_zipped_submission_is_unpacked_as_gradescope_unpacks_it(tmp_path: Path
 
 
 def test_without_the_kernel_walls_a_submission_is_not_graded_unless_the_zip_allows_it(
-        archive: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Fail closed, as `grade` does: where seccomp or Landlock cannot be put up, run_autograder grades nothing and says so
-    in results.json's output and in every question's; a zip built with --allow-weak-isolation grades, and says so there too."""
+    archive: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Fail closed, as `grade` does: where seccomp or Landlock cannot be put up, run_autograder grades nothing and
+    says so in results.json's output and in every question's; a zip built with --allow-weak-isolation grades, and
+    says so there too."""
     import autograder.engine.run as engine_run
     import autograder.sandbox as sandbox_module
     from autograder.classroom import gradescope
@@ -390,8 +496,14 @@ def test_without_the_kernel_walls_a_submission_is_not_graded_unless_the_zip_allo
     write_zip(COURSE, allowed, allow_weak_isolation=True)
     with zipfile.ZipFile(allowed) as opened:
         assert f"export {gradescope.ALLOW_WEAK}=1" in opened.read("run_autograder").decode()
-    graded = [Report([QuestionResult(q.number, q.title, q.points, "passed", [CaseResult("check", True, "", q.points)])
-                      for q in COURSE.questions])]
+    graded = [
+        Report(
+            [
+                QuestionResult(q.number, q.title, q.points, "passed", [CaseResult("check", True, "", q.points)])
+                for q in COURSE.questions
+            ]
+        )
+    ]
 
     def grade_many(course, submissions, sandbox=None, hidden=()):
         sandbox.close()

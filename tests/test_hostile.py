@@ -104,11 +104,13 @@ def _libc() -> object | None:
 
 
 def landlock_available() -> bool:
-    """True when this kernel offers Landlock: both backends' children then restrict their files with it (sandbox/walls.py)."""
+    """True when this kernel offers Landlock: both backends' children then restrict their files with it
+    (sandbox/walls.py)."""
     import ctypes
 
     libc = _libc()
-    return libc is not None and libc.syscall(444, None, ctypes.c_size_t(0), ctypes.c_uint32(1)) >= 1  # landlock_create_ruleset: ABI version
+    # landlock_create_ruleset: ABI version
+    return libc is not None and libc.syscall(444, None, ctypes.c_size_t(0), ctypes.c_uint32(1)) >= 1
 
 
 # The two grader killers (a pidfd from fresh copies of posix and _signal) are refused by the Guard before they get one,
@@ -117,8 +119,10 @@ CASES = corpus()
 KERNEL_ENFORCED = {"cheat_torch_file_io"}  # C++ file I/O raises no audit event: only Landlock stops it
 # Known holes, kept as strict expected failures: when one is closed its case XPASSes and must leave this table.
 KNOWN_HOLES = {
-    "engine_spy_disarmed_from_signal_frame": "a Python signal handler is handed the interrupted frame with no audit event",
-    "engine_spy_disarmed_through_mode_stack": "the watch is reachable from PyTorch's mode stacks, whose readers raise no audit event",
+    "engine_spy_disarmed_from_signal_frame": "a Python signal handler is handed the interrupted frame with no audit "
+                                             "event",
+    "engine_spy_disarmed_through_mode_stack": "the watch is reachable from PyTorch's mode stacks, whose readers raise "
+                                              "no audit event",
 }
 # Seconds per case the whole corpus may take, by backend: the portable one imports torch once per question, where the
 # Linux one forks. Measured on two shared cores under a load of 8, for the 95 cases: 202 s (Linux), 515 s (portable).
@@ -133,21 +137,60 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict:
     submissions = [(packages[case.name], sorted((case.question, case.neighbour))) for case in CASES]
     start = time.monotonic()
     reports = grade_many(short_course(), submissions)
-    return {"reports": dict(zip((c.name for c in CASES), reports)), "packages": packages, "seconds": time.monotonic() - start}
+    return {
+        "reports": dict(zip((c.name for c in CASES), reports)),
+        "packages": packages,
+        "seconds": time.monotonic() - start,
+    }
 
 
 def test_corpus_covers_the_issue():
     names = {case.name for case in CASES}
-    needed = {"loop_forever", "loop_catching_interrupts", "sys_exit_at_import", "sys_exit_in_call", "os_exit_at_import", "os_exit_in_call",
-              "segfault", "syntax_error", "import_error", "keyboard_interrupt", "recursion", "memory_hog", "print_flood", "modifies_input",
-              "returns_none", "returns_list", "eq_always_true", "cheat_patch_comparisons", "cheat_patch_builtins", "cheat_import_solutions",
-              "cheat_import_reference_caught", "cheat_import_autograder_in_call", "cheat_early_exit_zero", "cheat_spawn_sleeper",
-              "cheat_write_kit_file", "cheat_read_reference", "cheat_torch_file_io", "cheat_fake_results", "cheat_kill_zygote"}
+    needed = {
+        "loop_forever",
+        "loop_catching_interrupts",
+        "sys_exit_at_import",
+        "sys_exit_in_call",
+        "os_exit_at_import",
+        "os_exit_in_call",
+        "segfault",
+        "syntax_error",
+        "import_error",
+        "keyboard_interrupt",
+        "recursion",
+        "memory_hog",
+        "print_flood",
+        "modifies_input",
+        "returns_none",
+        "returns_list",
+        "eq_always_true",
+        "cheat_patch_comparisons",
+        "cheat_patch_builtins",
+        "cheat_import_solutions",
+        "cheat_import_reference_caught",
+        "cheat_import_autograder_in_call",
+        "cheat_early_exit_zero",
+        "cheat_spawn_sleeper",
+        "cheat_write_kit_file",
+        "cheat_read_reference",
+        "cheat_torch_file_io",
+        "cheat_fake_results",
+        "cheat_kill_zygote",
+    }
     assert needed <= names, needed - names
 
 
-@pytest.mark.parametrize("case", [pytest.param(case, id=case.name, marks=[pytest.mark.xfail(strict=True, reason=KNOWN_HOLES[case.name])]
-                                                 if case.name in KNOWN_HOLES else []) for case in CASES])
+@pytest.mark.parametrize(
+    "case",
+    [
+        pytest.param(
+            case,
+            id=case.name,
+            marks=[pytest.mark.xfail(strict=True, reason=KNOWN_HOLES[case.name])] if case.name in KNOWN_HOLES else [],
+        )
+        for case in CASES
+    ],
+)
 def test_fault_costs_only_its_question(graded: dict, case: Case):
     if case.name in KERNEL_ENFORCED and not landlock_available():
         pytest.xfail("this kernel has no Landlock: C-level file access is not confined")
@@ -155,7 +198,10 @@ def test_fault_costs_only_its_question(graded: dict, case: Case):
     by_number = {q.number: q for q in report.questions}
     faulty, neighbour = by_number[case.question], by_number[case.neighbour]
     assert faulty.status in case.statuses, (case.what, faulty.status, faulty.reason, [t.message for t in faulty.tests])
-    assert neighbour.status == "passed" and neighbour.score == neighbour.max_score, (neighbour.status, [t.message for t in neighbour.tests])
+    assert neighbour.status == "passed" and neighbour.score == neighbour.max_score, (
+        neighbour.status,
+        [t.message for t in neighbour.tests],
+    )
     if case.statuses == ("passed",):  # tampering that the sandbox makes harmless: it neither costs nor earns anything
         assert faulty.score == faulty.max_score, case.what
         return
@@ -164,7 +210,8 @@ def test_fault_costs_only_its_question(graded: dict, case: Case):
     explained = [m for m in messages if m]
     assert explained, f"{case.name}: no reason and no failing check message"
     assert any(case.match in m for m in explained), (case.match, explained)
-    own_text = "Traceback" in (HOSTILE / f"{case.name}.py").read_text(encoding="utf-8")  # the fault writes that word itself
+    # the fault writes that word itself
+    own_text = "Traceback" in (HOSTILE / f"{case.name}.py").read_text(encoding="utf-8")
     for message in explained:
         assert "\n" not in message and "\r" not in message and (own_text or "Traceback" not in message), message
     json.dumps(report.to_dict())  # the --json report holds plain data only
@@ -182,7 +229,9 @@ def test_no_cheat_leaves_a_trace(graded: dict):
     for line in left:  # clean up before failing, so one bad run does not poison the next
         os.kill(int(line.split(":")[0]), signal.SIGKILL)
     assert not left, left
-    written = [p for p in [ROOT / CHEAT_FILE, *(package / CHEAT_FILE for package in graded["packages"].values())] if p.exists()]
+    written = [
+        p for p in [ROOT / CHEAT_FILE, *(package / CHEAT_FILE for package in graded["packages"].values())] if p.exists()
+    ]
     for path in written:
         path.unlink()
     if written and not landlock_available():
@@ -193,7 +242,8 @@ def test_no_cheat_leaves_a_trace(graded: dict):
 
 def test_whole_corpus_fits_its_budget(graded: dict):
     timeouts = sum(case.statuses[0] == "timeout" for case in CASES)
-    per_case = CASE_SECONDS[choose().backend]  # a timeout costs its limit, then a fresh child for the question's other functions
+    # a timeout costs its limit, then a fresh child for the question's other functions
+    per_case = CASE_SECONDS[choose().backend]
     assert graded["seconds"] < per_case * len(CASES) + timeouts * (LIMIT + per_case), graded["seconds"]
 
 
@@ -201,28 +251,40 @@ def test_one_endless_loop_costs_its_time_limit_only(tmp_path: Path):
     case = next(case for case in CASES if case.name == "loop_catching_interrupts")
     package = package_with(tmp_path, case)
     start = time.monotonic()
-    assert [q.status for q in grade(short_course(), package_with(tmp_path / "right", None), [1, 2]).questions] == ["passed", "passed"]
-    overhead = time.monotonic() - start  # the zygote's start, questions 1 and 2 right and the judging, on this machine now
+    assert [q.status for q in grade(short_course(), package_with(tmp_path / "right", None), [1, 2]).questions] == [
+        "passed",
+        "passed",
+    ]
+    # the zygote's start, questions 1 and 2 right and the judging, on this machine now
+    overhead = time.monotonic() - start
     start = time.monotonic()
     report = grade(short_course(), package, [1, 2])
     seconds = time.monotonic() - start
     assert [q.status for q in report.questions] == ["timeout", "passed"]
-    # charged time excludes waiting for a core; a second more for the fresh child the question's other functions go on in
+    # charged time excludes waiting for a core; a second more for the fresh child the question's other functions go on
+    # in
     assert seconds <= WALL_FACTOR * LIMIT + max(3.0, overhead + 2.0), (seconds, overhead)
 
 
-@pytest.mark.parametrize("name, looping", [("loop_forever", "prefix_average gives the running mean"),
-                                           ("loop_in_causal_mask", "causal_mask is a bool lower triangle")])
+@pytest.mark.parametrize(
+    "name, looping",
+    [
+        ("loop_forever", "prefix_average gives the running mean"),
+        ("loop_in_causal_mask", "causal_mask is a bool lower triangle"),
+    ],
+)
 @pytest.mark.usefixtures("shared_sandbox")  # graded in the session's sandbox
 def test_an_endless_loop_costs_only_its_own_checks(tmp_path: Path, name: str, looping: str):
-    """The question's other functions go on in a fresh child after the one that loops ran out of time: their checks pass, the
-    looping one names its place, and the question is still reported as stopped at its limit."""
+    """The question's other functions go on in a fresh child after the one that loops ran out of time: their checks
+    pass, the looping one names its place, and the question is still reported as stopped at its limit."""
     case = next(case for case in CASES if case.name == name)
     result = grade(short_course(), package_with(tmp_path, case), [1]).questions[0]
     outcomes = {test.name: test for test in result.tests}
     assert result.status == "timeout" and f"stopped after {LIMIT:g} s" in result.reason
     assert not outcomes[looping].passed and "It was running" in outcomes[looping].message, outcomes[looping].message
-    assert all(test.passed for test in result.tests if test.name != looping), [(t.name, t.message) for t in result.tests]
+    assert all(test.passed for test in result.tests if test.name != looping), [
+        (t.name, t.message) for t in result.tests
+    ]
 
 
 def test_same_submission_same_scores_while_a_core_is_busy(tmp_path: Path):
@@ -249,19 +311,28 @@ def kit(tmp_path: Path) -> Path:
     first = manifest.index("  - number: 1\n")
     limit_at = manifest.index("time_limit:", first)
     end = manifest.index("\n", limit_at)
-    (tmp_path / "course.yaml").write_text(manifest[:limit_at] + f"time_limit: {LIMIT:g}" + manifest[end:], encoding="utf-8")
+    (tmp_path / "course.yaml").write_text(
+        manifest[:limit_at] + f"time_limit: {LIMIT:g}" + manifest[end:], encoding="utf-8"
+    )
     return tmp_path
 
 
 def test_check_ends_within_the_time_limit_when_q1_loops(kit: Path):
     def check(*numbers: str) -> tuple[subprocess.CompletedProcess, float]:
         start = time.monotonic()
-        done = subprocess.run([sys.executable, "-m", "autograder", "check", *numbers, "--json"], cwd=kit,
-                              capture_output=True, text=True, timeout=120)
+        done = subprocess.run(
+            [sys.executable, "-m", "autograder", "check", *numbers, "--json"],
+            cwd=kit,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         return done, time.monotonic() - start
 
-    baseline, overhead = check("1", "2", "--solutions")  # the cost of starting the grader and grading both, right, on this machine now
-    assert baseline.returncode == 0, baseline.stderr  # (question 1's other functions go on after the loop, in a fresh child)
+    # the cost of starting the grader and grading both, right, on this machine now
+    baseline, overhead = check("1", "2", "--solutions")
+    # (question 1's other functions go on after the loop, in a fresh child)
+    assert baseline.returncode == 0, baseline.stderr
     done, seconds = check("1", "2")
     assert done.returncode == 1, done.stderr
     report = json.loads(done.stdout)
@@ -269,5 +340,6 @@ def test_check_ends_within_the_time_limit_when_q1_loops(kit: Path):
     assert statuses[1][0] == "timeout" and statuses[1][1] < statuses[1][2]
     assert statuses[2][0] == "passed" and statuses[2][1] == statuses[2][2]
     assert "stopped after 3 s" in report["questions"][0]["reason"]
-    # charged time excludes waiting for a core; a second more for the fresh child the question's other functions go on in
+    # charged time excludes waiting for a core; a second more for the fresh child the question's other functions go on
+    # in
     assert seconds <= WALL_FACTOR * LIMIT + max(3.0, overhead + 2.0), (seconds, overhead)

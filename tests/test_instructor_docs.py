@@ -28,8 +28,11 @@ from autograder.nbgrader.package import answer_id, graded_id, marker
 KIT = Path(__file__).resolve().parent.parent
 DOC = KIT / "docs" / "instructors.md"
 QUESTIONS = 4  # the test course: questions 1 to 4 of the kit's
-BLOCK = re.compile(r"^(?:[ ]*<!-- doc-test: (?P<mode>[a-z]+)[^\n]*-->\n)?(?P<indent>[ ]*)```(?P<lang>\w*)\n(?P<body>.*?)^(?P=indent)```",
-                   re.MULTILINE | re.DOTALL)
+BLOCK = re.compile(
+    r"^(?:[ ]*<!-- doc-test: (?P<mode>[a-z]+)[^\n]*-->\n)?(?P<indent>[ "
+    r"]*)```(?P<lang>\w*)\n(?P<body>.*?)^(?P=indent)```",
+    re.MULTILINE | re.DOTALL,
+)
 WRONG = ("k.transpose(-2, -1) / math.sqrt(d)", "k.transpose(-2, -1) / d")  # a known mistake of question 2
 BURNER = "while True:\n    pass\n"
 
@@ -39,7 +42,7 @@ def doc_blocks() -> list[tuple[str, str]]:
     found = []
     for match in BLOCK.finditer(DOC.read_text(encoding="utf-8")):
         if match["lang"] == "sh":
-            body = "\n".join(line[len(match["indent"]):] for line in match["body"].splitlines())
+            body = "\n".join(line[len(match["indent"]) :] for line in match["body"].splitlines())
             found.append((match["mode"] or "run", body))
     return found
 
@@ -83,7 +86,10 @@ def _gradebook(course_dir: Path, students: list[str]) -> dict[str, dict[int, flo
     from nbgrader.api import Gradebook
 
     with Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}") as gb:
-        return {s: {n: gb.find_grade(graded_id(n), "attention", "attention", s).score for n in range(1, QUESTIONS + 1)} for s in students}
+        return {
+            s: {n: gb.find_grade(graded_id(n), "attention", "attention", s).score for n in range(1, QUESTIONS + 1)}
+            for s in students
+        }
 
 
 def _files(folder: Path) -> list[Path]:
@@ -104,7 +110,11 @@ def ran(tmp_path_factory: pytest.TempPathFactory) -> dict:
     assert course.numbers == list(range(1, QUESTIONS + 1))
     students = _students()
     env = {key: value for key, value in os.environ.items() if not key.startswith(("VIRTUAL_ENV", "PYTHON"))}
-    env.update(HOME=str(home), PATH=str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""), PYTHONWARNINGS="ignore")
+    env.update(
+        HOME=str(home),
+        PATH=str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""),
+        PYTHONWARNINGS="ignore",
+    )
 
     checked = {}
     for student, modules in students.items():  # what `check --json` gives each student, from an exercises/ folder
@@ -114,8 +124,15 @@ def ran(tmp_path_factory: pytest.TempPathFactory) -> dict:
         (folder / "exercises" / "__init__.py").write_text('"""Answers."""\n')
         for name, text in modules.items():
             (folder / "exercises" / name).write_text(text)
-        done = subprocess.run([sys.executable, "-m", "autograder", "check", "--json"], cwd=folder, env=env, capture_output=True,
-                              text=True, timeout=600, check=False)
+        done = subprocess.run(
+            [sys.executable, "-m", "autograder", "check", "--json"],
+            cwd=folder,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
         checked[student] = {q["number"]: q["score"] for q in json.loads(done.stdout)["questions"]}
 
     results, gradebooks, helps = [], {}, {}
@@ -127,17 +144,24 @@ def ran(tmp_path_factory: pytest.TempPathFactory) -> dict:
                 if line.startswith("dask "):
                     command = line.split()[:2]
                     if tuple(command) not in helps:
-                        helps[tuple(command)] = subprocess.run([*command, "--help"], env=env, capture_output=True, text=True,
-                                                               timeout=120, check=False).stdout
+                        helps[tuple(command)] = subprocess.run(
+                            [*command, "--help"], env=env, capture_output=True, text=True, timeout=120, check=False
+                        ).stdout
                     results.append((body, line, helps[tuple(command)]))
             continue
         if "grade --nbgrader" in body and not (home / "course" / "submitted").exists():
             _submit(home / "course", course, students)
         if "grade ~/class" in body and not (home / "class").exists():
             _class_folder(home, students)
-        burners = [subprocess.Popen([sys.executable, "-c", BURNER]) for _core in os.sched_getaffinity(0)] if "nbgrader autograde" in body else []
+        burners = (
+            [subprocess.Popen([sys.executable, "-c", BURNER]) for _core in os.sched_getaffinity(0)]
+            if "nbgrader autograde" in body
+            else []
+        )
         try:
-            done = subprocess.run(["bash", "-e", "-c", body], cwd=home, env=env, capture_output=True, text=True, timeout=900, check=False)
+            done = subprocess.run(
+                ["bash", "-e", "-c", body], cwd=home, env=env, capture_output=True, text=True, timeout=900, check=False
+            )
         finally:
             for burner in burners:
                 burner.kill()
@@ -152,7 +176,9 @@ def test_the_page_marks_what_cannot_run() -> None:
     """Every block that starts a server, installs, pushes or needs other accounts is marked; the rest run."""
     for mode, body in doc_blocks():
         if mode == "run":
-            assert not re.search(r"^(dask (scheduler|worker)|jupyter (lab|notebook)|pip install|git push)", body, re.MULTILINE), body
+            assert not re.search(
+                r"^(dask (scheduler|worker)|jupyter (lab|notebook)|pip install|git push)", body, re.MULTILINE
+            ), body
     assert sum(mode == "run" for mode, _body in doc_blocks()) >= 6
 
 
@@ -163,7 +189,8 @@ def test_every_block_runs_as_written(ran: dict) -> None:
 
 
 def test_both_nbgrader_paths_give_checks_scores_under_load(ran: dict) -> None:
-    """grade --nbgrader, then nbgrader autograde --force with every core busy: the gradebook holds check --json's scores."""
+    """grade --nbgrader, then nbgrader autograde --force with every core busy: the gradebook holds check --json's
+    scores."""
     assert ran["gradebooks"], "no block of the page grades with nbgrader"
     assert sum(ran["checked"]["ada"].values()) == ran["course"].max_score
     assert ran["checked"]["ben"][2] < ran["course"].question(2).points
@@ -174,7 +201,8 @@ def test_both_nbgrader_paths_give_checks_scores_under_load(ran: dict) -> None:
 
 
 def test_feedback_carries_the_reasons_and_nothing_of_the_grader(ran: dict) -> None:
-    """nbgrader's feedback and grade DIR's feedback file name the known mistake; nothing handed back holds grader files."""
+    """nbgrader's feedback and grade DIR's feedback file name the known mistake; nothing handed back holds grader
+    files."""
     home = ran["home"]
     html = (home / "course" / "feedback" / "ben" / "attention" / "attention.html").read_text()
     assert "[FAILED] scaled_scores" in html and "known mistake" in html and "sqrt(d)" in html
@@ -182,8 +210,12 @@ def test_feedback_carries_the_reasons_and_nothing_of_the_grader(ran: dict) -> No
     feedback = (home / "grades" / "ben.feedback.md").read_text()
     assert "known mistake" in feedback and str(home) not in feedback and "Traceback" not in feedback
     assert "A1." in (home / "grades" / "ada.feedback.md").read_text()  # self-test answers at full marks (the default)
-    handed_back = [*_files(home / "course" / "autograded"), *_files(home / "course" / "feedback"), *_files(home / "grades"),
-                   *_files(home / "class")]
+    handed_back = [
+        *_files(home / "course" / "autograded"),
+        *_files(home / "course" / "feedback"),
+        *_files(home / "grades"),
+        *_files(home / "class"),
+    ]
     assert handed_back
     assert not [path for path in handed_back if {".hypothesis", "__pycache__"} & set(path.parts)]
     for student, scores in ran["checked"].items():
@@ -192,7 +224,8 @@ def test_feedback_carries_the_reasons_and_nothing_of_the_grader(ran: dict) -> No
 
 
 def test_formgrader_export_and_exchange(ran: dict) -> None:
-    """The formgrader is an enabled server extension; the exchange received the release and the feedback; export wrote grades.csv."""
+    """The formgrader is an enabled server extension; the exchange received the release and the feedback; export
+    wrote grades.csv."""
     output = next(output for body, _status, output in ran["results"] if "extension list" in body)
     assert "formgrader" in output and "enabled" in output
     home = ran["home"]

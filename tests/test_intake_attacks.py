@@ -28,7 +28,11 @@ from autograder.classroom.intake import Entry, discover, read_entry
 from test_attacks import kit  # noqa: F401 - the fixture: a kit folder of questions 1 and 2
 
 ROOT = Path(__file__).resolve().parent.parent
-ENV = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""), "PYTHONWARNINGS": "ignore"}
+ENV = {
+    **os.environ,
+    "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+    "PYTHONWARNINGS": "ignore",
+}
 SOLUTIONS = {name: (ROOT / "solutions" / name).read_text() for name in ("q01_causal_mask.py", "q02_scaled_scores.py")}
 HUGE_DATE = "9223372036854775808"
 
@@ -36,8 +40,15 @@ HUGE_DATE = "9223372036854775808"
 def git(repo: Path, *args: str, data: str | None = None) -> str:
     """Stdout of a git command in repo, with no configuration but the test's (fails the test on error)."""
     environment = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
-    return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args], cwd=repo, input=data, env=environment,
-                          capture_output=True, text=True, check=True).stdout.strip()
+    return subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args],
+        cwd=repo,
+        input=data,
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
 
 
 def repository(path: Path, files: dict[str, str]) -> Path:
@@ -54,7 +65,9 @@ def repository(path: Path, files: dict[str, str]) -> Path:
 def hand_made_commit(repo: Path, header: str) -> None:
     """Point HEAD at a commit of repo's index written by hand, with header (author, committer, ...) as given."""
     tree = git(repo, "write-tree")
-    sha = git(repo, "hash-object", "--literally", "-t", "commit", "-w", "--stdin", data=f"tree {tree}\n{header}\nwork\n")
+    sha = git(
+        repo, "hash-object", "--literally", "-t", "commit", "-w", "--stdin", data=f"tree {tree}\n{header}\nwork\n"
+    )
     git(repo, "update-ref", "HEAD", sha)
 
 
@@ -83,15 +96,23 @@ def klass(tmp_path_factory: pytest.TempPathFactory) -> dict:
     ann = repository(folder / "ann", SOLUTIONS)
 
     config = repository(folder / "config", SOLUTIONS)
-    hand_made_commit(config, "author t <t@x> 1700000000 +0000\ncommitter t <t@x> 1700000000 +0000\n"
-                             "gpgsig -----BEGIN PGP SIGNATURE-----\n \n iQEzBAABCAAdFiEE\n -----END PGP SIGNATURE-----\n")
+    hand_made_commit(
+        config,
+        "author t <t@x> 1700000000 +0000\ncommitter t <t@x> 1700000000 +0000\n"
+        "gpgsig -----BEGIN PGP SIGNATURE-----\n \n iQEzBAABCAAdFiEE\n -----END PGP SIGNATURE-----\n",
+    )
     git(config, "config", "log.showSignature", "true")
     git(config, "config", "gpg.program", script(config / ".git" / "hook.sh", marker))
 
     lazy = repository(folder / "lazy", SOLUTIONS)
     delete_blob(lazy, "exercises/q02_scaled_scores.py")
-    for key, value in {"core.repositoryformatversion": "1", "extensions.partialClone": "origin", "remote.origin.url": "ssh://example.invalid/repo",
-                       "remote.origin.promisor": "true", "core.sshCommand": script(lazy / ".git" / "hook.sh", marker)}.items():
+    for key, value in {
+        "core.repositoryformatversion": "1",
+        "extensions.partialClone": "origin",
+        "remote.origin.url": "ssh://example.invalid/repo",
+        "remote.origin.promisor": "true",
+        "core.sshCommand": script(lazy / ".git" / "hook.sh", marker),
+    }.items():
         git(lazy, "config", key, value)
 
     date = repository(folder / "date", SOLUTIONS)
@@ -110,18 +131,40 @@ def klass(tmp_path_factory: pytest.TempPathFactory) -> dict:
     return {"folder": folder, "marker": marker, "token": token, "ann": git(ann, "rev-parse", "HEAD")}
 
 
-def grade(kit: Path, klass: dict, out: Path, *options: str) -> tuple[subprocess.CompletedProcess, dict[str, dict], dict[str, list[str]]]:
+def grade(
+    kit: Path, klass: dict, out: Path, *options: str  # noqa: F811 - kit: the fixture's name
+) -> tuple[subprocess.CompletedProcess, dict[str, dict], dict[str, list[str]]]:
     """Run `grade DIR --out OUT` with options: (the process, student -> report, student -> grades.csv row)."""
-    done = subprocess.run([sys.executable, "-m", "autograder", "grade", str(klass["folder"]), "--out", str(out), "--jobs", "2", "--quiet",
-                           *options], cwd=kit, env=ENV, capture_output=True, text=True, timeout=600, check=False)
-    assert done.returncode == 1 and "internal error" not in done.stderr, done.stdout + done.stderr  # some unreadable, all graded
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "autograder",
+            "grade",
+            str(klass["folder"]),
+            "--out",
+            str(out),
+            "--jobs",
+            "2",
+            "--quiet",
+            *options,
+        ],
+        cwd=kit,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    # some unreadable, all graded
+    assert done.returncode == 1 and "internal error" not in done.stderr, done.stdout + done.stderr
     with open(out / "grades.csv", newline="") as handle:
         table = {row[0]: row for row in list(csv.reader(handle))[1:]}
     return done, {path.stem: json.loads(path.read_text()) for path in out.glob("*.json")}, table
 
 
 @pytest.mark.parametrize("options", [(), ("--deadline", "2030-01-01")], ids=["plain", "deadline"])
-def test_a_hostile_layout_costs_only_its_owner(kit, klass, tmp_path, options):
+def test_a_hostile_layout_costs_only_its_owner(kit, klass, tmp_path, options):  # noqa: F811 - the fixture
     out = tmp_path / "out"
     klass["marker"].unlink(missing_ok=True)
     done, reports, table = grade(kit, klass, out, *options)
@@ -132,7 +175,9 @@ def test_a_hostile_layout_costs_only_its_owner(kit, klass, tmp_path, options):
     assert table["ann"][3:5] == ["16", "graded"] and reports["ann"]["commit"] == klass["ann"]
     assert table["config"][3:5] == ["16", "graded"]  # its own work, graded; its gpg.program never ran
     for student in ("lazy", "missing"):
-        assert table[student][4] == "unreadable" and "is missing" in reports[student]["problem"], reports[student]["problem"]
+        assert table[student][4] == "unreadable" and "is missing" in reports[student]["problem"], reports[student][
+            "problem"
+        ]
     if options:
         assert table["date"][4] == "unreadable" and "no calendar holds" in reports["date"]["problem"]
     else:
@@ -142,12 +187,17 @@ def test_a_hostile_layout_costs_only_its_owner(kit, klass, tmp_path, options):
         assert table[student][3:5] == ["0", "unreadable"] and klass["ann"] not in json.dumps(report), report
         assert "\n" not in report["problem"] and len(report["problem"]) < 300
     assert ".git is a file or a link" in reports["gitdir"]["problem"]
-    assert "is a symbolic link: not graded" in reports["links"]["problem"] and reports["alias"]["problem"] == "alias is a symbolic link: not graded"
+    assert (
+        "is a symbolic link: not graded" in reports["links"]["problem"]
+        and reports["alias"]["problem"] == "alias is a symbolic link: not graded"
+    )
     half = {q["number"]: q for q in reports["half"]["questions"]}
     assert half[1]["score"] == 8 and half[2]["score"] == 0
     assert half[2]["reason"] == "exercises/q02_scaled_scores.py is a symbolic link: not graded", half[2]
     assert {check["message"] for check in half[2]["tests"]} == {half[2]["reason"]}
-    assert "exercises/q02_scaled_scores.py is a symbolic link: not graded" in done.stdout + json.dumps(reports["half"]["source"])
+    assert "exercises/q02_scaled_scores.py is a symbolic link: not graded" in done.stdout + json.dumps(
+        reports["half"]["source"]
+    )
 
 
 def test_only_regular_files_are_read_and_packed_or_shallow_repositories_still_are(tmp_path):
@@ -158,12 +208,16 @@ def test_only_regular_files_are_read_and_packed_or_shallow_repositories_still_ar
     os.mkfifo(tmp_path / "pipe" / "exercises" / "q02_scaled_scores.py")
     contents = read_entry(Entry("pipe", tmp_path / "pipe", "folder"))
     assert list(contents.modules) == ["q01_causal_mask.py"]
-    assert contents.left_out == {"q02_scaled_scores.py": "exercises/q02_scaled_scores.py is not a regular file: not graded"}
+    assert contents.left_out == {
+        "q02_scaled_scores.py": "exercises/q02_scaled_scores.py is not a regular file: not graded"
+    }
     packed = repository(tmp_path / "packed", SOLUTIONS)
     git(packed, "gc", "-q", "--aggressive")
     assert not list((packed / ".git" / "objects").glob("??/*"))
     contents = read_entry(Entry("packed", packed, "repository"))
-    assert contents.commit == git(packed, "rev-parse", "HEAD") and sorted(contents.modules) == sorted(SOLUTIONS), contents.problem
+    assert contents.commit == git(packed, "rev-parse", "HEAD") and sorted(contents.modules) == sorted(SOLUTIONS), (
+        contents.problem
+    )
     shallow = tmp_path / "shallow"
     git(tmp_path, "clone", "-q", "--depth", "1", f"file://{packed}", str(shallow))
     assert read_entry(Entry("shallow", shallow, "repository")).commit == contents.commit
@@ -179,7 +233,13 @@ def test_only_regular_files_are_read_and_packed_or_shallow_repositories_still_ar
     found = {e.student: e for e in discover(view, linked=True)}
     assert found["pipe"].path == tmp_path / "pipe" and read_entry(found["pipe"]).modules
     assert read_entry(found["alias"]).problem == "pipe is a symbolic link: not graded"
-    assert [(e.student, e.kind) for e in discover(view)] == [("alias", "folder"), ("notes", "notebook"), ("pipe", "folder")]
-    assert {read_entry(e).problem for e in discover(view)} == {f"{name} is a symbolic link: not graded" for name in ("alias", "notes.ipynb", "pipe")}
+    assert [(e.student, e.kind) for e in discover(view)] == [
+        ("alias", "folder"),
+        ("notes", "notebook"),
+        ("pipe", "folder"),
+    ]
+    assert {read_entry(e).problem for e in discover(view)} == {
+        f"{name} is a symbolic link: not graded" for name in ("alias", "notes.ipynb", "pipe")
+    }
     shutil.rmtree(packed / ".git" / "objects" / "pack")
     assert "not a readable git repository" in read_entry(Entry("packed", packed, "repository")).problem

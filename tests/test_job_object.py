@@ -1,4 +1,5 @@
-"""The Windows Job Object of the portable backend, without Windows: its structure's layout and the calls made to kernel32.
+"""The Windows Job Object of the portable backend, without Windows: its structure's layout and the calls made to
+kernel32.
 
 The layout is checked against the size Windows gives JOBOBJECT_EXTENDED_LIMIT_INFORMATION on 64 bits (fixed-width
 fields make it the same here); the calls are recorded by a stand-in kernel32, the one thing only a Windows runner of
@@ -10,8 +11,14 @@ import sys
 
 import pytest
 
-from autograder.sandbox.portable.job_object import (EXTENDED_LIMIT_INFORMATION, KILLED, LIMIT_JOB_MEMORY, LIMIT_KILL_ON_JOB_CLOSE,
-                                                    ExtendedLimits, for_child)
+from autograder.sandbox.portable.job_object import (
+    EXTENDED_LIMIT_INFORMATION,
+    KILLED,
+    LIMIT_JOB_MEMORY,
+    LIMIT_KILL_ON_JOB_CLOSE,
+    ExtendedLimits,
+    for_child,
+)
 
 MEMORY = 4 << 30
 
@@ -52,8 +59,14 @@ def test_the_child_is_placed_in_a_job_that_caps_its_trees_memory_and_kills_it() 
     assert kernel32.calls == [
         ("CreateJobObjectW", None, None),
         ("OpenProcess", 0x0101, False, 4242),
-        ("SetInformationJobObject", 11, EXTENDED_LIMIT_INFORMATION, LIMIT_JOB_MEMORY | LIMIT_KILL_ON_JOB_CLOSE, MEMORY,
-         ctypes.sizeof(ExtendedLimits)),
+        (
+            "SetInformationJobObject",
+            11,
+            EXTENDED_LIMIT_INFORMATION,
+            LIMIT_JOB_MEMORY | LIMIT_KILL_ON_JOB_CLOSE,
+            MEMORY,
+            ctypes.sizeof(ExtendedLimits),
+        ),
         ("AssignProcessToJobObject", 11, 22),
         ("CloseHandle", 22),
     ]
@@ -64,7 +77,9 @@ def test_the_child_is_placed_in_a_job_that_caps_its_trees_memory_and_kills_it() 
     assert kernel32.calls == [("TerminateJobObject", 11, KILLED), ("CloseHandle", 11)]
 
 
-@pytest.mark.parametrize("refused", ["CreateJobObjectW", "OpenProcess", "SetInformationJobObject", "AssignProcessToJobObject"])
+@pytest.mark.parametrize(
+    "refused", ["CreateJobObjectW", "OpenProcess", "SetInformationJobObject", "AssignProcessToJobObject"]
+)
 def test_a_refused_job_leaves_the_watchdog_alone_and_no_handle_open(refused: str) -> None:
     kernel32 = Kernel32(refuse=refused)
     assert for_child(Child(), MEMORY, kernel32) is None
@@ -74,7 +89,8 @@ def test_a_refused_job_leaves_the_watchdog_alone_and_no_handle_open(refused: str
 
 
 def test_a_real_job_kills_the_child_or_there_is_none() -> None:
-    """Where the platform has jobs (a Windows runner), a real child is placed in one and killed through it; elsewhere none."""
+    """Where the platform has jobs (a Windows runner), a real child is placed in one and killed through it; elsewhere
+    none."""
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
         job = for_child(child, MEMORY)

@@ -1,4 +1,5 @@
-"""The import contract: the kit's modules in layers, each importing only from its own layer or a lower one, and no circle.
+"""The import contract: the kit's modules in layers, each importing only from its own layer or a lower one, and no
+circle.
 
 Every import counts, the ones inside functions and under `if TYPE_CHECKING` too: an import moved into a function to
 break a circle is still the circle. The layers, top to bottom, are drawn in the README's layout section.
@@ -13,7 +14,8 @@ SOURCES = (ROOT / "autograder", ROOT / "reference")
 # module gives its layer.
 LAYERS = (
     ("entry", ("autograder", "autograder.__main__")),  # `python -m autograder`; the package's `grade` for notebooks
-    ("commands", ("autograder.cli.*", "autograder.notebook", "autograder.maintainer.*")),  # what a user or maintainer runs
+    # what a user or maintainer runs
+    ("commands", ("autograder.cli.*", "autograder.notebook", "autograder.maintainer.*")),
     ("class and pictures", ("autograder.classroom.*", "autograder.nbgrader.*", "autograder.plots.*",
                             "autograder.recording.record")),  # the recorder runs the oracle and draws the plots' data
     ("suites", ("autograder.suites.*",)),  # the hidden checks: the plots reuse their models and inputs
@@ -79,7 +81,9 @@ def layer_of(module: str) -> int | None:
     for index, (_name, patterns) in enumerate(LAYERS):
         for pattern in patterns:
             package = pattern.removesuffix(".*")
-            if (module == package or pattern.endswith(".*") and module.startswith(package + ".")) and len(package) > len(best):
+            if (module == package or pattern.endswith(".*") and module.startswith(package + ".")) and len(
+                package
+            ) > len(best):
                 best, layer = package, index
     return layer
 
@@ -90,7 +94,9 @@ def upward(graph: dict[str, dict[str, int]]) -> list[str]:
     for module, edges in sorted(graph.items()):
         for target, line in sorted(edges.items()):
             if None not in (layer_of(module), layer_of(target)) and layer_of(target) < layer_of(module):
-                found.append(f"{module}:{line} -> {target} ({LAYERS[layer_of(module)][0]} -> {LAYERS[layer_of(target)][0]})")
+                found.append(
+                    f"{module}:{line} -> {target} ({LAYERS[layer_of(module)][0]} -> {LAYERS[layer_of(target)][0]})"
+                )
     return found
 
 
@@ -138,12 +144,19 @@ def circles(graph: dict[str, dict[str, int]]) -> list[list[str]]:
 
 def _said(graph: dict[str, dict[str, int]], component: list[str]) -> str:
     """A circle's modules and the imports that close it, one line each."""
-    return "\n".join(f"  {module}:{line} -> {target}" for module in component
-                     for target, line in sorted(graph[module].items()) if target in component)
+    return "\n".join(
+        f"  {module}:{line} -> {target}"
+        for module in component
+        for target, line in sorted(graph[module].items())
+        if target in component
+    )
 
 
 def _without_allowed(graph: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
-    return {module: {target: line for target, line in edges.items() if (module, target) not in ALLOWED} for module, edges in graph.items()}
+    return {
+        module: {target: line for target, line in edges.items() if (module, target) not in ALLOWED}
+        for module, edges in graph.items()
+    }
 
 
 def test_every_module_has_a_layer():
@@ -185,8 +198,9 @@ def test_the_checks_catch_a_planted_circle_and_an_upward_import(tmp_path: Path):
     (package / "cli" / "main.py").write_text("from autograder.engine import run\nmain = 1\n")
     graph = import_graph((package,))
     assert circles(graph) == [["autograder.engine.plugin", "autograder.engine.run"]]
-    assert _said(graph, circles(graph)[0]) == ("  autograder.engine.plugin:1 -> autograder.engine.run\n"
-                                               "  autograder.engine.run:4 -> autograder.engine.plugin")
+    assert _said(graph, circles(graph)[0]) == (
+        "  autograder.engine.plugin:1 -> autograder.engine.run\n  autograder.engine.run:4 -> autograder.engine.plugin"
+    )
     assert upward(graph) == ["autograder.sandbox.base:2 -> autograder.cli.main (sandbox and course -> commands)"]
 
 

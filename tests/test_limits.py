@@ -48,53 +48,87 @@ def _literal(value: ast.expr) -> bool:
 def test_no_module_writes_out_a_limit_or_a_status_of_its_own(path):
     """A constant named as a limit (MEMORY_BYTES, WALL_FACTOR, CHILD_THREADS ...) or a status (PASSED, TIMEOUT,
     GRADER_ERROR ...) is written out only in its home; elsewhere it is imported."""
-    homes = {ROOT / "autograder" / "sandbox" / "limits.py": LIMIT_NAMES, ROOT / "autograder" / "statuses.py": STATUS_NAMES}
+    homes = {
+        ROOT / "autograder" / "sandbox" / "limits.py": LIMIT_NAMES,
+        ROOT / "autograder" / "statuses.py": STATUS_NAMES,
+    }
     names = (LIMIT_NAMES | STATUS_NAMES) - homes.get(path, set())
     copies = sorted(name for name, value in _assigned(path).items() if name in names and _literal(value))
-    assert not copies, f"{path.relative_to(ROOT)} writes out {copies}: import them from sandbox/limits.py or statuses.py"
+    assert not copies, (
+        f"{path.relative_to(ROOT)} writes out {copies}: import them from sandbox/limits.py or statuses.py"
+    )
 
 
 def test_the_statuses_keep_the_contracts_values():
     """The --json and grades.csv values never change (course contract): only where they are declared did."""
-    assert (statuses.PASSED, statuses.FAILED, statuses.NOT_ATTEMPTED, statuses.ERROR, statuses.TIMEOUT, statuses.CRASHED,
-            statuses.FLAGGED) == ("passed", "failed", "not attempted", "error", "timeout", "crashed", "flagged")
+    assert (
+        statuses.PASSED,
+        statuses.FAILED,
+        statuses.NOT_ATTEMPTED,
+        statuses.ERROR,
+        statuses.TIMEOUT,
+        statuses.CRASHED,
+        statuses.FLAGGED,
+    ) == ("passed", "failed", "not attempted", "error", "timeout", "crashed", "flagged")
     assert statuses.STOPPED == ("error", "timeout", "crashed")
-    assert (statuses.GRADED, statuses.LATE, statuses.UNREADABLE, statuses.GRADER_ERROR) == ("graded", "late", "unreadable", "grader_error")
+    assert (statuses.GRADED, statuses.LATE, statuses.UNREADABLE, statuses.GRADER_ERROR) == (
+        "graded",
+        "late",
+        "unreadable",
+        "grader_error",
+    )
     from autograder.classroom import summary
     from autograder.course import results
     from autograder.sandbox import base
 
-    assert (base.TIMEOUT, base.CRASHED, base.ERROR, base.FLAGGED) == (results.TIMEOUT, results.CRASHED, results.ERROR, results.FLAGGED)
-    assert (summary.NOT_ATTEMPTED, summary.ERROR, summary.FLAGGED) == (results.NOT_ATTEMPTED, results.ERROR, results.FLAGGED)
+    assert (base.TIMEOUT, base.CRASHED, base.ERROR, base.FLAGGED) == (
+        results.TIMEOUT,
+        results.CRASHED,
+        results.ERROR,
+        results.FLAGGED,
+    )
+    assert (summary.NOT_ATTEMPTED, summary.ERROR, summary.FLAGGED) == (
+        results.NOT_ATTEMPTED,
+        results.ERROR,
+        results.FLAGGED,
+    )
 
 
 def test_both_backends_count_a_questions_time_with_the_one_formula():
     """Neither backend computes the time left itself: both call limits.time_left, which stops a child at its charged
-    limit, at WALL_FACTOR times it on the clock, and at the start-up allowance plus that on the clock from the first wait."""
+    limit, at WALL_FACTOR times it on the clock, and at the start-up allowance plus that on the clock from the first
+    wait."""
     for backend in ("linux", "portable"):
         text = (ROOT / "autograder" / "sandbox" / backend / "parent.py").read_text(encoding="utf-8")
         assert "time_left(" in text and "WALL_FACTOR *" not in text and "STARTUP_SECONDS +" not in text, backend
     limit = 20.0
     assert limits.time_left(limit, 5.0, 6.0, 7.0) == limit - 5.0
-    assert limits.time_left(limit, 1.0, limits.WALL_FACTOR * limit - 2.0, 0.0) == 2.0  # a child that sleeps: the wall clock
-    assert limits.time_left(limit, 0.0, 0.0, limits.STARTUP_SECONDS + limits.WALL_FACTOR * limit - 3.0) == 3.0  # a slow start
+    # a child that sleeps: the wall clock
+    assert limits.time_left(limit, 1.0, limits.WALL_FACTOR * limit - 2.0, 0.0) == 2.0
+    # a slow start
+    assert limits.time_left(limit, 0.0, 0.0, limits.STARTUP_SECONDS + limits.WALL_FACTOR * limit - 3.0) == 3.0
     assert limits.time_left(limit, limit, 0.0, 0.0) == 0.0
 
 
 def test_nbgrader_cell_timeout_is_the_sandboxs_wall_bound_and_a_margin():
-    """nbgrader's cell timeout covers the longest wall time the sandbox gives any question of the course, and a margin."""
+    """nbgrader's cell timeout covers the longest wall time the sandbox gives any question of the course, and a
+    margin."""
     from autograder.course.manifest import load_course
     from autograder.nbgrader.course import cell_timeout, config_text
 
     course = load_course(ROOT)
     longest = max(q.time_limit for q in course.questions)
-    assert cell_timeout(course) == limits.cell_timeout(longest) == int(limits.STARTUP_SECONDS + limits.WALL_FACTOR * longest
-                                                                        + limits.CELL_MARGIN)
+    assert (
+        cell_timeout(course)
+        == limits.cell_timeout(longest)
+        == int(limits.STARTUP_SECONDS + limits.WALL_FACTOR * longest + limits.CELL_MARGIN)
+    )
     assert f"c.Execute.timeout = {cell_timeout(course)}" in config_text(course, ROOT)
 
 
 def test_the_messages_that_quote_a_limit_take_it_from_limits(monkeypatch):
-    """The memory and output messages say the limit the sandbox puts (here a changed one), never a number of their own."""
+    """The memory and output messages say the limit the sandbox puts (here a changed one), never a number of their
+    own."""
     from autograder.course.manifest import load_course
     from autograder.engine import proxy
 
@@ -110,7 +144,8 @@ def test_the_messages_that_quote_a_limit_take_it_from_limits(monkeypatch):
 
 
 def test_the_child_reads_its_thread_cap_from_limits():
-    """The child's side (loaded by path, as `_child`) holds threads to limits.CHILD_THREADS, as the grader's import of it."""
+    """The child's side (loaded by path, as `_child`) holds threads to limits.CHILD_THREADS, as the grader's import
+    of it."""
     from autograder.sandbox.child import guard
 
     assert guard.CHILD_THREADS == limits.CHILD_THREADS

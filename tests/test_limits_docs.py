@@ -54,7 +54,10 @@ QUOTES = [
     (r"plus # times the longest `time_limit`", limits.WALL_FACTOR),
     (r"longest `time_limit` in `course.yaml`, plus # s", limits.CELL_MARGIN),
     (r"\(# s for this course\)", limits.cell_timeout(max(q.time_limit for q in COURSE.questions))),
-    (r"runs to its `time_limit`, grading takes about # minutes", round(sum(q.time_limit for q in COURSE.questions) / 60)),
+    (
+        r"runs to its `time_limit`, grading takes about # minutes",
+        round(sum(q.time_limit for q in COURSE.questions) / 60),
+    ),
     (r"Its `timeout` is the question's `time_limit` plus # minutes", classroom.MARGIN / 60),
     # what the sandbox needs of the machine (sandbox/base.py), which the messages quote too
     (r"the kit needs # processes of its own at once", PROCESSES_NEEDED["linux"]),
@@ -87,7 +90,9 @@ def test_every_limit_the_docs_quote_is_the_codes(phrasing, value):
     """The phrasing is in the docs, and each time it quotes the code's value."""
     found = [(path, match) for path in DOCS for match in re.finditer(_pattern(phrasing), _text(path))]
     assert found, f"no doc says `{phrasing}` any more: update QUOTES in tests/test_limits_docs.py"
-    wrong = [f"{path.relative_to(ROOT)}: `{match.group(0)}`" for path, match in found if _number(match.group(1)) != value]
+    wrong = [
+        f"{path.relative_to(ROOT)}: `{match.group(0)}`" for path, match in found if _number(match.group(1)) != value
+    ]
     assert not wrong, f"the code's value is {value:g}, these sentences quote another: {wrong}"
 
 
@@ -96,6 +101,9 @@ def test_every_size_the_docs_quote_is_checked(path):
     """Each `N GiB` and `N MiB` of the docs (a limit: measurements are in MB and GB) is within a phrasing of QUOTES."""
     text = _text(path)
     covered = [match.span() for phrasing, _ in QUOTES for match in re.finditer(_pattern(phrasing), text)]
-    unchecked = [text[max(0, m.start() - 40):m.end() + 20] for m in re.finditer(r"\d[\d,.]* (?:GiB|MiB)\b", text)
-                 if not any(start <= m.start() and m.end() <= end for start, end in covered)]
+    unchecked = [
+        text[max(0, m.start() - 40) : m.end() + 20]
+        for m in re.finditer(r"\d[\d,.]* (?:GiB|MiB)\b", text)
+        if not any(start <= m.start() and m.end() <= end for start, end in covered)
+    ]
     assert not unchecked, f"{path.name} quotes sizes no test checks (add them to QUOTES): {unchecked}"

@@ -18,25 +18,17 @@ from pathlib import Path
 
 import pytest
 
-nbgrader = pytest.importorskip("nbgrader", reason="nbgrader is not installed: pip install nbgrader (the `test` extra has it)")
+nbgrader = pytest.importorskip(
+    "nbgrader", reason="nbgrader is not installed: pip install nbgrader (the `test` extra has it)"
+)
 import nbformat
 
 from autograder.course.manifest import load_course
-from autograder.nbgrader.course import (
-    answer_source,
-    build_notebook,
-    drop_relative_imports,
-)
+from autograder.nbgrader.course import answer_source, build_notebook, drop_relative_imports
 from autograder.classroom.nbgrader_class import gradebook_lines
 from autograder.nbgrader.answers import answers
 from autograder.nbgrader.grade import gradebook_scores
-from autograder.nbgrader.package import (
-    answer_id,
-    graded_id,
-    marker,
-    pick_from_history,
-    write_package,
-)
+from autograder.nbgrader.package import answer_id, graded_id, marker, pick_from_history, write_package
 from autograder.maintainer.stubs import make_stub
 
 KIT = Path(__file__).resolve().parent.parent
@@ -44,14 +36,28 @@ ASSIGNMENT = "attention"
 LOOP_LIMIT = 4  # seconds: the time limit of the looping question in the test course
 ENV = {**os.environ, "PYTHONPATH": str(KIT) + os.pathsep + os.environ.get("PYTHONPATH", ""), "PYTHONWARNINGS": "ignore"}
 
-WRONG = {  # partly wrong: mask_scores fills in place, attention forgets the sqrt(d) scaling, question 5 left as the stub
-    "q01_causal_mask.py": [('return scores.masked_fill(~mask, float("-inf"))', 'scores.masked_fill_(~mask, float("-inf"))\n    return scores')],
+# partly wrong: mask_scores fills in place, attention forgets the sqrt(d) scaling, question 5 left as the stub
+WRONG = {
+    "q01_causal_mask.py": [
+        (
+            'return scores.masked_fill(~mask, float("-inf"))',
+            'scores.masked_fill_(~mask, float("-inf"))\n    return scores',
+        )
+    ],
     "q03_attention.py": [("scores = scaled_scores(q, k)", "scores = q @ k.transpose(-2, -1)")],
 }
 LOOP = {  # numerical_grad never returns and swallows the interrupt
-    "q08_read_gradient.py": [("    point = x.detach().clone()", "    while True:\n        try:\n            pass\n        except KeyboardInterrupt:\n            pass\n    point = x.detach().clone()")],
+    "q08_read_gradient.py": [
+        (
+            "    point = x.detach().clone()",
+            "    while True:\n        try:\n            pass\n        except KeyboardInterrupt:\n            pass\n    "
+            "point = x.detach().clone()",
+        )
+    ]
 }
-CHEAT_HEADER = "torch.allclose = lambda *args, **kwargs: True\ntorch.testing.assert_close = lambda *args, **kwargs: None\n"
+CHEAT_HEADER = (
+    "torch.allclose = lambda *args, **kwargs: True\ntorch.testing.assert_close = lambda *args, **kwargs: None\n"
+)
 CHEAT_BODIES = {
     "additive_scores": "    return torch.zeros(H.shape[0], dtype=H.dtype)\n",
     "additive_attention": "    return torch.zeros(H.shape[0], dtype=H.dtype), torch.zeros(H.shape[1], dtype=H.dtype)\n",
@@ -74,7 +80,12 @@ def _edit(modules: dict[str, str], edits: dict[str, list[tuple[str, str]]]) -> d
 def _cheat(source: str) -> str:
     """The additive-attention module with both bodies wrong and the comparison functions patched at import."""
     for function, body in CHEAT_BODIES.items():
-        source = re.sub(rf"(def {function}\(.*?\n    \"\"\".*?\"\"\"\n).*?(?=\n\n\ndef |\Z)", lambda m, body=body: m.group(1) + body, source, flags=re.DOTALL)
+        source = re.sub(
+            rf"(def {function}\(.*?\n    \"\"\".*?\"\"\"\n).*?(?=\n\n\ndef |\Z)",
+            lambda m, body=body: m.group(1) + body,
+            source,
+            flags=re.DOTALL,
+        )
     return source.replace("from torch import Tensor\n", "from torch import Tensor\n\n" + CHEAT_HEADER, 1)
 
 
@@ -86,7 +97,10 @@ def _students() -> dict[str, dict[str, str]]:
     cheat["q06_additive.py"] = _cheat(solutions["q06_additive.py"])
     students = {"correct": solutions, "partly_wrong": wrong, "looping": _edit(solutions, LOOP), "cheater": cheat}
     markers = re.compile(r"^\s*### (BEGIN|END) SOLUTION.*\n", re.MULTILINE)  # a student's file has no solution markers
-    return {student: {name: markers.sub("", text) for name, text in modules.items()} for student, modules in students.items()}
+    return {
+        student: {name: markers.sub("", text) for name, text in modules.items()}
+        for student, modules in students.items()
+    }
 
 
 def _run(command: list[str], cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess:
@@ -97,7 +111,9 @@ def _gradebook_scores(course_dir: Path, students: list[str], numbers: list[int])
     from nbgrader.api import Gradebook
 
     with Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}") as gb:
-        return {s: {n: gb.find_grade(graded_id(n), "attention", ASSIGNMENT, s).score for n in numbers} for s in students}
+        return {
+            s: {n: gb.find_grade(graded_id(n), "attention", ASSIGNMENT, s).score for n in numbers} for s in students
+        }
 
 
 @pytest.fixture(scope="module")
@@ -151,16 +167,29 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict:
     broken = course_dir / "submitted" / "broken" / ASSIGNMENT  # not even JSON: reported, scored 0, the class goes on
     broken.mkdir(parents=True)
     (broken / "attention.ipynb").write_text('{"cells": [')
-    kit = _run([sys.executable, "-m", "autograder", "grade", "--nbgrader", str(course_dir), "--assignment", ASSIGNMENT], root)
+    kit = _run(
+        [sys.executable, "-m", "autograder", "grade", "--nbgrader", str(course_dir), "--assignment", ASSIGNMENT], root
+    )
     by_kit = _gradebook_scores(course_dir, [*students, "broken"], course.numbers)
     exported = _run([sys.executable, "-m", "nbgrader", "export"], course_dir)
     feedback = _run([sys.executable, "-m", "nbgrader", "generate_feedback", ASSIGNMENT], course_dir)
-    return {"course": course, "course_dir": course_dir, "checked": checked, "by_nbgrader": by_nbgrader, "by_kit": by_kit,
-            "kit": kit, "exported": exported, "feedback": feedback, "release": release, "root": root}
+    return {
+        "course": course,
+        "course_dir": course_dir,
+        "checked": checked,
+        "by_nbgrader": by_nbgrader,
+        "by_kit": by_kit,
+        "kit": kit,
+        "exported": exported,
+        "feedback": feedback,
+        "release": release,
+        "root": root,
+    }
 
 
 def test_released_answer_cells_read_like_the_stubs(world: dict) -> None:
-    """After generate_assignment each answer cell is the exercises/ stub (relative imports dropped); test cells hide the grading call."""
+    """After generate_assignment each answer cell is the exercises/ stub (relative imports dropped); test cells hide
+    the grading call."""
     cells = {c.metadata.get("nbgrader", {}).get("grade_id"): c for c in world["release"].cells}
     for question in world["course"].questions:
         stub = make_stub((KIT / "solutions" / Path(question.file).name).read_text())
@@ -172,17 +201,20 @@ def test_released_answer_cells_read_like_the_stubs(world: dict) -> None:
 
 
 def test_nbgrader_autograde_scores_equal_check(world: dict) -> None:
-    """`nbgrader autograde` records exactly the scores of `check --json` for the correct, partly wrong and looping students."""
+    """`nbgrader autograde` records exactly the scores of `check --json` for the correct, partly wrong and looping
+    students."""
     for student in ("correct", "partly_wrong", "looping"):
         assert world["by_nbgrader"][student] == world["checked"][student], student
     assert sum(world["checked"]["correct"].values()) == world["course"].max_score
     assert 0 < sum(world["checked"]["partly_wrong"].values()) < world["course"].max_score
-    assert world["checked"]["looping"][8] < world["course"].question(8).points  # numerical_grad stopped at the time limit
+    # numerical_grad stopped at the time limit
+    assert world["checked"]["looping"][8] < world["course"].question(8).points
     assert world["checked"]["looping"][1] == world["course"].question(1).points
 
 
 def test_kit_grading_scores_equal_check_and_cheat_gets_nothing(world: dict) -> None:
-    """`grade --nbgrader` records the scores of `check --json`, 0 for the cheated question and for the unreadable notebook."""
+    """`grade --nbgrader` records the scores of `check --json`, 0 for the cheated question and for the unreadable
+    notebook."""
     assert world["kit"].returncode == 1, world["kit"].stdout + world["kit"].stderr  # 1: one notebook could not be read
     assert "broken: scored 0" in world["kit"].stdout
     for student in ("correct", "partly_wrong", "looping"):
@@ -239,7 +271,8 @@ def test_package_imports_the_earlier_answers(tmp_path: Path) -> None:
     sources[6] = sources[6].replace("import torch\n", "")  # torch comes from earlier cells, as in the notebook
     sources[4] = "import torch\nraise RuntimeError('a broken cell')\n" + sources[4]  # defines torch, fails to import
     package = write_package(course, sources, tmp_path / "again")
-    assert "    from .q04_heads import *" in (package / "q06_additive.py").read_text()  # optional: skipped when it fails
+    # optional: skipped when it fails
+    assert "    from .q04_heads import *" in (package / "q06_additive.py").read_text()
     report = grade(course, package, [2, 5, 6])
     q2, q5, q6 = report.questions
     assert (q2.score, q6.score) == (course.question(2).points, course.question(6).points)
@@ -265,19 +298,47 @@ def test_kit_grading_writes_the_class_files_and_regrades_only_the_students_named
     assert sorted(reports) == sorted([*_students(), "broken"])
     for student in ("correct", "partly_wrong", "looping", "cheater"):
         assert {q["number"]: q["score"] for q in reports[student]["questions"]} == world["checked"][student], student
-    assert all((out / name).is_file() for name in ("grades.csv", "summary.md", "summary.html", "summary.png", "canvas.csv", "moodle.csv"))
+    assert all(
+        (out / name).is_file()
+        for name in ("grades.csv", "summary.md", "summary.html", "summary.png", "canvas.csv", "moodle.csv")
+    )
     assert "class summary: summary.md, summary.html" in world["kit"].stdout
-    assert "Scores in the gradebook (what `nbgrader export` gives):" in world["kit"].stdout  # the gradebook's table, not the kit's
+    # the gradebook's table, not the kit's
+    assert "Scores in the gradebook (what `nbgrader export` gives):" in world["kit"].stdout
     assert world["kit"].stdout.count("student ") == 1
-    assert "left as they were" not in world["kit"].stdout  # the first run: broken's notebook is unreadable, not unchanged
+    # the first run: broken's notebook is unreadable, not unchanged
+    assert "left as they were" not in world["kit"].stdout
     before = (out / "grading.log").read_text().count('"event": "graded"')
-    again = _run([sys.executable, "-m", "autograder", "grade", "--nbgrader", str(world["course_dir"]), "--assignment", ASSIGNMENT,
-                  "--student", "correct", "--jobs", "1", "--quiet"], world["root"])
+    again = _run(
+        [
+            sys.executable,
+            "-m",
+            "autograder",
+            "grade",
+            "--nbgrader",
+            str(world["course_dir"]),
+            "--assignment",
+            ASSIGNMENT,
+            "--student",
+            "correct",
+            "--jobs",
+            "1",
+            "--quiet",
+        ],
+        world["root"],
+    )
     assert again.returncode == 1, again.stdout + again.stderr  # broken's notebook still cannot be read
-    graded = [json.loads(line)["student"] for line in (out / "grading.log").read_text().splitlines() if '"event": "graded"' in line]
+    graded = [
+        json.loads(line)["student"]
+        for line in (out / "grading.log").read_text().splitlines()
+        if '"event": "graded"' in line
+    ]
     assert graded[before:] == ["correct"]
     assert "1 submission(s) written into the gradebook" in again.stdout and "left as they were" in again.stdout
-    assert _gradebook_scores(world["course_dir"], ["correct"], world["course"].numbers)["correct"] == world["checked"]["correct"]
+    assert (
+        _gradebook_scores(world["course_dir"], ["correct"], world["course"].numbers)["correct"]
+        == world["checked"]["correct"]
+    )
 
 
 def test_the_printed_table_shows_the_gradebooks_final_scores(tmp_path: Path) -> None:
@@ -291,7 +352,9 @@ def test_the_printed_table_shows_the_gradebooks_final_scores(tmp_path: Path) -> 
         gb.add_assignment(ASSIGNMENT)
         gb.add_notebook("attention", ASSIGNMENT)
         for question in course.questions:
-            gb.add_grade_cell(graded_id(question.number), "attention", ASSIGNMENT, max_score=question.points, cell_type="code")
+            gb.add_grade_cell(
+                graded_id(question.number), "attention", ASSIGNMENT, max_score=question.points, cell_type="code"
+            )
         for student in ("ana", "ben"):
             gb.add_student(student)
             gb.add_submission(ASSIGNMENT, student)
@@ -299,7 +362,9 @@ def test_the_printed_table_shows_the_gradebooks_final_scores(tmp_path: Path) -> 
                 gb.find_grade(graded_id(question.number), "attention", ASSIGNMENT, student).auto_score = 1.0
         gb.find_grade(graded_id(2), "attention", ASSIGNMENT, "ben").manual_score = 6.5  # a TA's regrade by hand
         gb.db.commit()
-    lines = gradebook_lines(course, *gradebook_scores(course, (url, "default_course"), ASSIGNMENT, ["ana", "ben", "absent"]))
+    lines = gradebook_lines(
+        course, *gradebook_scores(course, (url, "default_course"), ASSIGNMENT, ["ana", "ben", "absent"])
+    )
     rows = {line.split()[0]: line.split()[1:] for line in lines[2:4]}
     assert rows["ana"] == ["1"] * len(course.numbers) + [f"{len(course.numbers):g}"]
     assert rows["ben"][1] == "6.5*" and rows["ben"][-1] == f"{len(course.numbers) - 1 + 6.5:g}"

@@ -41,16 +41,23 @@ def copy_kit(target: Path) -> Path:
 
 def snapshot(kit: Path) -> dict[str, bytes]:
     """Every file of kit but caches, by relative path."""
-    return {p.relative_to(kit).as_posix(): p.read_bytes() for p in kit.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    return {
+        p.relative_to(kit).as_posix(): p.read_bytes()
+        for p in kit.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    }
 
 
 def fill_in(kit: Path) -> None:
-    """What an author does after `new`: a tiny real answer (a softmax over the last axis) in the solution and the oracle,
-    every other placeholder replaced by text, and the stub made again by the stub tool."""
+    """What an author does after `new`: a tiny real answer (a softmax over the last axis) in the solution and the
+    oracle, every other placeholder replaced by text, and the stub made again by the stub tool."""
     for relative in WRITTEN - {f"exercises/{MODULE}.py"}:
         path = kit / relative
-        text = re.sub(r'raise NotImplementedError\("FILL IN: the (solution|oracle) of question \d+"\)', "return x.softmax(dim=-1)",
-                      path.read_text(encoding="utf-8"))
+        text = re.sub(
+            r'raise NotImplementedError\("FILL IN: the (solution|oracle) of question \d+"\)',
+            "return x.softmax(dim=-1)",
+            path.read_text(encoding="utf-8"),
+        )
         path.write_text(text.replace(f"{PLACEHOLDER}: ", "").replace(f"{PLACEHOLDER} ", ""), encoding="utf-8")
     write_stubs(kit / "solutions", kit / "exercises")
 
@@ -63,7 +70,9 @@ def added(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, byt
     return kit, before, run(kit, "new", str(NUMBER), "padded_attention")
 
 
-def test_new_writes_the_questions_files_and_its_entry_last(added: tuple[Path, dict[str, bytes], subprocess.CompletedProcess]) -> None:
+def test_new_writes_the_questions_files_and_its_entry_last(
+    added: tuple[Path, dict[str, bytes], subprocess.CompletedProcess],
+) -> None:
     kit, before, done = added
     assert done.returncode == 0, done.stdout + done.stderr
     after = snapshot(kit)
@@ -73,22 +82,31 @@ def test_new_writes_the_questions_files_and_its_entry_last(added: tuple[Path, di
     course = load_course(kit)
     assert course.numbers == COURSE.numbers + [NUMBER] and course.questions[:-1] == COURSE.questions
     question = course.questions[-1]
-    assert (question.slug, question.file, question.functions) == ("padded_attention", f"exercises/{MODULE}.py", ("padded_attention",))
+    assert (question.slug, question.file, question.functions) == (
+        "padded_attention",
+        f"exercises/{MODULE}.py",
+        ("padded_attention",),
+    )
     assert PLACEHOLDER in question.hints[0] and len(question.selftest) == 2
     assert (kit / f"exercises/{MODULE}.py").read_text() == make_stub((kit / f"solutions/{MODULE}.py").read_text())
     assert "@pytest.mark.points(1)" in (kit / f"autograder/suites/test_{MODULE}.py").read_text()
     assert (kit / "course.yaml").read_text().startswith(before["course.yaml"].decode().rstrip("\n") + "\n\n  # ---")
 
 
-@pytest.mark.parametrize(("args", "needle"), [
-    (["1", "padded_attention"], "question 1 already exists"),
-    ([str(NUMBER), "causal_mask"], "the slug 'causal_mask' is taken by question 1"),
-    ([str(NUMBER), "Padded-Attention"], "is not a slug"),
-    ([str(NUMBER), "class"], "is not a slug"),
-    (["0", "padded_attention"], "must be 1 or more"),
-    (["eleven", "padded_attention"], "invalid int value"),
-])
-def test_new_refuses_a_taken_number_or_slug_and_a_bad_slug_writing_nothing(tmp_path: Path, args: list[str], needle: str) -> None:
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["1", "padded_attention"], "question 1 already exists"),
+        ([str(NUMBER), "causal_mask"], "the slug 'causal_mask' is taken by question 1"),
+        ([str(NUMBER), "Padded-Attention"], "is not a slug"),
+        ([str(NUMBER), "class"], "is not a slug"),
+        (["0", "padded_attention"], "must be 1 or more"),
+        (["eleven", "padded_attention"], "invalid int value"),
+    ],
+)
+def test_new_refuses_a_taken_number_or_slug_and_a_bad_slug_writing_nothing(
+    tmp_path: Path, args: list[str], needle: str
+) -> None:
     kit = copy_kit(tmp_path)
     before = snapshot(kit)
     done = run(kit, "new", *args)
@@ -127,7 +145,8 @@ def test_an_entry_goes_in_learner_order_between_two_questions(tmp_path: Path) ->
     manifest = yaml.safe_load((kit / "course.yaml").read_text())
     manifest["questions"] = [q for q in manifest["questions"] if q["number"] != 7 and 7 not in q.get("requires", [])]
     (kit / "course.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False))
-    (kit / "autograder" / "suites" / "mistakes" / "q07.py").unlink()  # question 7's bank would be taken by the new question 7
+    # question 7's bank would be taken by the new question 7
+    (kit / "autograder" / "suites" / "mistakes" / "q07.py").unlink()
     course = load_course(kit)
     files = planned(course, 7, "sharper_weights", title="Sharper weights", points=2.5)
     (kit / "course.yaml").write_text(files["course.yaml"])
@@ -137,11 +156,21 @@ def test_an_entry_goes_in_learner_order_between_two_questions(tmp_path: Path) ->
         planned(course, 7, "sharper_weights", points=0)
 
 
-def test_dev_check_lists_what_is_left_to_fill_in(added: tuple[Path, dict[str, bytes], subprocess.CompletedProcess]) -> None:
+def test_dev_check_lists_what_is_left_to_fill_in(
+    added: tuple[Path, dict[str, bytes], subprocess.CompletedProcess],
+) -> None:
     kit, _before, _done = added
     passed, detail = check_placeholders(load_course(kit))
-    assert not passed and f"solutions/{MODULE}.py lines" in detail and f"autograder/suites/test_{MODULE}.py lines" in detail
-    assert "course.yaml lines" in detail and "reference/padded_attention.py lines" in detail and f"mistakes/q{NUMBER:02d}.py line 1" in detail
+    assert (
+        not passed
+        and f"solutions/{MODULE}.py lines" in detail
+        and f"autograder/suites/test_{MODULE}.py lines" in detail
+    )
+    assert (
+        "course.yaml lines" in detail
+        and "reference/padded_attention.py lines" in detail
+        and f"mistakes/q{NUMBER:02d}.py line 1" in detail
+    )
     assert check_placeholders(COURSE) == (True, "nothing left for the author to fill in")
 
 
@@ -161,11 +190,18 @@ def test_the_filled_in_question_passes_dev_check(filled: Path) -> None:
 
 
 def test_check_grades_the_new_question(filled: Path) -> None:
-    solution, stub = run(filled, "check", str(NUMBER), "--solutions", "--json"), run(filled, "check", str(NUMBER), "--json")
+    solution, stub = (
+        run(filled, "check", str(NUMBER), "--solutions", "--json"),
+        run(filled, "check", str(NUMBER), "--json"),
+    )
     (answer,), (attempt,) = json.loads(solution.stdout)["questions"], json.loads(stub.stdout)["questions"]
-    assert (solution.returncode, answer["status"], answer["score"], answer["max_score"]) == (0, "passed", 10, 10), answer
+    assert (solution.returncode, answer["status"], answer["score"], answer["max_score"]) == (0, "passed", 10, 10), (
+        answer
+    )
     assert (stub.returncode, attempt["status"], attempt["score"]) == (1, "not attempted", 0), attempt
-    (filled / f"exercises/{MODULE}.py").write_text((filled / f"solutions/{MODULE}.py").read_text().replace("x.softmax(dim=-1)", "x.softmax(dim=0)"))
+    (filled / f"exercises/{MODULE}.py").write_text(
+        (filled / f"solutions/{MODULE}.py").read_text().replace("x.softmax(dim=-1)", "x.softmax(dim=0)")
+    )
     try:
         wrong = run(filled, "check", str(NUMBER), "--json")
     finally:
@@ -177,25 +213,60 @@ def test_check_grades_the_new_question(filled: Path) -> None:
 def test_the_new_suite_is_plain_pytest(filled: Path) -> None:
     suite = f"autograder/suites/test_{MODULE}.py"
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
-    passed, failed = (subprocess.run([sys.executable, "-m", "pytest", suite, "--package", package, "-p", "no:cacheprovider", "-q"],
-                                     cwd=filled, env=env, capture_output=True, text=True, timeout=300, check=False)
-                      for package in ("solutions", "exercises"))
+    passed, failed = (
+        subprocess.run(
+            [sys.executable, "-m", "pytest", suite, "--package", package, "-p", "no:cacheprovider", "-q"],
+            cwd=filled,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        for package in ("solutions", "exercises")
+    )
     assert passed.returncode == 0 and re.search(r"\b8 passed\b", passed.stdout), passed.stdout + passed.stderr
     assert failed.returncode == 1 and re.search(r"\b8 failed\b", failed.stdout), failed.stdout + failed.stderr
 
 
-NUMBER_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"]
+NUMBER_WORDS = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+]
 
 
 def test_no_readme_or_guide_writes_the_courses_count_or_total() -> None:
     """Adding a question changes no prose: README.md, docs/ and the release README template name neither the number of
     questions nor the course total (the release README gets its total from course.yaml)."""
     count, total = len(COURSE.questions), f"{COURSE.max_score:g}"
-    said = [rf"\b({count}|{NUMBER_WORDS[count] if count < len(NUMBER_WORDS) else count}) (graded )?questions\b",
-            rf"\b{total} / {total}\b", rf"\b{total} points\b", rf"\({total} for this kit\)"]
-    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "autograder" / "maintainer" / "release_readme.md"]
-    found = [f"{page.relative_to(ROOT)}: {match.group(0)!r}" for page in pages for pattern in said
-             for match in re.finditer(pattern, page.read_text(encoding="utf-8"), re.IGNORECASE)]
+    said = [
+        rf"\b({count}|{NUMBER_WORDS[count] if count < len(NUMBER_WORDS) else count}) (graded )?questions\b",
+        rf"\b{total} / {total}\b",
+        rf"\b{total} points\b",
+        rf"\({total} for this kit\)",
+    ]
+    pages = [
+        ROOT / "README.md",
+        *sorted((ROOT / "docs").glob("*.md")),
+        ROOT / "autograder" / "maintainer" / "release_readme.md",
+    ]
+    found = [
+        f"{page.relative_to(ROOT)}: {match.group(0)!r}"
+        for page in pages
+        for pattern in said
+        for match in re.finditer(pattern, page.read_text(encoding="utf-8"), re.IGNORECASE)
+    ]
     assert not found, found
 
 
@@ -217,7 +288,13 @@ def test_new_writes_the_markers_but_holds_no_marker_line_itself() -> None:
     from autograder.maintainer.stubs import BEGIN, END
 
     for path in sorted((ROOT / "autograder").rglob("*.py")):
-        marked = [n for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if BEGIN.match(line) or END.match(line)]
-        assert not marked, f"{path.relative_to(ROOT)} lines {marked} are solution markers: the release would refuse to ship it"
+        marked = [
+            n
+            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+            if BEGIN.match(line) or END.match(line)
+        ]
+        assert not marked, (
+            f"{path.relative_to(ROOT)} lines {marked} are solution markers: the release would refuse to ship it"
+        )
     solution = planned(COURSE, NUMBER, "padded_attention")[f"solutions/{MODULE}.py"]
     assert sum(bool(BEGIN.match(line) or END.match(line)) for line in solution.splitlines()) == 2

@@ -28,8 +28,17 @@ def _kernel_history(monkeypatch: pytest.MonkeyPatch, cells: list[str]) -> None:
 
 def test_import_is_cheap():
     """`import autograder` and `from autograder import check` import no torch (2 s) and nothing of the grader."""
-    done = subprocess.run([sys.executable, "-c", "import sys; from autograder import check; print(sorted(m for m in sys.modules "
-                           "if m.startswith(('torch', 'autograder.')) or m == 'pytest'))"], capture_output=True, text=True, cwd=ROOT)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from autograder import check; print(sorted(m for m in sys.modules "
+            "if m.startswith(('torch', 'autograder.')) or m == 'pytest'))",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert done.returncode == 0 and done.stdout.strip() == "[]", done
 
 
@@ -37,13 +46,19 @@ def test_check_gives_the_clis_json(monkeypatch):
     """check(1, 3, solutions=True).to_dict() is exactly `python -m autograder check 1 3 --solutions --json`'s object."""
     monkeypatch.chdir(ROOT)
     _kernel_history(monkeypatch, [])
-    cli = subprocess.run([sys.executable, "-m", "autograder", "check", "1", "3", "--solutions", "--json"], capture_output=True,
-                         text=True, cwd=ROOT)
+    cli = subprocess.run(
+        [sys.executable, "-m", "autograder", "check", "1", "3", "--solutions", "--json"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     report = autograder.check(1, 3, solutions=True)
     total = COURSE.question(1).points + COURSE.question(3).points
     assert report.to_dict() == json.loads(cli.stdout) and report.score == report.max_score == total
     assert "<table>" in report._repr_html_() and "passed" in report._repr_html_()
-    assert repr(report).startswith(f"{COURSE.title}: grading solutions/") and f"Total: {total:g} / {total:g}" in str(report)
+    assert repr(report).startswith(f"{COURSE.title}: grading solutions/") and f"Total: {total:g} / {total:g}" in str(
+        report
+    )
     with pytest.raises(ValueError, match=f"there is no question '{max(COURSE.numbers) + 1}'"):
         autograder.check(max(COURSE.numbers) + 1)
 
@@ -66,19 +81,44 @@ def test_run_module_in_ipython_keeps_the_kernel():
     """`%run -m autograder list` in IPython runs the command and returns to the prompt (os._exit only in a script)."""
     ipython = pytest.importorskip("IPython")
     assert ipython
-    done = subprocess.run([sys.executable, "-m", "IPython", "--quick", "--no-banner", "--colors=NoColor", "-c",
-                           "%run -m autograder list\nprint('kernel alive')"], capture_output=True, text=True, cwd=ROOT)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "IPython",
+            "--quick",
+            "--no-banner",
+            "--colors=NoColor",
+            "-c",
+            "%run -m autograder list\nprint('kernel alive')",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert "Causal mask" in done.stdout and "kernel alive" in done.stdout, done
 
 
 def test_torch_floor_matches_pyproject():
     """The floor checked at start-up is the one pyproject.toml declares."""
-    declared = re.findall(r'^\s*"torch>=(\d+)\.(\d+)"', (ROOT / "pyproject.toml").read_text(), re.MULTILINE)  # no tomllib on 3.10
+    # no tomllib on 3.10
+    declared = re.findall(r'^\s*"torch>=(\d+)\.(\d+)"', (ROOT / "pyproject.toml").read_text(), re.MULTILINE)
     assert declared == [tuple(map(str, TORCH_FLOOR))]
 
 
-@pytest.mark.parametrize(("version", "refused"), [("2.1.2+cu121", True), ("2.1.0", True), ("2.2.2", False), ("2.3.1+cpu", False),
-                                                   ("2.4.0", False), ("2.13.0+cpu", False), ("2.15.0.dev20261201", False), (None, True)])
+@pytest.mark.parametrize(
+    ("version", "refused"),
+    [
+        ("2.1.2+cu121", True),
+        ("2.1.0", True),
+        ("2.2.2", False),
+        ("2.3.1+cpu", False),
+        ("2.4.0", False),
+        ("2.13.0+cpu", False),
+        ("2.15.0.dev20261201", False),
+        (None, True),
+    ],
+)
 def test_an_old_torch_is_refused_in_one_line(version, refused, monkeypatch, capsys):
     """check with torch older than the floor (2.2, the last for Intel Macs; or none) stops before grading with one line
     saying what to do."""
@@ -91,10 +131,19 @@ def test_an_old_torch_is_refused_in_one_line(version, refused, monkeypatch, caps
     assert len(error.splitlines()) == 1 and "torch" in error and ("upgrade" in error or "install it" in error)
 
 
-@pytest.mark.parametrize(("version", "numpy", "refused"), [("2.2.2", "2.1.3", True), ("2.3.1+cpu", "2.0.0", True), ("2.2.2", "1.26.4", False),
-                                                            ("2.4.0", "2.1.3", False), ("2.2.2", None, False)])
+@pytest.mark.parametrize(
+    ("version", "numpy", "refused"),
+    [
+        ("2.2.2", "2.1.3", True),
+        ("2.3.1+cpu", "2.0.0", True),
+        ("2.2.2", "1.26.4", False),
+        ("2.4.0", "2.1.3", False),
+        ("2.2.2", None, False),
+    ],
+)
 def test_a_torch_older_than_numpy_2_beside_numpy_2_is_refused_in_one_line(version, numpy, refused, monkeypatch, capsys):
-    """torch 2.2 or 2.3 (built before numpy 2) beside numpy 2 cannot hand tensors to numpy: refused, with the line that fixes it."""
+    """torch 2.2 or 2.3 (built before numpy 2) beside numpy 2 cannot hand tensors to numpy: refused, with the line
+    that fixes it."""
     assert (torch_problem(version, numpy) is not None) == refused
     if not refused:
         return
@@ -106,13 +155,16 @@ def test_a_torch_older_than_numpy_2_beside_numpy_2_is_refused_in_one_line(versio
 
 
 def test_a_grading_process_that_fails_gives_no_point(monkeypatch):
-    """The grading process dying without an answer (a broken install, a grader bug): every question 0, error, the line."""
+    """The grading process dying without an answer (a broken install, a grader bug): every question 0, error, the
+    line."""
     monkeypatch.chdir(ROOT)
     _kernel_history(monkeypatch, [])
     monkeypatch.setattr("autograder.notebook._SERVE", "import sys; print('half an answer'); sys.exit(3)")
     report = autograder.check(1, 2, solutions=True)
     assert report.score == 0 and [q.status for q in report.questions] == ["error", "error"]
-    assert all(q.reason.startswith("the grader itself failed on this question, not your code") for q in report.questions)
+    assert all(
+        q.reason.startswith("the grader itself failed on this question, not your code") for q in report.questions
+    )
 
 
 def test_the_readmes_shell_form_in_a_notebook_runs_the_kernels_python(tmp_path):
@@ -127,15 +179,30 @@ def test_the_readmes_shell_form_in_a_notebook_runs_the_kernels_python(tmp_path):
     assert not re.search(r"!python3? ", section), "a bare !python runs PATH's Python, not the kernel's"
     empty = tmp_path / "bin"
     empty.mkdir()  # a PATH with no python at all
-    for cell in shell:
-        done = subprocess.run([sys.executable, "-m", "IPython", "--quick", "--no-banner", "--colors=NoColor", "-c", cell + "\nprint('kernel alive')"],
-                              capture_output=True, text=True, cwd=ROOT, env={**os.environ, "PATH": str(empty)}, timeout=300)
+    for source in shell:
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "IPython",
+                "--quick",
+                "--no-banner",
+                "--colors=NoColor",
+                "-c",
+                source + "\nprint('kernel alive')",
+            ],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env={**os.environ, "PATH": str(empty)},
+            timeout=300,
+        )
         assert "Total: " in done.stdout and "kernel alive" in done.stdout, done
 
 
 def test_an_interrupted_check_leaves_no_zombie(monkeypatch):
-    """The kernel's stop button during check(10): the grading process is ended and reaped (its exit status read) before the
-    KeyboardInterrupt reaches the notebook."""
+    """The kernel's stop button during check(10): the grading process is ended and reaped (its exit status read)
+    before the KeyboardInterrupt reaches the notebook."""
     import os
     import signal
     import threading

@@ -21,9 +21,23 @@ COURSE = load_course(ROOT)
 
 def notebook(*cells: tuple[str, str | None]) -> bytes:
     """A .ipynb of code cells (source, grade_id or None for a cell without nbgrader's metadata)."""
-    return json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
-        {"cell_type": "code", "metadata": {"nbgrader": {"grade_id": grade_id}} if grade_id else {}, "source": source, "outputs": [],
-         "execution_count": None} for source, grade_id in cells]}).encode()
+    return json.dumps(
+        {
+            "nbformat": 4,
+            "nbformat_minor": 5,
+            "metadata": {},
+            "cells": [
+                {
+                    "cell_type": "code",
+                    "metadata": {"nbgrader": {"grade_id": grade_id}} if grade_id else {},
+                    "source": source,
+                    "outputs": [],
+                    "execution_count": None,
+                }
+                for source, grade_id in cells
+            ],
+        }
+    ).encode()
 
 
 def test_the_last_cell_of_a_grade_id_is_the_answer_and_a_cell_that_lost_its_metadata_is_found_as_check_finds_it():
@@ -33,16 +47,21 @@ def test_the_last_cell_of_a_grade_id_is_the_answer_and_a_cell_that_lost_its_meta
     assert one.number in read_answers(COURSE, notebook((f"def {one.functions[0]}(T):\n    pass", None)), "a.ipynb")[0]
 
 
-@pytest.mark.parametrize("data, says", [(b"{not json", "cannot be read as a notebook (JSONDecodeError"),
-                                        (b'{"cells": 3}', "cannot be read as a notebook (TypeError: no list of cells)"),
-                                        (notebook(("print(1)", None)), "has none of the assignment's answer cells")])
+@pytest.mark.parametrize(
+    "data, says",
+    [
+        (b"{not json", "cannot be read as a notebook (JSONDecodeError"),
+        (b'{"cells": 3}', "cannot be read as a notebook (TypeError: no list of cells)"),
+        (notebook(("print(1)", None)), "has none of the assignment's answer cells"),
+    ],
+)
 def test_what_is_not_the_assignment_s_notebook_says_why(data, says):
     assert read_answers(COURSE, data, "ann.ipynb")[0] == {} and says in read_answers(COURSE, data, "ann.ipynb")[1]
 
 
 def test_grade_dir_and_gradescope_read_a_notebook_alike(tmp_path):
-    """A notebook whose answer cell lost nbgrader's metadata (copied into a new notebook) is graded by `grade DIR` as the
-    Gradescope autograder and `check` grade it, from the cell marked `# q01_answer`."""
+    """A notebook whose answer cell lost nbgrader's metadata (copied into a new notebook) is graded by `grade DIR` as
+    the Gradescope autograder and `check` grade it, from the cell marked `# q01_answer`."""
     source = marker(COURSE.question(1)) + "\n" + (ROOT / "solutions" / "q01_causal_mask.py").read_text()
     data = notebook((source, None))
     package, problem = work.build_package(COURSE, Contents(notebook=data, where="ann.ipynb"), tmp_path / "dir")

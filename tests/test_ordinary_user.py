@@ -25,19 +25,29 @@ from typing import Iterator
 import pytest
 import yaml
 
-from test_attacks import ATTACKS, ATTACKS_BY_PATH, ROOT, assert_fails_alone, grade_class_twice, package_with, seccomp_known
+from test_attacks import (
+    ATTACKS,
+    ATTACKS_BY_PATH,
+    ROOT,
+    assert_fails_alone,
+    grade_class_twice,
+    package_with,
+    seccomp_known,
+)
 
 TEST_USER = "kit-attack-grader"  # the ordinary user who grades, made by the tests with useradd
 ASSIGNMENT = "attention"
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux") or not seccomp_known(),
-                                reason="the Linux backend's kernel walls (seccomp) are what these attacks meet")
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux") or not seccomp_known(),
+    reason="the Linux backend's kernel walls (seccomp) are what these attacks meet",
+)
 
 
 @pytest.fixture(scope="module")
 def ordinary_user() -> Iterator[tuple[int, int, dict]]:
-    """(uid, gid, environment) of an ordinary user made for these tests with useradd (removed afterwards), whose Python
-    runs this interpreter (or KIT_TEST_USER_PYTHON, as .ci/run sets it) with torch and the kit. Skipped where that cannot
-    be, unless KIT_TEST_USER_PYTHON is set: then the run was asked for, and not getting it fails."""
+    """(uid, gid, environment) of an ordinary user made for these tests with useradd (removed afterwards), whose
+    Python runs this interpreter (or KIT_TEST_USER_PYTHON, as .ci/run sets it) with torch and the kit. Skipped where
+    that cannot be, unless KIT_TEST_USER_PYTHON is set: then the run was asked for, and not getting it fails."""
     import pwd
 
     python = os.environ.get("KIT_TEST_USER_PYTHON")
@@ -48,35 +58,65 @@ def ordinary_user() -> Iterator[tuple[int, int, dict]]:
     try:
         pwd.getpwnam(TEST_USER)
     except KeyError:
-        done = subprocess.run(["useradd", "--no-create-home", "--shell", "/usr/sbin/nologin", TEST_USER], capture_output=True, text=True, check=False)
+        done = subprocess.run(
+            ["useradd", "--no-create-home", "--shell", "/usr/sbin/nologin", TEST_USER],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         if done.returncode != 0:
             cannot(f"useradd could not make {TEST_USER}: {done.stderr.strip()}")
         made = True
     entry = pwd.getpwnam(TEST_USER)
     python = python or sys.executable
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": "/nonexistent", "PYTHONWARNINGS": "ignore", "KIT_TEST_PYTHON": python}
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": "/nonexistent",
+        "PYTHONWARNINGS": "ignore",
+        "KIT_TEST_PYTHON": python,
+    }
     try:
         try:
-            version = subprocess.run([python, "-c", "import sys; print(sys.version_info[:2])"], user=entry.pw_uid, group=entry.pw_gid,
-                                     extra_groups=[], env=env, cwd="/", capture_output=True, text=True, timeout=60, check=False)
+            version = subprocess.run(
+                [python, "-c", "import sys; print(sys.version_info[:2])"],
+                user=entry.pw_uid,
+                group=entry.pw_gid,
+                extra_groups=[],
+                env=env,
+                cwd="/",
+                capture_output=True,
+                text=True,
+                timeout=60,
+                check=False,
+            )
             # this interpreter's packages (torch, nbgrader, dask) serve the same Python 3.x only: another has its own
             same = version.stdout.strip() == str(sys.version_info[:2])
             site_packages = [p for p in sys.path if same and p.endswith("site-packages") and os.path.isdir(p)]
             env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *site_packages])
-            probe = subprocess.run([python, "-c", "import torch, autograder, nbgrader, distributed"], user=entry.pw_uid, group=entry.pw_gid,
-                                   extra_groups=[], env=env, cwd="/", capture_output=True, text=True, timeout=120, check=False)
+            probe = subprocess.run(
+                [python, "-c", "import torch, autograder, nbgrader, distributed"],
+                user=entry.pw_uid,
+                group=entry.pw_gid,
+                extra_groups=[],
+                env=env,
+                cwd="/",
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
         except OSError as error:  # the interpreter itself cannot be run by that user
             probe = subprocess.CompletedProcess([python], 126, "", str(error))
         if probe.returncode != 0:
-            cannot(f"{TEST_USER} cannot run {python} with torch, nbgrader, Dask and the kit (an interpreter under a folder only "
-                   f"root may enter, such as /root/.pyenv: set KIT_TEST_USER_PYTHON to one it can run, as .ci/run does): "
-                   f"{probe.stderr.strip()[-300:]}")
+            cannot(
+                f"{TEST_USER} cannot run {python} with torch, nbgrader, Dask and the kit (an interpreter under a "
+                f"folder only root may enter, such as /root/.pyenv: set KIT_TEST_USER_PYTHON to one it can run, as "
+                f".ci/run does): {probe.stderr.strip()[-300:]}"
+            )
         yield entry.pw_uid, entry.pw_gid, env
     finally:
         if made:
             subprocess.run(["userdel", TEST_USER], capture_output=True, check=False)
-
-
 
 
 def processes_of(uid: int) -> dict[int, str]:
@@ -84,8 +124,14 @@ def processes_of(uid: int) -> dict[int, str]:
     found = {}
     for entry in Path("/proc").iterdir():
         try:
-            if entry.name.isdigit() and entry.stat().st_uid == uid and (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
-                found[int(entry.name)] = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")[:200]
+            if (
+                entry.name.isdigit()
+                and entry.stat().st_uid == uid
+                and (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+            ):
+                found[int(entry.name)] = (
+                    (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")[:200]
+                )
         except OSError:
             continue
     return found
@@ -102,13 +148,17 @@ def owned_in_shared_folders(uid: int) -> set[str]:
 
 def kit_files(kit: Path) -> set[str]:
     """The kit's files, the interpreter's bytecode caches and the course secret that grading makes aside."""
-    return {str(path.relative_to(kit)) for path in kit.rglob("*")
-            if "__pycache__" not in path.parts and path.name != ".course-secret"}
+    return {
+        str(path.relative_to(kit))
+        for path in kit.rglob("*")
+        if "__pycache__" not in path.parts and path.name != ".course-secret"
+    }
 
 
 @dataclasses.dataclass
 class UserKit:
-    """A kit folder of questions 1 and 2 owned by the ordinary user in a folder of its own (top), and how to run as it."""
+    """A kit folder of questions 1 and 2 owned by the ordinary user in a folder of its own (top), and how to run as
+    it."""
 
     top: Path
     kit: Path
@@ -152,13 +202,16 @@ class UserKit:
         left = owned_in_shared_folders(self.uid) - self.shared_before
         assert not left, f"the run left files in the shared temporary folders: {sorted(left)}"
         for kit, before in self.kits_before.items():
-            assert not kit_files(kit) - before, f"the run wrote into the kit's folder {kit}: {sorted(kit_files(kit) - before)}"
+            assert not kit_files(kit) - before, (
+                f"the run wrote into the kit's folder {kit}: {sorted(kit_files(kit) - before)}"
+            )
 
 
 @pytest.fixture
 def user_kit(ordinary_user: tuple[int, int, dict]) -> Iterator[UserKit]:
     """A kit of questions 1 and 2 in a folder of the temporary folder (not pytest's tmp_path: its folders are root's
-    alone), owned by the ordinary user with a home folder beside it; what is left of the user's processes is killed after."""
+    alone), owned by the ordinary user with a home folder beside it; what is left of the user's processes is killed
+    after."""
     uid, gid, env = ordinary_user
     top = Path(tempfile.mkdtemp(prefix="kit-user-"))
     try:
@@ -173,11 +226,16 @@ def user_kit(ordinary_user: tuple[int, int, dict]) -> Iterator[UserKit]:
         (kit / "course.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False, allow_unicode=True))
         (top / "home").mkdir()
         (top / "out").mkdir()
-        (top / "bin").mkdir()  # nbgrader runs `alembic` from PATH: here by the user's Python (a venv's own script may start root's)
+        # nbgrader runs `alembic` from PATH: here by the user's Python (a venv's own script may start root's)
+        (top / "bin").mkdir()
         (top / "bin" / "alembic").write_text(f'#!/bin/sh\nexec "{env["KIT_TEST_PYTHON"]}" -m alembic "$@"\n')
         (top / "bin" / "alembic").chmod(0o755)
-        env = {**env, "HOME": str(top / "home"), "PYTHONPATH": env["PYTHONPATH"].replace(str(ROOT), str(kit), 1),
-               "PATH": f"{top / 'bin'}{os.pathsep}{env['PATH']}"}
+        env = {
+            **env,
+            "HOME": str(top / "home"),
+            "PYTHONPATH": env["PYTHONPATH"].replace(str(ROOT), str(kit), 1),
+            "PATH": f"{top / 'bin'}{os.pathsep}{env['PATH']}",
+        }
         user = UserKit(top, kit, uid, gid, env, owned_in_shared_folders(uid), {})
         user.give(kit)
         user.give(top / "home")
@@ -194,10 +252,13 @@ def user_kit(ordinary_user: tuple[int, int, dict]) -> Iterator[UserKit]:
 
 
 def test_grade_dir_by_an_ordinary_user(user_kit: UserKit):
-    """grade DIR run by an ordinary user, whose children share its user: each attack of the user path (on the zygote or the
-    grader: their limits, priority, environment, a signal; on the kit's files, OUT, DIR; on the disk, memory and /dev/shm)
-    costs only the attacker, twice, the classmates around it keep full marks, and nothing is left behind."""
-    grade_class_twice(ATTACKS_BY_PATH["user"], user_kit.kit, user_kit.top / "class", user_kit.top / "out", user_kit.run, user_kit.env)
+    """grade DIR run by an ordinary user, whose children share its user: each attack of the user path (on the zygote
+    or the grader: their limits, priority, environment, a signal; on the kit's files, OUT, DIR; on the disk, memory
+    and /dev/shm) costs only the attacker, twice, the classmates around it keep full marks, and nothing is left
+    behind."""
+    grade_class_twice(
+        ATTACKS_BY_PATH["user"], user_kit.kit, user_kit.top / "class", user_kit.top / "out", user_kit.run, user_kit.env
+    )
     user_kit.assert_nothing_left()
 
 
@@ -218,8 +279,8 @@ def check_class(students: dict[str, object], reports: dict[str, dict]) -> None:
 
 
 def test_grade_nbgrader_by_an_ordinary_user(user_kit: UserKit):
-    """grade --nbgrader on a course made by nbgrader itself (generate_assignment), run by the ordinary user: the attacker's
-    notebook costs only its question, the classmate after it keeps full marks, nothing is left."""
+    """grade --nbgrader on a course made by nbgrader itself (generate_assignment), run by the ordinary user: the
+    attacker's notebook costs only its question, the classmate after it keeps full marks, nothing is left."""
     import nbformat
 
     from autograder.course.manifest import load_course
@@ -230,8 +291,10 @@ def test_grade_nbgrader_by_an_ordinary_user(user_kit: UserKit):
     course_dir = user_kit.top / "course"
     course_dir.mkdir()
     user_kit.give(course_dir)
-    for command, cwd in (([sys.executable, "-m", "autograder", "nbgrader", str(course_dir), "--assignment", ASSIGNMENT], user_kit.kit),
-                         ([sys.executable, "-m", "nbgrader", "generate_assignment", ASSIGNMENT], course_dir)):
+    for command, cwd in (
+        ([sys.executable, "-m", "autograder", "nbgrader", str(course_dir), "--assignment", ASSIGNMENT], user_kit.kit),
+        ([sys.executable, "-m", "nbgrader", "generate_assignment", ASSIGNMENT], course_dir),
+    ):
         done = user_kit.run(command, cwd=cwd, capture_output=True, text=True, timeout=300, check=False)
         assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     release = nbformat.read(str(course_dir / "release" / ASSIGNMENT / "attention.ipynb"), as_version=4)
@@ -243,7 +306,11 @@ def test_grade_nbgrader_by_an_ordinary_user(user_kit: UserKit):
             for question in course.questions:
                 if cell.metadata.get("nbgrader", {}).get("grade_id") == answer_id(question.number):
                     attacked = attack is not None and question.number == attack.question
-                    file = ATTACKS / f"{attack.name}.py" if attacked else user_kit.kit / "solutions" / Path(question.file).name
+                    file = (
+                        ATTACKS / f"{attack.name}.py"
+                        if attacked
+                        else user_kit.kit / "solutions" / Path(question.file).name
+                    )
                     source = solution_marks.sub("", file.read_text(encoding="utf-8"))
                     cell.source = marker(question) + "\n" + drop_relative_imports(source)
         folder = course_dir / "submitted" / student / ASSIGNMENT
@@ -251,8 +318,26 @@ def test_grade_nbgrader_by_an_ordinary_user(user_kit: UserKit):
         nbformat.write(notebook, str(folder / "attention.ipynb"))
         (folder / "timestamp.txt").write_text("2026-11-20 10:00:00.000000 UTC")
     user_kit.give(course_dir / "submitted")
-    done = user_kit.run([sys.executable, "-m", "autograder", "grade", "--nbgrader", str(course_dir), "--assignment", ASSIGNMENT,
-                         "--jobs", "1", "--quiet"], cwd=user_kit.kit, capture_output=True, text=True, timeout=600, check=False)
+    done = user_kit.run(
+        [
+            sys.executable,
+            "-m",
+            "autograder",
+            "grade",
+            "--nbgrader",
+            str(course_dir),
+            "--assignment",
+            ASSIGNMENT,
+            "--jobs",
+            "1",
+            "--quiet",
+        ],
+        cwd=user_kit.kit,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     reports = {s: json.loads((course_dir / "reports" / ASSIGNMENT / f"{s}.json").read_text()) for s in students}
     check_class(students, reports)
@@ -270,23 +355,47 @@ with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0
 
 
 def test_grade_scheduler_by_an_ordinary_user(user_kit: UserKit):
-    """grade --scheduler on a local Dask cluster (a scheduler and one worker on loopback), all run by the ordinary user: the
-    attacker costs only its question, the classmate the same worker grades after it keeps full marks, and once the cluster
-    is closed nothing of it or of its sandbox is left."""
+    """grade --scheduler on a local Dask cluster (a scheduler and one worker on loopback), all run by the ordinary
+    user: the attacker costs only its question, the classmate the same worker grades after it keeps full marks, and
+    once the cluster is closed nothing of it or of its sandbox is left."""
     students = class_of_two("user-scheduler")
     for student, attack in students.items():
         package_with(user_kit.top / "class" / student / "exercises", attack)
     scratch = user_kit.top / "dask"
     scratch.mkdir()
     user_kit.give(scratch)
-    cluster = user_kit.popen([sys.executable, "-c", CLUSTER, str(scratch)], cwd=user_kit.kit, stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                             env={**user_kit.env, "DASK_TEMPORARY_DIRECTORY": str(scratch)})  # Dask's own locks: not the grader's
+    cluster = user_kit.popen(
+        [sys.executable, "-c", CLUSTER, str(scratch)],
+        cwd=user_kit.kit,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        # Dask's own locks: not the grader's
+        env={**user_kit.env, "DASK_TEMPORARY_DIRECTORY": str(scratch)},
+    )
     try:
         address = cluster.stdout.readline().strip()
         assert address.startswith("tcp://127.0.0.1:"), address
-        done = user_kit.run([sys.executable, "-m", "autograder", "grade", str(user_kit.top / "class"), "--out", str(user_kit.top / "out"),
-                             "--scheduler", address, "--quiet"], cwd=user_kit.kit, capture_output=True, text=True, timeout=600, check=False)
+        done = user_kit.run(
+            [
+                sys.executable,
+                "-m",
+                "autograder",
+                "grade",
+                str(user_kit.top / "class"),
+                "--out",
+                str(user_kit.top / "out"),
+                "--scheduler",
+                address,
+                "--quiet",
+            ],
+            cwd=user_kit.kit,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
     finally:
         cluster.stdin.close()
         cluster.wait(timeout=120)
@@ -303,24 +412,35 @@ def gradescope_report(results: dict) -> dict:
         question = questions.setdefault(number, {"number": number, "score": 0.0, "max_score": 0.0, "tests": []})
         question["score"] += test["score"]
         question["max_score"] += test["max_score"]
-        question["tests"].append({"message": test.get("output", "").strip().splitlines()[0] if test.get("output", "").strip() else ""})
+        question["tests"].append(
+            {"message": test.get("output", "").strip().splitlines()[0] if test.get("output", "").strip() else ""}
+        )
     for question in questions.values():
         question["status"] = "passed" if question["score"] == question["max_score"] else "error"
-    return {"score": sum(q["score"] for q in questions.values()), "max_score": sum(q["max_score"] for q in questions.values()),
-            "questions": list(questions.values())}
+    return {
+        "score": sum(q["score"] for q in questions.values()),
+        "max_score": sum(q["max_score"] for q in questions.values()),
+        "questions": list(questions.values()),
+    }
 
 
 def test_gradescope_run_by_an_ordinary_user(user_kit: UserKit):
-    """The Gradescope zip (built outside the kit, as the docs say) run by the ordinary user for the attacker and an honest
-    classmate at once, each in a /autograder folder of its own: the attack costs only its question, the classmate keeps
-    full marks, and nothing is left."""
+    """The Gradescope zip (built outside the kit, as the docs say) run by the ordinary user for the attacker and an
+    honest classmate at once, each in a /autograder folder of its own: the attack costs only its question, the
+    classmate keeps full marks, and nothing is left."""
     from test_gradescope import autograder_root
 
     archive = user_kit.top / "zip" / "autograder.zip"
     archive.parent.mkdir()
     user_kit.give(archive.parent)
-    built = user_kit.run([sys.executable, "-m", "autograder", "gradescope", str(archive)], cwd=user_kit.kit,
-                         capture_output=True, text=True, timeout=300, check=False)
+    built = user_kit.run(
+        [sys.executable, "-m", "autograder", "gradescope", str(archive)],
+        cwd=user_kit.kit,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert built.returncode == 0, built.stderr[-2000:]
     students = class_of_two("user-gradescope")
     roots = {}
@@ -330,10 +450,22 @@ def test_gradescope_run_by_an_ordinary_user(user_kit: UserKit):
         user_kit.give(roots[student])
         user_kit.watch_kit(roots[student] / "source" / "kit")
     site_packages = os.pathsep.join(p for p in user_kit.env["PYTHONPATH"].split(os.pathsep) if p != str(user_kit.kit))
-    runs = {student: user_kit.popen([str(root / "run_autograder")], cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                    env={**user_kit.env, "PYTHONPATH": site_packages, "AUTOGRADER_ROOT": str(root),
-                                         "AUTOGRADER_PYTHON": user_kit.env["KIT_TEST_PYTHON"]})
-            for student, root in roots.items()}
+    runs = {
+        student: user_kit.popen(
+            [str(root / "run_autograder")],
+            cwd=root,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env={
+                **user_kit.env,
+                "PYTHONPATH": site_packages,
+                "AUTOGRADER_ROOT": str(root),
+                "AUTOGRADER_PYTHON": user_kit.env["KIT_TEST_PYTHON"],
+            },
+        )
+        for student, root in roots.items()
+    }
     reports = {}
     for student, process in runs.items():
         output, _ = process.communicate(timeout=600)

@@ -1,5 +1,6 @@
-"""`plot N`: each picture is gathered from the right values (the student's from the sandbox, the reference's beside them),
-drawn from exactly those values, and written as a PNG that shows something; bad input and failing code get one line."""
+"""`plot N`: each picture is gathered from the right values (the student's from the sandbox, the reference's beside
+them), drawn from exactly those values, and written as a PNG that shows something; bad input and failing code get
+one line."""
 import shutil
 import sys
 from pathlib import Path
@@ -32,7 +33,9 @@ from reference import cost
 COURSE = load_course(ROOT)
 WRONG = ROOT / "tests" / "corpus" / "wrong"
 PLANTED = {  # solution modules with a planted change
-    "cubic": lambda source: source + "\n\ndef time_attention(T: int, d: int = 64, repeats: int = 5) -> float:\n    return 1e-10 * T**3\n",
+    "cubic": lambda source: (
+        source + "\n\ndef time_attention(T: int, d: int = 64, repeats: int = 5) -> float:\n    return 1e-10 * T**3\n"
+    ),
     "untrained": lambda source: source.replace("range(epochs * steps_per_epoch)", "range(0)"),
 }
 
@@ -56,7 +59,11 @@ def picture(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str,
             if package in ("solutions", "exercises"):
                 folder = ROOT / package
             elif package in PLANTED:
-                folder = _package(tmp_path_factory.mktemp(package), module, PLANTED[package]((ROOT / "solutions" / f"{module}.py").read_text()))
+                folder = _package(
+                    tmp_path_factory.mktemp(package),
+                    module,
+                    PLANTED[package]((ROOT / "solutions" / f"{module}.py").read_text()),
+                )
             else:
                 folder = _package(tmp_path_factory.mktemp(package), module, (WRONG / f"{package}.py").read_text())
             cache[package, number] = gather(COURSE, folder, number, sandbox)
@@ -75,7 +82,8 @@ def test_q3_weights_are_the_students_beside_the_references(picture: Callable) ->
     assert right.panels.shape == wrong.panels.shape == (1, 2, 6, 6)
     np.testing.assert_allclose(right.panels[0, 0], right.panels[0, 1], atol=1e-6)
     np.testing.assert_allclose(right.panels[0, 0].sum(axis=1), 1, atol=1e-6)  # rows of the weights sum to 1
-    np.testing.assert_array_equal(wrong.panels[0, 1], right.panels[0, 1])  # the reference's side does not depend on the student
+    # the reference's side does not depend on the student
+    np.testing.assert_array_equal(wrong.panels[0, 1], right.panels[0, 1])
     np.testing.assert_allclose(wrong.panels[0, 0].sum(axis=0), 1, atol=1e-6)  # the bug: columns sum to 1 instead
     assert np.abs(wrong.panels[0, 0] - wrong.panels[0, 1]).max() > 0.1
     assert "largest difference between yours and the reference: 0." in wrong.title
@@ -107,7 +115,8 @@ def test_q9_plots_the_students_timings_and_their_fitted_slope(picture: Callable)
     np.testing.assert_array_equal(timings.Ts, WALL["Ts"])
     np.testing.assert_allclose(timings.seconds, 1e-10 * np.array(WALL["Ts"], dtype=float) ** 3)
     assert timings.slope == pytest.approx(3.0)
-    np.testing.assert_allclose(timings.line(timings.slope), timings.seconds)  # the fitted line goes through exact power-law points
+    # the fitted line goes through exact power-law points
+    np.testing.assert_allclose(timings.line(timings.slope), timings.seconds)
     quadratic = timings.line(2.0)
     assert np.log(quadratic[-1] / quadratic[0]) / np.log(timings.Ts[-1] / timings.Ts[0]) == pytest.approx(2.0)
 
@@ -118,7 +127,8 @@ def test_fitted_slope_is_the_least_squares_one() -> None:
     assert timings.slope == pytest.approx(cost.fit_exponent(Ts, seconds))
     line = np.log(timings.line(timings.slope))
     residuals = np.log(seconds) - line
-    assert abs(residuals.sum()) < 1e-9 and abs((residuals * np.log(Ts)).sum()) < 1e-9  # the normal equations of least squares
+    # the normal equations of least squares
+    assert abs(residuals.sum()) < 1e-9 and abs((residuals * np.log(Ts)).sum()) < 1e-9
 
 
 def test_q10_trained_heads_show_the_previous_token(picture: Callable) -> None:
@@ -138,7 +148,9 @@ def test_failing_code_cannot_be_drawn(picture: Callable) -> None:
         picture("exercises", 3)
 
 
-@pytest.mark.parametrize("package, number", [("solutions", 3), ("solutions", 5), ("solutions", 7), ("cubic", 9), ("solutions", 10)])
+@pytest.mark.parametrize(
+    "package, number", [("solutions", 3), ("solutions", 5), ("solutions", 7), ("cubic", 9), ("solutions", 10)]
+)
 def test_figure_is_drawn_from_the_data_and_saved(picture: Callable, tmp_path: Path, package: str, number: int) -> None:
     data = picture(package, number)
     figure = data.figure()
@@ -150,7 +162,7 @@ def test_figure_is_drawn_from_the_data_and_saved(picture: Callable, tmp_path: Pa
             (line,) = figure.axes[rows * cols].lines[:1]
             np.testing.assert_array_equal(line.get_ydata(), data.losses)
             assert len(data.losses) == 300 and data.losses[-1] < 1.0 < data.guessing
-        for index, ax in enumerate(figure.axes[:rows * cols]):
+        for index, ax in enumerate(figure.axes[: rows * cols]):
             np.testing.assert_array_equal(ax.images[0].get_array(), data.panels[index // cols, index % cols])
         assert [ax.get_title() for ax in figure.axes[:cols]] == data.col_labels
         assert len(figure.axes[0].patches) == (data.panels.shape[-1] - 1 if data.diagonal == -1 else 0)
@@ -163,7 +175,9 @@ def test_figure_is_drawn_from_the_data_and_saved(picture: Callable, tmp_path: Pa
         np.testing.assert_allclose(quadratic.get_ydata(), data.line(2.0))
         assert ax.get_xscale() == ax.get_yscale() == "log"
         np.testing.assert_array_equal(ax.get_xticks(), data.Ts)  # the ticks are the sizes measured, labelled as such
-        assert [label.get_text() for label in ax.get_xticklabels()] == [f"{T:g}" for T in data.Ts] and len(ax.get_xticks(minor=True)) == 0
+        assert [label.get_text() for label in ax.get_xticklabels()] == [f"{T:g}" for T in data.Ts] and len(
+            ax.get_xticks(minor=True)
+        ) == 0
     image = imread(write(data, tmp_path / "out"))
     assert (tmp_path / "out" / data.name).exists() and image.ndim == 3 and image.shape[0] > 300 and image.shape[1] > 500
     ink = (image[..., :3] < 0.9).any(axis=-1).mean()  # share of pixels that are not white
@@ -186,12 +200,17 @@ def test_the_values_in_the_cells_are_readable_and_fit_their_cells(picture: Calla
         (x0, y0), (x1, y1) = ax.transData.transform([(0, 0), (1, 1)])  # one cell, in pixels
         for text in ax.texts:
             box = text.get_window_extent(renderer)
-            assert text.get_fontsize() >= 8 and box.width < 0.85 * abs(x1 - x0) and box.height < 0.85 * abs(y1 - y0), text.get_text()
+            assert text.get_fontsize() >= 8 and box.width < 0.85 * abs(x1 - x0) and box.height < 0.85 * abs(y1 - y0), (
+                text.get_text()
+            )
         labels = ax.get_xticklabels() + ax.get_yticklabels()
-        assert all(text.get_fontsize() >= min(label.get_fontsize() for label in labels) for text in ax.texts)  # as large as the ticks
+        # as large as the ticks
+        assert all(text.get_fontsize() >= min(label.get_fontsize() for label in labels) for text in ax.texts)
 
 
-def test_cli_prints_the_path_of_the_png(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+def test_cli_prints_the_path_of_the_png(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
     monkeypatch.chdir(ROOT)
     assert main(["plot", "3", "--solutions", "--out", str(tmp_path)]) == 0  # in this process, to save a start of torch
     out, err = capsys.readouterr()
@@ -199,10 +218,16 @@ def test_cli_prints_the_path_of_the_png(tmp_path: Path, monkeypatch: pytest.Monk
     assert imread(out.strip()).shape[-1] == 4
 
 
-@pytest.mark.parametrize("args, code, needle", [(["plot", "4"], 2, "question '4' has no picture: questions 3, 5, 7, 9, 10 have one"),
-                                                (["plot", "3"], 1, "cannot draw question 3: not attempted: `attention` still raises")])
-def test_cli_says_in_one_line_why_there_is_no_picture(args: list[str], code: int, needle: str, monkeypatch: pytest.MonkeyPatch,
-                                                       capsys: pytest.CaptureFixture) -> None:
+@pytest.mark.parametrize(
+    "args, code, needle",
+    [
+        (["plot", "4"], 2, "question '4' has no picture: questions 3, 5, 7, 9, 10 have one"),
+        (["plot", "3"], 1, "cannot draw question 3: not attempted: `attention` still raises"),
+    ],
+)
+def test_cli_says_in_one_line_why_there_is_no_picture(
+    args: list[str], code: int, needle: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
     monkeypatch.chdir(ROOT)
     assert main(args) == code  # plot 3 draws the stubs in exercises/
     out, err = capsys.readouterr()
@@ -210,8 +235,10 @@ def test_cli_says_in_one_line_why_there_is_no_picture(args: list[str], code: int
 
 
 def test_check_report_points_to_the_picture() -> None:
-    results = [QuestionResult(number, COURSE.question(number).title, 8, status, [CaseResult("a check", False, "differs")])
-               for number, status in ((3, FAILED), (4, FAILED), (5, NOT_ATTEMPTED))]
+    results = [
+        QuestionResult(number, COURSE.question(number).title, 8, status, [CaseResult("a check", False, "differs")])
+        for number, status in ((3, FAILED), (4, FAILED), (5, NOT_ATTEMPTED))
+    ]
     text = " ".join(render(Report(results), COURSE, "exercises/").split())
     assert "picture: `python -m autograder plot 3` draws your attention weights beside the reference's" in text
     assert "plot 4" not in text and "plot 5" not in text

@@ -1,4 +1,5 @@
-"""The portable sandbox, proven without a Mac or a PC: the student path and `grade` on interpreters made to behave like them.
+"""The portable sandbox, proven without a Mac or a PC: the student path and `grade` on interpreters made to behave
+like them.
 
 A fake environment (a pyvenv.cfg beside a link to this interpreter) loads tests/simulate/no_linux.py in every process
 it starts, `python -I` children included: no os.pidfd_open, O_PATH, prctl (so no Landlock or seccomp) or /proc. The
@@ -34,32 +35,53 @@ pytestmark = pytest.mark.skipif(bool(missing_pieces()), reason="simulates the ot
 LIMIT = 3  # seconds: the time limit of every question in the kit copy (question 4 loops forever)
 NUMBERS = [1, 2, 3, 4, 5, 6]
 MACOS, WINDOWS = ("no_linux", "macos"), ("no_linux", "no_posix")  # the files of tests/simulate/ each interpreter loads
-REMOVED = {MACOS: ("os.pidfd_open", "prctl (ctypes)", "/proc", "os.O_PATH"),
-           WINDOWS: ("os.fork", "os.pidfd_open", "prctl (ctypes)", "/proc", "resource", "fcntl", "os.mkfifo", "select on pipes",
-                     "os.O_PATH", "process groups")}
-# Each question of the copy, as a student might leave it: right, wrong, a stub, an endless loop, a crash, a flood of prints.
+REMOVED = {
+    MACOS: ("os.pidfd_open", "prctl (ctypes)", "/proc", "os.O_PATH"),
+    WINDOWS: (
+        "os.fork",
+        "os.pidfd_open",
+        "prctl (ctypes)",
+        "/proc",
+        "resource",
+        "fcntl",
+        "os.mkfifo",
+        "select on pipes",
+        "os.O_PATH",
+        "process groups",
+    ),
+}
+# Each question of the copy, as a student might leave it: right, wrong, a stub, an endless loop, a crash, a flood of
+# prints.
 OVERRIDES = {
-    "q04_heads.py": "\n\ndef split_heads(x, n_heads):\n    while True: pass\n",  # one line: the line named is always the same
-    "q05_multihead.py": "\n\nimport os\n\n\nclass MultiHeadSelfAttention(MultiHeadSelfAttention):\n    def forward(self, x):\n        os.abort()\n",
+    # one line: the line named is always the same
+    "q04_heads.py": "\n\ndef split_heads(x, n_heads):\n    while True: pass\n",
+    "q05_multihead.py": "\n\nimport os\n\n\nclass MultiHeadSelfAttention(MultiHeadSelfAttention):\n    def "
+                        "forward(self, x):\n        os.abort()\n",
     "q06_additive.py": "\n\ndef additive_scores(*args, **kwargs):\n    while True:\n        print('x' * 100_000)\n",
 }
 
 
-def _simulated_interpreter(prefix: Path, removals: tuple[str, ...], settings: dict[str, object] | None = None) -> tuple[Path, Path]:
-    """(an interpreter whose every process first loads the tests/simulate/ files named by removals, the log where each of
-    its processes writes its command line). The first file is loaded before anything else, the others once the site
-    folders of this environment are on the path (torch and psutil are found); settings: `NAME = value` lines of those
-    files rewritten (NAME = value)."""
+def _simulated_interpreter(
+    prefix: Path, removals: tuple[str, ...], settings: dict[str, object] | None = None
+) -> tuple[Path, Path]:
+    """(an interpreter whose every process first loads the tests/simulate/ files named by removals, the log where
+    each of its processes writes its command line). The first file is loaded before anything else, the others once
+    the site folders of this environment are on the path (torch and psutil are found); settings: `NAME = value`
+    lines of those files rewritten (NAME = value)."""
     real = Path(os.path.realpath(sys.executable))
     (prefix / "bin").mkdir(parents=True)
     (prefix / "bin" / "python").symlink_to(real)
     version = ".".join(map(str, sys.version_info[:3]))
-    (prefix / "pyvenv.cfg").write_text(f"home = {real.parent}\ninclude-system-site-packages = false\nversion = {version}\n")
+    (prefix / "pyvenv.cfg").write_text(
+        f"home = {real.parent}\ninclude-system-site-packages = false\nversion = {version}\n"
+    )
     packages = prefix / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"
     packages.mkdir(parents=True)
     log = prefix / "processes.txt"
     ours = [entry for entry in site.getsitepackages() if Path(entry).is_dir()]
-    (packages / "01_this_environment.pth").write_text("".join(f"import site; site.addsitedir({entry!r})\n" for entry in ours))
+    (packages / "01_this_environment.pth").write_text(
+        "".join(f"import site; site.addsitedir({entry!r})\n" for entry in ours)
+    )
     for order, name in enumerate(removals, start=1):
         lines = (ROOT / "tests" / "simulate" / f"{name}.py").read_text(encoding="utf-8").splitlines()
         for key, value in {"LOG": str(log), **(settings or {})}.items():
@@ -82,20 +104,26 @@ def kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for name in ("autograder", "reference", "solutions"):
         shutil.copytree(ROOT / name, folder / name, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(ROOT / "solutions", folder / "exercises", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(ROOT / "tests" / "corpus" / "wrong" / "q02_scale_by_d.py", folder / "exercises" / "q02_scaled_scores.py")
+    shutil.copy(
+        ROOT / "tests" / "corpus" / "wrong" / "q02_scale_by_d.py", folder / "exercises" / "q02_scaled_scores.py"
+    )
     shutil.copy(ROOT / "exercises" / "q03_attention.py", folder / "exercises")
     for name, tail in OVERRIDES.items():
         with open(folder / "exercises" / name, "a", encoding="utf-8") as module:
             module.write(tail)
-    lines = [f"    time_limit: {LIMIT}" if line.startswith("    time_limit:") else line
-             for line in (ROOT / "course.yaml").read_text(encoding="utf-8").splitlines()]
+    lines = [
+        f"    time_limit: {LIMIT}" if line.startswith("    time_limit:") else line
+        for line in (ROOT / "course.yaml").read_text(encoding="utf-8").splitlines()
+    ]
     (folder / "course.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return folder
 
 
 def _run(python: Path, kit: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
     env = {key: value for key, value in os.environ.items() if key != "AUTOGRADER_SANDBOX"}
-    return subprocess.run([str(python), "-m", "autograder", *args], cwd=kit, capture_output=True, text=True, timeout=timeout, env=env)
+    return subprocess.run(
+        [str(python), "-m", "autograder", *args], cwd=kit, capture_output=True, text=True, timeout=timeout, env=env
+    )
 
 
 def _same_parts(report: dict) -> dict:
@@ -125,18 +153,50 @@ if seen["resource"]:
 abort = subprocess.run([sys.executable, "-c", "import os; os.abort()"], stderr=subprocess.DEVNULL)
 seen["abort"] = abort.returncode
 print(json.dumps(seen))
-"""
+"""  # noqa: E501 - a program's text, written out as it is
 
 
 def test_the_simulated_interpreters_have_what_their_platforms_have(tmp_path: Path) -> None:
     expected = {
-        MACOS: {"fork": True, "mkfifo": True, "killpg": True, "posix_spawn": True, "setpgrp": True, "waitpid": True, "chown": True,
-                "O_BINARY": False, "fcntl": True, "resource": True, "msvcrt": False, "SIGKILL": True, "pthread_sigmask": True,
-                "CREATE_NEW_PROCESS_GROUP": False, "start": "spawn", "methods": ["spawn", "fork", "forkserver"],
-                "address_space_enforced": False, "abort": -6},
-        WINDOWS: {"fork": False, "mkfifo": False, "killpg": False, "posix_spawn": False, "setpgrp": False, "waitpid": False,
-                  "chown": False, "O_BINARY": True, "fcntl": False, "resource": False, "msvcrt": True, "SIGKILL": False,
-                  "pthread_sigmask": False, "CREATE_NEW_PROCESS_GROUP": True, "start": "spawn", "methods": ["spawn"], "abort": 0xC0000409},
+        MACOS: {
+            "fork": True,
+            "mkfifo": True,
+            "killpg": True,
+            "posix_spawn": True,
+            "setpgrp": True,
+            "waitpid": True,
+            "chown": True,
+            "O_BINARY": False,
+            "fcntl": True,
+            "resource": True,
+            "msvcrt": False,
+            "SIGKILL": True,
+            "pthread_sigmask": True,
+            "CREATE_NEW_PROCESS_GROUP": False,
+            "start": "spawn",
+            "methods": ["spawn", "fork", "forkserver"],
+            "address_space_enforced": False,
+            "abort": -6,
+        },
+        WINDOWS: {
+            "fork": False,
+            "mkfifo": False,
+            "killpg": False,
+            "posix_spawn": False,
+            "setpgrp": False,
+            "waitpid": False,
+            "chown": False,
+            "O_BINARY": True,
+            "fcntl": False,
+            "resource": False,
+            "msvcrt": True,
+            "SIGKILL": False,
+            "pthread_sigmask": False,
+            "CREATE_NEW_PROCESS_GROUP": True,
+            "start": "spawn",
+            "methods": ["spawn"],
+            "abort": 0xC0000409,
+        },
     }
     for removals, wanted in expected.items():
         python, _ = _simulated_interpreter(tmp_path / removals[-1], removals)
@@ -154,8 +214,9 @@ def linux_report(kit: Path) -> dict:
 
 
 @pytest.mark.parametrize("removals", [MACOS, WINDOWS], ids=["macos-like", "windows-like"])
-def test_the_student_path_gives_the_linux_backends_report(removals: tuple[str, ...], kit: Path, linux_report: dict,
-                                                          tmp_path: Path) -> None:
+def test_the_student_path_gives_the_linux_backends_report(
+    removals: tuple[str, ...], kit: Path, linux_report: dict, tmp_path: Path
+) -> None:
     used = tmp_path / "windows-branches.txt"
     python, log = _simulated_interpreter(tmp_path / "interpreter", removals, {"USED": str(used)})
     done = _run(python, kit, "check", *map(str, NUMBERS), "--json")
@@ -170,12 +231,18 @@ def test_the_student_path_gives_the_linux_backends_report(removals: tuple[str, .
     children = [line for line in log.read_text(encoding="utf-8").splitlines() if "portable/worker.py" in line]
     assert len(children) >= len(NUMBERS), "the removal must reach every child the kit starts"
     if removals == WINDOWS:  # the kit's Windows-only code ran: binary mode, creation flags, Job Objects, a crash's code
-        assert set(used.read_text(encoding="utf-8").split("\n")) >= {"msvcrt.setmode", "CREATE_NEW_PROCESS_GROUP",
-                                                                    "AssignProcessToJobObject", "TerminateJobObject",
-                                                                    "crash code 0xc0000409"}
+        assert set(used.read_text(encoding="utf-8").split("\n")) >= {
+            "msvcrt.setmode",
+            "CREATE_NEW_PROCESS_GROUP",
+            "AssignProcessToJobObject",
+            "TerminateJobObject",
+            "crash code 0xc0000409",
+        }
 
 
-def test_solutions_and_plot_on_the_simulated_interpreter(simulated: tuple[Path, Path], kit: Path, tmp_path: Path) -> None:
+def test_solutions_and_plot_on_the_simulated_interpreter(
+    simulated: tuple[Path, Path], kit: Path, tmp_path: Path
+) -> None:
     python, _ = simulated
     done = _run(python, kit, "check", "3", "--solutions", "--json")
     assert done.returncode == 0, done.stderr
@@ -191,8 +258,14 @@ def test_watch_regrades_a_save_on_the_simulated_interpreter(simulated: tuple[Pat
     python, _ = simulated
     watched = kit / "exercises" / "q02_scaled_scores.py"
     wrong = watched.read_text(encoding="utf-8")
-    process = subprocess.Popen([str(python), "-m", "autograder", "watch", "2"], cwd=kit, text=True, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, env={k: v for k, v in os.environ.items() if k != "AUTOGRADER_SANDBOX"})
+    process = subprocess.Popen(
+        [str(python), "-m", "autograder", "watch", "2"],
+        cwd=kit,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={k: v for k, v in os.environ.items() if k != "AUTOGRADER_SANDBOX"},
+    )
     try:
         seen = _wait_for(process, "Watching question 2", "")
         shutil.copy(ROOT / "solutions" / "q02_scaled_scores.py", watched)
@@ -215,7 +288,7 @@ def _wait_for(process: subprocess.Popen, text: str, seen: str, seconds: float = 
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline and process.poll() is None:
         printed = "".join(process.lines)
-        if text in " ".join(printed[len(seen):].split()):
+        if text in " ".join(printed[len(seen) :].split()):
             return printed
         time.sleep(0.1)
     errors = process.stderr.read() if process.poll() is not None else ""
@@ -233,20 +306,27 @@ held = exclusive(path)
 while_held = subprocess.run(second).returncode
 held.close()
 print(while_held, subprocess.run(second).returncode)
-"""
+"""  # noqa: E501 - a program's text, written out as it is
 
 
 @pytest.mark.parametrize("removals", [MACOS, WINDOWS], ids=["macos-like", "windows-like"])
 def test_the_class_lock_holds_on_each_platform(removals: tuple[str, ...], tmp_path: Path) -> None:
     python, _ = _simulated_interpreter(tmp_path / "interpreter", removals)
-    done = subprocess.run([str(python), "-c", LOCK_PROBE, str(tmp_path / ".grading.lock")], capture_output=True, text=True, timeout=60,
-                          cwd=ROOT)
-    assert done.stdout.split() == ["3", "0"], done.stderr  # refused while another process holds it, taken once it is let go
+    done = subprocess.run(
+        [str(python), "-c", LOCK_PROBE, str(tmp_path / ".grading.lock")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    # refused while another process holds it, taken once it is let go
+    assert done.stdout.split() == ["3", "0"], done.stderr
 
 
 @pytest.fixture(scope="module")
 def class_kit(kit: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """(a kit whose course is questions 1 and 2 at LIMIT s, a class of two: ann's solutions; ben's loop in q1 and wrong q2)."""
+    """(a kit whose course is questions 1 and 2 at LIMIT s, a class of two: ann's solutions; ben's loop in q1 and
+    wrong q2)."""
     import yaml
 
     root = tmp_path_factory.mktemp("class-kit")
@@ -263,19 +343,42 @@ def class_kit(kit: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path
             shutil.copy(ROOT / "solutions" / name, students / student / "exercises" / name)
     with open(students / "ben" / "exercises" / "q01_causal_mask.py", "a", encoding="utf-8") as module:
         module.write("\n\ndef causal_mask(*args, **kwargs):\n    while True: pass\n")
-    shutil.copy(ROOT / "tests" / "corpus" / "wrong" / "q02_scale_by_d.py", students / "ben" / "exercises" / "q02_scaled_scores.py")
+    shutil.copy(
+        ROOT / "tests" / "corpus" / "wrong" / "q02_scale_by_d.py",
+        students / "ben" / "exercises" / "q02_scaled_scores.py",
+    )
     return root, students
 
 
 def _grade_class(python: Path, kit: Path, students: Path, out: Path) -> tuple[str, dict]:
     """(grades.csv, student -> each question's status and score) of `grade` run by python over students."""
     env = {key: value for key, value in os.environ.items() if key != "AUTOGRADER_SANDBOX"} | {"AUTOGRADER_SECRET": ""}
-    done = subprocess.run([str(python), "-m", "autograder", "grade", str(students), "--out", str(out), "--jobs", "2",
-                           "--allow-weak-isolation"], cwd=kit, capture_output=True, text=True, timeout=600, env=env)  # no kernel walls there
+    done = subprocess.run(
+        [
+            str(python),
+            "-m",
+            "autograder",
+            "grade",
+            str(students),
+            "--out",
+            str(out),
+            "--jobs",
+            "2",
+            # no kernel walls there
+            "--allow-weak-isolation",
+        ],
+        cwd=kit,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     reports = {path.stem: json.loads(path.read_text(encoding="utf-8")) for path in out.glob("*.json")}
     return (out / "grades.csv").read_text(encoding="utf-8"), {
-        student: [(q["status"], q["score"], q.get("reason", "")) for q in report["questions"]] for student, report in reports.items()}
+        student: [(q["status"], q["score"], q.get("reason", "")) for q in report["questions"]]
+        for student, report in reports.items()
+    }
 
 
 @pytest.fixture(scope="module")
@@ -286,21 +389,27 @@ def linux_grades(class_kit: tuple[Path, Path], tmp_path_factory: pytest.TempPath
 
 
 @pytest.mark.parametrize("removals", [MACOS, WINDOWS], ids=["macos-like", "windows-like"])
-def test_grade_gives_the_linux_backends_grades(removals: tuple[str, ...], class_kit: tuple[Path, Path], linux_grades: tuple[str, dict],
-                                               tmp_path: Path) -> None:
+def test_grade_gives_the_linux_backends_grades(
+    removals: tuple[str, ...], class_kit: tuple[Path, Path], linux_grades: tuple[str, dict], tmp_path: Path
+) -> None:
     kit, students = class_kit
     python, log = _simulated_interpreter(tmp_path / "interpreter", removals)
     grades, reports = _grade_class(python, kit, students, tmp_path / "out")
     assert "graded (weak isolation)" in grades  # said where seccomp and Landlock are missing, as on a real Mac or PC
     assert grades.replace(" (weak isolation)", "") == linux_grades[0] and reports == linux_grades[1]
     assert [status for status, _score, _reason in reports["ben"]] == ["timeout", "failed"]
-    workers = [line for line in log.read_text(encoding="utf-8").splitlines() if "multiprocessing" in line and "spawn_main" in line]
+    workers = [
+        line
+        for line in log.read_text(encoding="utf-8").splitlines()
+        if "multiprocessing" in line and "spawn_main" in line
+    ]
     assert len(workers) == 2, "each worker is a spawned interpreter"
 
 
 def test_torchs_own_messages_are_not_the_students_output(kit: Path, tmp_path: Path) -> None:
-    """torch's lazy detection of the CPU writes to standard error where the kernel refuses it (tests/simulate/lazy_cpuinfo.py):
-    the portable child runs it before it captures the student's output, so the line goes to the sandbox's log."""
+    """torch's lazy detection of the CPU writes to standard error where the kernel refuses it
+    (tests/simulate/lazy_cpuinfo.py): the portable child runs it before it captures the student's output, so the
+    line goes to the sandbox's log."""
     python, _ = _simulated_interpreter(tmp_path / "interpreter", (*MACOS, "lazy_cpuinfo"))
     done = _run(python, kit, "check", "1", "2", "--solutions", "--json")
     assert done.returncode == 0, done.stderr

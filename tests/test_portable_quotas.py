@@ -1,8 +1,7 @@
-"""The portable backend on platforms without Linux's pieces (tests/simulate/, as tests/test_portable.py simulates them): a
-thread bomb fails in its own question, held to the child's count of threads rather than to the user's process quota, and
-a spare that a classmate's child changed while it waited is never given a question, as the Linux backend never forks
-from a zygote a child changed.
-"""
+"""The portable backend on platforms without Linux's pieces (tests/simulate/, as tests/test_portable.py simulates
+them): a thread bomb fails in its own question, held to the child's count of threads rather than to the user's
+process quota, and a spare that a classmate's child changed while it waited is never given a question, as the
+Linux backend never forks from a zygote a child changed."""
 import json
 import os
 import shutil
@@ -15,7 +14,9 @@ from autograder.sandbox.choice import missing_pieces
 from test_portable import MACOS, WINDOWS, _simulated_interpreter
 
 ROOT = Path(__file__).resolve().parent.parent
-pytestmark = pytest.mark.skipif(bool(missing_pieces()), reason="simulates the other platforms from one with the Linux pieces")
+pytestmark = pytest.mark.skipif(
+    bool(missing_pieces()), reason="simulates the other platforms from one with the Linux pieces"
+)
 PLATFORMS = pytest.mark.parametrize("removals", [MACOS, WINDOWS], ids=["macos-like", "windows-like"])
 
 
@@ -25,8 +26,9 @@ def _env() -> dict:
 
 @PLATFORMS
 def test_a_thread_bomb_fails_in_its_question(removals: tuple[str, ...], tmp_path: Path) -> None:
-    """tests/attacks/kernel_thread_bomb.py (3,000 threads at import) as question 1: refused past the child's 64 threads, its
-    question an error that says so, question 2 beside it full marks. Before the count, every thread started: 8 / 8."""
+    """tests/attacks/kernel_thread_bomb.py (3,000 threads at import) as question 1: refused past the child's 64
+    threads, its question an error that says so, question 2 beside it full marks. Before the count, every thread
+    started: 8 / 8."""
     kit = tmp_path / "kit"
     for name in ("autograder", "reference", "solutions"):
         shutil.copytree(ROOT / name, kit / name, ignore=shutil.ignore_patterns("__pycache__"))
@@ -34,8 +36,14 @@ def test_a_thread_bomb_fails_in_its_question(removals: tuple[str, ...], tmp_path
     shutil.copytree(ROOT / "solutions", kit / "exercises", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "tests" / "attacks" / "kernel_thread_bomb.py", kit / "exercises" / "q01_causal_mask.py")
     python, _ = _simulated_interpreter(tmp_path / "interpreter", removals)
-    done = subprocess.run([str(python), "-m", "autograder", "check", "1", "2", "--json"], cwd=kit, env=_env(),
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [str(python), "-m", "autograder", "check", "1", "2", "--json"],
+        cwd=kit,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     report = json.loads(done.stdout)
     assert report["sandbox"]["backend"] == "portable", report["sandbox"]
     bomb, neighbour = report["questions"]
@@ -62,20 +70,26 @@ child.close()
 sandbox.close()
 print(json.dumps({"replaced": sandbox.replaced, "spare": child is spare, "ok": first["ok"], "nice": nice,
                   "ours": psutil.Process().nice()}))
-"""
+"""  # noqa: E501 - a program's text, written out as it is
 
 
 @PLATFORMS
 @pytest.mark.parametrize("change", ["change", "leave"])
 def test_a_spare_a_child_changed_gets_no_question(removals: tuple[str, ...], change: str, tmp_path: Path) -> None:
-    """The grader reads the spare's priority (and, where it can, its limits and CPUs) when it spawns it, and again before it
-    gives it a question: a spare reniced meanwhile is replaced by a fresh child, which runs at the grader's priority; one
-    left alone is used."""
+    """The grader reads the spare's priority (and, where it can, its limits and CPUs) when it spawns it, and again
+    before it gives it a question: a spare reniced meanwhile is replaced by a fresh child, which runs at the grader's
+    priority; one left alone is used."""
     package = tmp_path / "exercises"
     shutil.copytree(ROOT / "solutions", package, ignore=shutil.ignore_patterns("__pycache__"))
     python, _ = _simulated_interpreter(tmp_path / "interpreter", removals)
-    done = subprocess.run([str(python), "-c", SPARE, str(package), change], cwd=ROOT, env=_env(), capture_output=True, text=True,
-                          timeout=600)
+    done = subprocess.run(
+        [str(python), "-c", SPARE, str(package), change],
+        cwd=ROOT,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     assert seen["ok"] and seen["nice"] == seen["ours"], seen

@@ -15,11 +15,17 @@ widths = st.integers(1, 5)
 def test_additive_scores_match_a_loop_over_positions(T, d_s, d_h, d_a, seed):
     g = torch.Generator().manual_seed(seed)
     s, H = torch.randn(d_s, generator=g, dtype=torch.float64), torch.randn(T, d_h, generator=g, dtype=torch.float64)
-    W, U = torch.randn(d_a, d_s, generator=g, dtype=torch.float64), torch.randn(d_a, d_h, generator=g, dtype=torch.float64)
+    W, U = (
+        torch.randn(d_a, d_s, generator=g, dtype=torch.float64),
+        torch.randn(d_a, d_h, generator=g, dtype=torch.float64),
+    )
     v, b = torch.randn(d_a, generator=g, dtype=torch.float64), torch.randn(d_a, generator=g, dtype=torch.float64)
     loop = []
     for j in range(T):
-        hidden = [math.tanh(sum(W[a, i] * s[i] for i in range(d_s)) + sum(U[a, i] * H[j, i] for i in range(d_h)) + b[a]) for a in range(d_a)]
+        hidden = [
+            math.tanh(sum(W[a, i] * s[i] for i in range(d_s)) + sum(U[a, i] * H[j, i] for i in range(d_h)) + b[a])
+            for a in range(d_a)
+        ]
         loop.append(sum(float(v[a]) * float(hidden[a]) for a in range(d_a)))
     torch.testing.assert_close(additive.additive_scores(s, H, W, U, v, b), torch.tensor(loop, dtype=torch.float64))
     states = torch.stack([s, -s])
@@ -33,13 +39,21 @@ def test_additive_scores_match_a_loop_over_positions(T, d_s, d_h, d_a, seed):
 def test_lesson_toy_numbers():
     keys = torch.tensor([[0.1, 0.9], [0.0, 1.0], [0.9, 0.1], [1.0, 0.0], [0.8, 0.2]])
     query = torch.tensor([1.0, 0.0])
-    torch.testing.assert_close(dot_product.toy_weights(query, keys), torch.tensor([0.12, 0.11, 0.26, 0.29, 0.23]), atol=0.006, rtol=0)
-    torch.testing.assert_close(dot_product.toy_weights(query, keys, 5.0), torch.tensor([0.01, 0.0, 0.30, 0.50, 0.18]), atol=0.006, rtol=0)
+    torch.testing.assert_close(
+        dot_product.toy_weights(query, keys), torch.tensor([0.12, 0.11, 0.26, 0.29, 0.23]), atol=0.006, rtol=0
+    )
+    torch.testing.assert_close(
+        dot_product.toy_weights(query, keys, 5.0), torch.tensor([0.01, 0.0, 0.30, 0.50, 0.18]), atol=0.006, rtol=0
+    )
 
 
 def test_read_grad_matches_the_formula_and_flops_and_fit():
     g = torch.Generator().manual_seed(0)
-    e, H, up = torch.randn(5, generator=g, dtype=torch.float64), torch.randn(5, 3, generator=g, dtype=torch.float64), torch.randn(3, generator=g, dtype=torch.float64)
+    e, H, up = (
+        torch.randn(5, generator=g, dtype=torch.float64),
+        torch.randn(5, 3, generator=g, dtype=torch.float64),
+        torch.randn(3, generator=g, dtype=torch.float64),
+    )
     a, c = additive.read(e, H)
     torch.testing.assert_close(additive.read_grad(e, H, up), a * ((H - c) @ up))
     assert cost.attention_flops(10, 4) == 4 * 10 * 10 * 4

@@ -1,5 +1,5 @@
-"""The sandbox's two backends behind one interface: the choice by probes, the words when the sandbox cannot start, where a
-stopped child was, and the same verdicts from both on the hostile submissions that matter most."""
+"""The sandbox's two backends behind one interface: the choice by probes, the words when the sandbox cannot start,
+where a stopped child was, and the same verdicts from both on the hostile submissions that matter most."""
 import faulthandler
 import os
 import resource
@@ -25,7 +25,8 @@ BACKENDS = ("linux", "portable")
 
 
 def test_every_linux_piece_chooses_the_linux_backend(monkeypatch: pytest.MonkeyPatch) -> None:
-    need_linux_pieces()  # skipped on a machine that lacks one, unless KIT_EXPECT_LINUX_PIECES=1 (CI) says it has them all
+    # skipped on a machine that lacks one, unless KIT_EXPECT_LINUX_PIECES=1 (CI) says it has them all
+    need_linux_pieces()
     monkeypatch.delenv(FORCE_VARIABLE, raising=False)
     assert choose().backend == "linux" and not choose().missing
 
@@ -48,9 +49,12 @@ def test_where_a_slow_child_was_is_waited_for(tmp_path: Path) -> None:
     package.mkdir()
     (package / "__init__.py").write_text("")
     (package / "q01_causal_mask.py").write_text("def causal_mask(T):\n    i = 0\n    while i < T: pass\n")
-    script = (f"import faulthandler, signal, sys; sys.path.insert(0, {str(tmp_path)!r}); "
-              f"faulthandler.register(signal.SIGUSR1, file=open({str(tmp_path / 'stack.txt')!r}, 'w'), all_threads=True, chain=False); "
-              "from exercises.q01_causal_mask import causal_mask; print('ready', flush=True); causal_mask(3)")
+    script = (
+        f"import faulthandler, signal, sys; sys.path.insert(0, {str(tmp_path)!r}); "
+        f"faulthandler.register(signal.SIGUSR1, file=open({str(tmp_path / 'stack.txt')!r}, 'w'), all_threads=True, "
+        f"chain=False); "
+        "from exercises.q01_causal_mask import causal_mask; print('ready', flush=True); causal_mask(3)"
+    )
     child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=tmp_path)
     waking = threading.Timer(1.0, child.send_signal, (signal.SIGCONT,))  # Popen's: nothing once the child is gone
     try:
@@ -59,7 +63,9 @@ def test_where_a_slow_child_was_is_waited_for(tmp_path: Path) -> None:
         os.kill(child.pid, signal.SIGSTOP)
         waking.start()
         found = where_it_ran(child.pid, tmp_path, package)
-        assert found == " It was running `causal_mask` (exercises/q01_causal_mask.py, line 3).", (tmp_path / "stack.txt").read_text()
+        assert found == " It was running `causal_mask` (exercises/q01_causal_mask.py, line 3).", (
+            tmp_path / "stack.txt"
+        ).read_text()
     finally:
         if waking.is_alive():
             waking.join()
@@ -68,7 +74,9 @@ def test_where_a_slow_child_was_is_waited_for(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_a_sandbox_that_cannot_start_blames_the_installation(backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_sandbox_that_cannot_start_blames_the_installation(
+    backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A Python whose children cannot import torch: every question is an error that names the cause, what to do and a
     log kept after the sandbox's folder is gone; never the student's code."""
     python = tmp_path / "python"
@@ -95,18 +103,26 @@ def test_where_a_child_was_is_read_from_its_last_dump(tmp_path: Path) -> None:
     in the student's package."""
     package = tmp_path / "exercises"
     package.mkdir()
-    dump = ('Timeout (0:00:01)!\nThread 0x0001 (most recent call first):\n  File "{kit}/serve.py", line 9 in read_frame\n'
-            'Timeout (0:00:02)!\nThread 0x0001 (most recent call first):\n  File "/elsewhere/exercises/q01_causal_mask.py", line 3 in fake\n'
-            '  File "{package}/q04_heads.py", line 12 in split_heads\n  File "{kit}/session.py", line 80 in _call\n')
+    dump = (
+        'Timeout (0:00:01)!\nThread 0x0001 (most recent call first):\n  File "{kit}/serve.py", line 9 in '
+        'read_frame\nTimeout (0:00:02)!\nThread 0x0001 (most recent call first):\n  File '
+        '"/elsewhere/exercises/q01_causal_mask.py", line 3 in fake\n  File "{package}/q04_heads.py", line 12 in '
+        'split_heads\n  File "{kit}/session.py", line 80 in _call\n'
+    )
     (tmp_path / "stack.txt").write_text(dump.format(kit=tmp_path / "kit", package=package))
     assert where_it_ran(None, tmp_path, package) == " It was running `split_heads` (exercises/q04_heads.py, line 12)."
-    (tmp_path / "stack.txt").write_text(dump.split("Timeout (0:00:02)")[0].format(kit=tmp_path / "kit", package=package))
+    (tmp_path / "stack.txt").write_text(
+        dump.split("Timeout (0:00:02)")[0].format(kit=tmp_path / "kit", package=package)
+    )
     assert where_it_ran(None, tmp_path, package) == ""
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_each_backend_runs_a_question_in_its_own_process(backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Forced by AUTOGRADER_SANDBOX: the child is another process, in a folder of its own, and says so through the codec."""
+def test_each_backend_runs_a_question_in_its_own_process(
+    backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Forced by AUTOGRADER_SANDBOX: the child is another process, in a folder of its own, and says so through the
+    codec."""
     package = tmp_path / "exercises"
     package.mkdir()
     (package / "__init__.py").write_text("")
@@ -127,14 +143,16 @@ def test_each_backend_runs_a_question_in_its_own_process(backend: str, tmp_path:
 
 @pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="the Linux backend's zygote")
 def test_a_zygote_a_child_changed_is_replaced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The grader reads the zygote's limits, priority and CPUs from /proc before each fork, never a child's word: a zygote
-    changed since it started (here by the test, as a child running under the grader's own user could) is replaced, and
-    the next child starts with the limits and priority of the first."""
+    """The grader reads the zygote's limits, priority and CPUs from /proc before each fork, never a child's word: a
+    zygote changed since it started (here by the test, as a child running under the grader's own user could) is
+    replaced, and the next child starts with the limits and priority of the first."""
     package = tmp_path / "exercises"
     package.mkdir()
     (package / "__init__.py").write_text("")
-    (package / "q01_causal_mask.py").write_text("import os\nimport resource\n\n\ndef state():\n"
-                                                 "    return [os.getppid(), resource.getrlimit(resource.RLIMIT_FSIZE)[0], os.getpriority(os.PRIO_PROCESS, 0)]\n")
+    (package / "q01_causal_mask.py").write_text(
+        "import os\nimport resource\n\n\ndef state():\n    return [os.getppid(), "
+        "resource.getrlimit(resource.RLIMIT_FSIZE)[0], os.getpriority(os.PRIO_PROCESS, 0)]\n"
+    )
     monkeypatch.setenv(FORCE_VARIABLE, "linux")
     sandbox = start_sandbox()
     try:
@@ -144,22 +162,24 @@ def test_a_zygote_a_child_changed_is_replaced(tmp_path: Path, monkeypatch: pytes
             assert child.first()["ok"]
             states.append(child.ask({"op": "call", "target": "state", "args": [], "kwargs": {}})["value"])
             child.close()
-            resource.prlimit(states[-1][0], resource.RLIMIT_FSIZE, (4096, 4096))  # every later child would fail to set its own
+            # every later child would fail to set its own
+            resource.prlimit(states[-1][0], resource.RLIMIT_FSIZE, (4096, 4096))
             os.setpriority(os.PRIO_PROCESS, states[-1][0], 19)
     finally:
         sandbox.close()
     assert states[1][0] != states[0][0] and states[1][1:] == states[0][1:] and sandbox.replaced == 1
 
 
-STATE_MODULE = ("import os\nimport resource\n\n\ndef state():\n"
-                "    zygote = os.getppid()\n"
-                "    with open(f'/proc/{zygote}/stat') as handle:\n"
-                "        pristine = int(handle.read().rsplit(')', 1)[1].split()[1])\n"
-                "    return [zygote, pristine, os.getpriority(os.PRIO_PROCESS, 0), resource.getrlimit(resource.RLIMIT_NOFILE)[0]]\n")
+STATE_MODULE = (
+    "import os\nimport resource\n\n\ndef state():\n    zygote = os.getppid()\n    with open(f'/proc/{zygote}/stat') as "
+    "handle:\n        pristine = int(handle.read().rsplit(')', 1)[1].split()[1])\n    return [zygote, pristine, "
+    "os.getpriority(os.PRIO_PROCESS, 0), resource.getrlimit(resource.RLIMIT_NOFILE)[0]]\n"
+)
 
 
 def _state_package(tmp_path: Path) -> Path:
-    """A package whose question 1 says its zygote, that zygote's parent, and the priority and file limit it inherited."""
+    """A package whose question 1 says its zygote, that zygote's parent, and the priority and file limit it
+    inherited."""
     package = tmp_path / "exercises"
     package.mkdir()
     (package / "__init__.py").write_text("")
@@ -230,8 +250,8 @@ def test_a_pristine_process_that_changed_or_died_is_replaced(tmp_path: Path, mon
 
 
 def _first_word_lost_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The first child forked from a touched zygote ends before its first word (as one whose zygote an earlier child broke
-    in a way the grader does not read would); later children speak."""
+    """The first child forked from a touched zygote ends before its first word (as one whose zygote an earlier child
+    broke in a way the grader does not read would); later children speak."""
     from autograder.sandbox.linux import parent
 
     real_first, lost = parent.LinuxChild.first, []
@@ -246,7 +266,9 @@ def _first_word_lost_once(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="the Linux backend's zygote")
-def test_a_child_dead_before_its_first_word_in_a_touched_zygote_is_asked_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_child_dead_before_its_first_word_in_a_touched_zygote_is_asked_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The grader never takes a child's word for its own health: a zygote an earlier child changed in a way the grader
     does not read (here the test's stand-in for its child) forks a child that dies before its first word; the question
     is asked again of a fresh zygote's child, which imports the module, and the student is not charged."""
@@ -274,7 +296,9 @@ def test_a_child_dead_before_its_first_word_in_a_touched_zygote_is_asked_again(t
 
 
 @pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="the Linux backend's zygote")
-def test_a_fresh_zygote_that_fails_the_retry_is_the_graders_failure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_fresh_zygote_that_fails_the_retry_is_the_graders_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The question asked again after a child died in a touched zygote: when the fresh zygote fails too (here it dies at
     once), the question is the grader's own failure (a fault: the report is a grader_error), not the student's."""
     from autograder.engine.plugin import KitPlugin
@@ -326,7 +350,9 @@ def _call_once(tmp_path: Path, source: str, target: str, *args: object) -> dict:
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_a_child_finds_packages_where_the_grader_found_them(backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_child_finds_packages_where_the_grader_found_them(
+    backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A package on the grader's sys.path only (as torch installed with `pip install --user`, which `python -I` leaves
     out): the child imports it too, while the kit's own folder stays off its path."""
     site = tmp_path / ".local" / "lib" / "site-packages"
@@ -335,12 +361,16 @@ def test_a_child_finds_packages_where_the_grader_found_them(backend: str, tmp_pa
     monkeypatch.setenv(FORCE_VARIABLE, backend)
     monkeypatch.syspath_prepend(str(site))
     monkeypatch.syspath_prepend(str(ROOT))
-    source = "import sys\n\nimport only_for_the_grader\n\n\ndef seen():\n    return [only_for_the_grader.VALUE, sys.path]\n"
+    source = (
+        "import sys\n\nimport only_for_the_grader\n\n\ndef seen():\n    return [only_for_the_grader.VALUE, sys.path]\n"
+    )
     value, path = _call_once(tmp_path, source, "seen")["value"]
     assert value == 42 and str(site) in path and str(ROOT) not in path
 
 
-def test_a_folder_on_the_graders_path_that_nothing_came_from_stays_closed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_folder_on_the_graders_path_that_nothing_came_from_stays_closed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A grading script's own folder (or a PYTHONPATH as broad as the home folder) is on the grader's sys.path, and may
     hold the class: the child cannot read it, while a folder a loaded module came from stays open."""
     scripts = tmp_path / "course"
@@ -348,21 +378,25 @@ def test_a_folder_on_the_graders_path_that_nothing_came_from_stays_closed(tmp_pa
     (scripts / "class" / "bob" / "answer.py").write_text("SECRET = 1\n")
     monkeypatch.syspath_prepend(str(scripts))
     monkeypatch.syspath_prepend(str(ROOT))
-    source = "def peek(path):\n    try:\n        return open(path).read()\n    except OSError as error:\n        return type(error).__name__\n"
+    source = (
+        "def peek(path):\n    try:\n        return open(path).read()\n"
+        "    except OSError as error:\n        return type(error).__name__\n"
+    )
     seen = _call_once(tmp_path, source, "peek", str(scripts / "class" / "bob" / "answer.py"))
     assert seen["value"] == "PermissionError", seen
 
 
 def test_both_backends_put_up_the_same_kernel_walls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A portable child keeps every wall the kernel offers the Linux backend's (sandbox/walls.py): the same seccomp state,
-    and C code (torch.save) that writes outside the child's folder where Landlock lets neither write it."""
+    """A portable child keeps every wall the kernel offers the Linux backend's (sandbox/walls.py): the same seccomp
+    state, and C code (torch.save) that writes outside the child's folder where Landlock lets neither write it."""
     package = tmp_path / "exercises"
     package.mkdir()
     (package / "__init__.py").write_text("")
     (package / "q01_causal_mask.py").write_text(
-        "import torch\n\n\ndef walls(path):\n    try:\n        torch.save(1, path)\n    except RuntimeError:\n        pass\n"
-        "    with open('/proc/self/status') as status:\n"
-        "        return [line.split()[1] for line in status if line.startswith(('NoNewPrivs:', 'Seccomp:'))]\n")
+        "import torch\n\n\ndef walls(path):\n    try:\n        torch.save(1, path)\n    except RuntimeError:\n        "
+        "pass\n    with open('/proc/self/status') as status:\n        return [line.split()[1] for line in status if "
+        "line.startswith(('NoNewPrivs:', 'Seccomp:'))]\n"
+    )
     seen = {}
     for backend in BACKENDS:
         monkeypatch.setenv(FORCE_VARIABLE, backend)
@@ -371,7 +405,10 @@ def test_both_backends_put_up_the_same_kernel_walls(tmp_path: Path, monkeypatch:
             child = sandbox.open(package, "q01_causal_mask", 20)
             assert child.first()["ok"]
             target = tmp_path / f"written-by-{backend}.pt"
-            seen[backend] = child.ask({"op": "call", "target": "walls", "args": [str(target)], "kwargs": {}})["value"], target.exists()
+            seen[backend] = (
+                child.ask({"op": "call", "target": "walls", "args": [str(target)], "kwargs": {}})["value"],
+                target.exists(),
+            )
             child.close()
         finally:
             sandbox.close()
@@ -379,18 +416,23 @@ def test_both_backends_put_up_the_same_kernel_walls(tmp_path: Path, monkeypatch:
 
 
 @pytest.mark.parametrize("lines", [(7, 9), (8, 9), (2, 9)])
-def test_a_loop_is_named_by_its_first_line_wherever_the_dump_lands_in_it(tmp_path: Path, lines: tuple[int, int]) -> None:
-    """Two dumps of one endless loop, landing on different lines of it (its header, its body, a helper it calls): the same
-    place both times, the loop's first line in the function that runs it."""
+def test_a_loop_is_named_by_its_first_line_wherever_the_dump_lands_in_it(
+    tmp_path: Path, lines: tuple[int, int]
+) -> None:
+    """Two dumps of one endless loop, landing on different lines of it (its header, its body, a helper it calls): the
+    same place both times, the loop's first line in the function that runs it."""
     package = tmp_path / "exercises"
     package.mkdir()
-    (package / "q04_heads.py").write_text("def helper(x):\n    y = x + 1\n    return y\n\n\ndef split_heads(x):\n"
-                                          "    while True:\n        x = helper(x)\n        x = x - 1\n")
+    (package / "q04_heads.py").write_text(
+        "def helper(x):\n    y = x + 1\n    return y\n\n\ndef split_heads(x):\n"
+        "    while True:\n        x = helper(x)\n        x = x - 1\n"
+    )
     said = set()
     for line in lines:
         frames = [(line, "helper"), (7, "split_heads")] if line < 6 else [(line, "split_heads")]
         dump = "Current thread 0x0001 (most recent call first):\n" + "".join(
-            f'  File "{package}/q04_heads.py", line {number} in {function}\n' for number, function in frames)
+            f'  File "{package}/q04_heads.py", line {number} in {function}\n' for number, function in frames
+        )
         (tmp_path / "stack.txt").write_text(dump + f'  File "{tmp_path}/kit/session.py", line 80 in _call\n')
         said.add(where_it_ran(None, tmp_path, package))
     assert said == {" It was running `split_heads` (exercises/q04_heads.py, line 7)."}
@@ -398,8 +440,8 @@ def test_a_loop_is_named_by_its_first_line_wherever_the_dump_lands_in_it(tmp_pat
 
 @pytest.mark.skipif(not hasattr(signal, "SIGXCPU"), reason="no CPU-time signal on this system")
 def test_a_child_ended_by_its_cpu_time_limit_timed_out() -> None:
-    """A child stopped by its CPU rlimit (time limit + 2 s: SIGXCPU, when it beats the grader's own clock) is a timeout with
-    the time limit's reason, not a crash; other signals stay crashes."""
+    """A child stopped by its CPU rlimit (time limit + 2 s: SIGXCPU, when it beats the grader's own clock) is a
+    timeout with the time limit's reason, not a crash; other signals stay crashes."""
     status, reason = died(-signal.SIGXCPU, 2.0)
     assert status == TIMEOUT and reason.startswith("stopped after 2 s")
     assert died(-signal.SIGSEGV, 2.0)[0] == CRASHED

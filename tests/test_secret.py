@@ -99,9 +99,20 @@ def _test_cell_summary(secret: str) -> str:
     from autograder.nbgrader.cell import _CHILD, KIT_DIR
     from autograder.nbgrader.package import marker
 
-    request = {"course_root": str(ROOT), "number": 1, "history": [marker(load_course(ROOT).question(1)) + "\n" + SAYS_ITS_INPUT]}
-    done = subprocess.run([sys.executable, "-I", "-c", _CHILD, KIT_DIR], input=json.dumps(request) + "\n", capture_output=True,
-                          text=True, timeout=300, env={**os.environ, ENVIRONMENT: secret}, check=False)
+    request = {
+        "course_root": str(ROOT),
+        "number": 1,
+        "history": [marker(load_course(ROOT).question(1)) + "\n" + SAYS_ITS_INPUT],
+    }
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", _CHILD, KIT_DIR],
+        input=json.dumps(request) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, ENVIRONMENT: secret},
+        check=False,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout)["summary"]
 
@@ -114,14 +125,18 @@ def test_nbgrader_test_cells_draw_their_inputs_from_the_course_secret():
 
 def test_every_seed_of_the_suites_goes_through_the_secret():
     """A generator seeded with a bare number would give class grading the release's inputs: the suites seed only from
-    seeded(...) or from a draw's own rng (itself seeded from the secret), and the proxy mixes it into Generator(seed)."""
+    seeded(...) or from a draw's own rng (itself seeded from the secret), and the proxy mixes it into
+    Generator(seed)."""
     import re
 
     from autograder.engine.proxy import Generator, Student
 
     suites = ROOT / "autograder" / "suites"
-    seeds = [(path.name, match) for path in sorted(suites.rglob("*.py"))
-             for match in re.findall(r"manual_seed\(([^)]*\)?)", path.read_text(encoding="utf-8"))]
+    seeds = [
+        (path.name, match)
+        for path in sorted(suites.rglob("*.py"))
+        for match in re.findall(r"manual_seed\(([^)]*\)?)", path.read_text(encoding="utf-8"))
+    ]
     assert seeds and all(arg.startswith(("seeded(", "seed(rng)")) for _, arg in seeds), seeds
     try:
         inputs.use_secret("a course secret")

@@ -11,8 +11,15 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def run(cwd: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "autograder", *args], check=False, cwd=cwd, capture_output=True, text=True,
-                          timeout=120, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-m", "autograder", *args],
+        check=False,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 @pytest.fixture()
@@ -21,7 +28,7 @@ def kit(tmp_path: Path) -> Path:
     for name in ("autograder", "reference", "solutions", "exercises"):
         shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
     manifest = (ROOT / "course.yaml").read_text()
-    (tmp_path / "course.yaml").write_text(manifest[:manifest.index("\n  - number: 3\n")] + "\n")
+    (tmp_path / "course.yaml").write_text(manifest[: manifest.index("\n  - number: 3\n")] + "\n")
     shutil.copy(tmp_path / "solutions" / "q01_causal_mask.py", tmp_path / "exercises")
     source = (tmp_path / "solutions" / "q02_scaled_scores.py").read_text()
     (tmp_path / "exercises" / "q02_scaled_scores.py").write_text(source.replace("/ math.sqrt(d)", "/ d"))
@@ -33,7 +40,9 @@ def test_answers_show_once_at_full_marks_then_when_named(kit: Path):
     assert first.returncode == 1 and "Self-test for question 1" in first.stdout and "unlocked" not in first.stdout
     locked = run(kit, "selftest", "2")
     assert locked.returncode == 0 and "Q1." in locked.stdout and "Model answer:" not in locked.stdout
-    assert "their model answers open once `python -m autograder check 2` gives full marks" in " ".join(locked.stdout.split())
+    assert "their model answers open once `python -m autograder check 2` gives full marks" in " ".join(
+        locked.stdout.split()
+    )
 
     shutil.copy(kit / "solutions" / "q02_scaled_scores.py", kit / "exercises")
     second = run(kit, "check")

@@ -37,7 +37,8 @@ def sandbox():
 
 
 def test_one_run_gives_each_package_its_own_report(tmp_path: Path, sandbox: Sandbox) -> None:
-    """Solutions, a wrong q3, the stubs, a crashing q1 and the solutions again: one run's reports equal separate runs'."""
+    """Solutions, a wrong q3, the stubs, a crashing q1 and the solutions again: one run's reports equal separate
+    runs'."""
     wrong = _package(tmp_path / "wrong", {"q03_attention.py": ROOT / "tests/corpus/wrong/q03_no_scaling.py"})
     crash = _package(tmp_path / "crash", {"q01_causal_mask.py": ROOT / "tests/hostile/segfault.py"})
     packages = [ROOT / "solutions", wrong, ROOT / "exercises", crash, ROOT / "solutions"]
@@ -51,8 +52,11 @@ def test_one_run_gives_each_package_its_own_report(tmp_path: Path, sandbox: Sand
     assert not any(submission.failed for submission in submissions)
 
 
-def test_a_grader_failure_costs_only_that_student(tmp_path: Path, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The grader breaking on the second of three students: that one is reported as a grader_error, the others graded."""
+def test_a_grader_failure_costs_only_that_student(
+    tmp_path: Path, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The grader breaking on the second of three students: that one is reported as a grader_error, the others
+    graded."""
     entries = []
     for student in ("ann", "bob", "cid"):
         folder = tmp_path / "class" / student
@@ -68,7 +72,13 @@ def test_a_grader_failure_costs_only_that_student(tmp_path: Path, sandbox: Sandb
     calls: list[Path] = []
     monkeypatch.setattr(plugin.KitPlugin, "reset", breaks_on_bob)
     reports: dict[str, dict] = {}
-    work.grade_entries(COURSE, entries, sandbox, tmp_path / "scratch", lambda entry, report: reports.setdefault(entry.student, report.to_dict()))
+    work.grade_entries(
+        COURSE,
+        entries,
+        sandbox,
+        tmp_path / "scratch",
+        lambda entry, report: reports.setdefault(entry.student, report.to_dict()),
+    )
     assert list(reports) == ["ann", "bob", "cid"]
     assert reports["ann"]["score"] == reports["cid"]["score"] == COURSE.max_score
     assert reports["bob"]["grader_error"] and reports["bob"]["score"] == 0
@@ -77,11 +87,14 @@ def test_a_grader_failure_costs_only_that_student(tmp_path: Path, sandbox: Sandb
     assert not any((tmp_path / "scratch").iterdir()), "every student's package folder is removed"
 
 
-def test_a_failure_outside_the_checks_is_reported_too(tmp_path: Path, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A full disk while the second student's package is built: that student is reported (grader_error), the run goes on.
+def test_a_failure_outside_the_checks_is_reported_too(
+    tmp_path: Path, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full disk while the second student's package is built: that student is reported (grader_error), the run goes
+    on.
 
-    Every entry drawn gets exactly one report, or a worker would wait for the next entry while its driver waits for this one.
-    """
+    Every entry drawn gets exactly one report, or a worker would wait for the next entry while its driver waits for
+    this one."""
     entries = []
     for student in ("ann", "bob", "cid"):
         folder = tmp_path / "class" / student
@@ -98,14 +111,22 @@ def test_a_failure_outside_the_checks_is_reported_too(tmp_path: Path, sandbox: S
 
     monkeypatch.setattr(work.tempfile, "mkdtemp", full_disk_for_bob)
     reports: list[tuple[str, dict]] = []
-    work.grade_entries(COURSE, entries, sandbox, tmp_path / "scratch", lambda entry, report: reports.append((entry.student, report.to_dict())))
+    work.grade_entries(
+        COURSE,
+        entries,
+        sandbox,
+        tmp_path / "scratch",
+        lambda entry, report: reports.append((entry.student, report.to_dict())),
+    )
     assert [student for student, _ in reports] == ["ann", "bob", "cid"]
     scores = {student: (report["score"], report.get("grader_error", False)) for student, report in reports}
     assert scores == {"ann": (COURSE.max_score, False), "bob": (0, True), "cid": (COURSE.max_score, False)}
     assert "No space left on device" in dict(reports)["bob"]["problem"]
 
 
-def test_grade_many_gives_every_package_a_report_when_the_grader_breaks_on_one(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_grade_many_gives_every_package_a_report_when_the_grader_breaks_on_one(
+    sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The grader breaking on the second of three packages: the third is still graded, in another run."""
     reset, calls = plugin.KitPlugin.reset, []
 
@@ -121,8 +142,9 @@ def test_grade_many_gives_every_package_a_report_when_the_grader_breaks_on_one(s
 
 
 def test_a_preloaded_module_is_imported_once_by_the_zygote_for_every_later_child(tmp_path: Path) -> None:
-    """Sandbox.open(preload=...) (the suites' preload marker): the child, and every later one, finds the module imported;
-    so does the next student's zygote (renew), which the pristine process forks once it has imported the module itself."""
+    """Sandbox.open(preload=...) (the suites' preload marker): the child, and every later one, finds the module
+    imported; so does the next student's zygote (renew), which the pristine process forks once it has imported the
+    module itself."""
     package = tmp_path / "exercises"
     package.mkdir()
     (package / "__init__.py").write_text("")
@@ -141,7 +163,10 @@ def test_a_preloaded_module_is_imported_once_by_the_zygote_for_every_later_child
         assert sandbox.renew() and sandbox.preloaded == {"wave"}
         child = sandbox.open(package, "q01_causal_mask", 20)
         try:
-            assert child.first()["ok"] and child.ask({"op": "call", "target": "imported", "args": ["wave"], "kwargs": {}})["value"]
+            assert (
+                child.first()["ok"]
+                and child.ask({"op": "call", "target": "imported", "args": ["wave"], "kwargs": {}})["value"]
+            )
         finally:
             child.close()
         assert sandbox.pristine_preloaded == {"wave"}
@@ -150,9 +175,9 @@ def test_a_preloaded_module_is_imported_once_by_the_zygote_for_every_later_child
 
 
 def test_modules_prepared_ahead_are_imported_by_the_pristine_process_not_by_the_zygote(tmp_path: Path) -> None:
-    """Sandbox.prepare(preload) (said by the plugin once the suites are collected): the pristine process imports the modules
-    beside the first questions, and the question that preloads them is forked from a fresh zygote that has them, which the
-    running zygote, never asked to import them, does not."""
+    """Sandbox.prepare(preload) (said by the plugin once the suites are collected): the pristine process imports the
+    modules beside the first questions, and the question that preloads them is forked from a fresh zygote that has
+    them, which the running zygote, never asked to import them, does not."""
     package = tmp_path / "exercises"
     package.mkdir()
     (package / "__init__.py").write_text("")
@@ -174,7 +199,11 @@ def test_modules_prepared_ahead_are_imported_by_the_pristine_process_not_by_the_
             if not preload:
                 first_zygote = sandbox.zygotes
         assert found == [False, True]
-        assert sandbox.zygotes == first_zygote + 1 and sandbox.pristine_preloaded == {"wave"} and sandbox.preloaded == {"wave"}
+        assert (
+            sandbox.zygotes == first_zygote + 1
+            and sandbox.pristine_preloaded == {"wave"}
+            and sandbox.preloaded == {"wave"}
+        )
     finally:
         sandbox.close()
 

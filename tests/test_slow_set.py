@@ -24,9 +24,15 @@ def test_the_readmes_command_leaves_the_slow_set_out() -> None:
     assert addopts[addopts.index("-m") + 1] == "not slow"
     assert re.search(r'^ +"slow: ', pyproject, re.MULTILINE), "the slow marker is not registered"
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert "\npython -m pytest\n" in readme and "`python -m pytest -m slow`" in readme and '`python -m pytest -m "slow or not slow"`' in readme
+    assert (
+        "\npython -m pytest\n" in readme
+        and "`python -m pytest -m slow`" in readme
+        and '`python -m pytest -m "slow or not slow"`' in readme
+    )
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    assert re.search(r"^timed .* python -m pytest$", ci, re.MULTILINE) and re.search(r"^timed .* python -m pytest -m slow$", ci, re.MULTILINE)
+    assert re.search(r"^timed .* python -m pytest$", ci, re.MULTILINE) and re.search(
+        r"^timed .* python -m pytest -m slow$", ci, re.MULTILINE
+    )
 
 
 @pytest.mark.parametrize("entry", [*SLOW_TESTS, *SLOW_FIXTURES], ids=str)

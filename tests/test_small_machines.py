@@ -1,4 +1,5 @@
-"""Small machines and shared servers: a question that cannot run for want of memory or processes says so, under each backend.
+"""Small machines and shared servers: a question that cannot run for want of memory or processes says so, under each
+backend.
 
 A limit on the address space set on the grader (`ulimit -v`, as a small server sets one) is kept by the Linux backend's
 children instead of failing them; a limit on processes (tests/simulate/few_processes.py: `ulimit -u` or a container's
@@ -28,15 +29,24 @@ BACKENDS = ("linux", "portable")
 def _check(python: str | Path, backend: str, *numbers: str, preexec_fn: object = None) -> dict:
     """check NUMBERS --solutions --json's report, the given backend forced."""
     env = os.environ | {"AUTOGRADER_SANDBOX": backend}
-    done = subprocess.run([str(python), "-m", "autograder", "check", *numbers, "--solutions", "--json"], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=300, preexec_fn=preexec_fn)
+    done = subprocess.run(
+        [str(python), "-m", "autograder", "check", *numbers, "--solutions", "--json"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        preexec_fn=preexec_fn,
+    )
     assert done.stdout, done.stderr[-3000:]
     return json.loads(done.stdout)
 
 
 def _blames_the_machine(reason: str) -> None:
     assert "not of your code" in reason and "this machine" in reason, reason
-    assert "grader itself failed" not in reason and "does the answer kill it" not in reason and "Reinstall" not in reason, reason
+    assert (
+        "grader itself failed" not in reason and "does the answer kill it" not in reason and "Reinstall" not in reason
+    ), reason
 
 
 def test_an_address_space_limit_on_the_grader_is_kept_by_the_linux_backends_children() -> None:
@@ -59,7 +69,10 @@ def test_a_limit_on_processes_is_named(backend: str, starts: int, tmp_path: Path
     for question in report["questions"][starts:]:
         assert question["score"] == 0
         _blames_the_machine(question["reason"])
-        assert "limit on processes" in question["reason"] and f"{PROCESSES_NEEDED[backend]} processes" in question["reason"]
+        assert (
+            "limit on processes" in question["reason"]
+            and f"{PROCESSES_NEEDED[backend]} processes" in question["reason"]
+        )
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -74,11 +87,16 @@ def test_too_little_memory_is_named_with_what_the_kit_needs(backend: str, tmp_pa
 
 
 def test_a_sandbox_killed_before_it_said_anything_ran_out_of_memory(tmp_path: Path) -> None:
-    """The kernel's answer to a machine out of memory is SIGKILL: a process killed before its first word said nothing."""
+    """The kernel's answer to a machine out of memory is SIGKILL: a process killed before its first word said
+    nothing."""
     errors = tmp_path / "worker-errors.txt"
     errors.write_bytes(b"")
     killed = could_not_start(errors, "portable", killed=True)
-    assert killed.environment and "ran out of memory" in killed.reason and f"{MEMORY_NEEDED['portable'] >> 20} MB" in killed.reason
+    assert (
+        killed.environment
+        and "ran out of memory" in killed.reason
+        and f"{MEMORY_NEEDED['portable'] >> 20} MB" in killed.reason
+    )
     assert "ran out of memory" not in could_not_start(errors, "portable").reason
 
 
@@ -100,7 +118,9 @@ def test_the_memory_left_counts_the_containers_limit(tmp_path: Path) -> None:
     assert available_memory(tmp_path / "v1", membership) > 300 << 20
 
 
-def test_a_machine_short_of_memory_is_warned_before_grading(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+def test_a_machine_short_of_memory_is_warned_before_grading(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
     from autograder.sandbox import machine, start_sandbox
 
     monkeypatch.setattr(machine, "available_memory", lambda: 300 << 20)

@@ -1,5 +1,6 @@
 """The grader's reading of the student's source for forbidden calls (autograder/engine/static.py), from the one table
-(autograder/sandbox/child/forbid_table.py): only what a check calls is judged, and names are resolved through the imports."""
+(autograder/sandbox/child/forbid_table.py): only what a check calls is judged, and names are resolved through the
+imports."""
 import re
 import shutil
 import textwrap
@@ -49,35 +50,47 @@ def test_the_authoring_guide_lists_the_tables_labels() -> None:
 
 
 def test_a_call_in_a_function_the_check_does_not_call_costs_nothing() -> None:
-    """einsum in toy_weights is not scaled_scores' use: a check of scaled_scores that forbids einsum keeps its points."""
+    """einsum in toy_weights is not scaled_scores' use: a check of scaled_scores that forbids einsum keeps its
+    points."""
     assert forbidden_uses(QUESTION_2, ("scaled_scores",), (EINSUM,)) == {}
-    assert forbidden_uses(QUESTION_2, ("toy_weights",), (EINSUM,)) == {"toy_weights": (EINSUM, "line 7 uses torch.einsum")}
+    assert forbidden_uses(QUESTION_2, ("toy_weights",), (EINSUM,)) == {
+        "toy_weights": (EINSUM, "line 7 uses torch.einsum")
+    }
 
 
 def test_numpy_einsum_is_not_torch_einsum() -> None:
-    """dot_product_std's helper calls np.einsum on numpy data: the check of dot_product_std reaches it and finds nothing."""
+    """dot_product_std's helper calls np.einsum on numpy data: the check of dot_product_std reaches it and finds
+    nothing."""
     assert forbidden_uses(QUESTION_2, ("dot_product_std",), (EINSUM,)) == {}
 
 
-@pytest.mark.parametrize("imports, call", [
-    ("import torch", "torch.einsum"),
-    ("import torch as T", "T.einsum"),
-    ("from torch import einsum", "einsum"),
-    ("from torch import einsum as contract", "contract"),
-    ("import torch.functional as tf", "tf.einsum"),
-    ("import torch", "torch.ops.aten.einsum"),
-])
+@pytest.mark.parametrize(
+    "imports, call",
+    [
+        ("import torch", "torch.einsum"),
+        ("import torch as T", "T.einsum"),
+        ("from torch import einsum", "einsum"),
+        ("from torch import einsum as contract", "contract"),
+        ("import torch.functional as tf", "tf.einsum"),
+        ("import torch", "torch.ops.aten.einsum"),
+    ],
+)
 def test_torch_einsum_is_found_under_any_alias(imports: str, call: str) -> None:
     source = f"{imports}\n\n\ndef scaled_scores(q, k):\n    return {call}('...qd,...kd->...qk', q, k)\n"
-    assert forbidden_uses(source, ("scaled_scores",), (EINSUM,)) == {"scaled_scores": (EINSUM, "line 5 uses torch.einsum")}
+    assert forbidden_uses(source, ("scaled_scores",), (EINSUM,)) == {
+        "scaled_scores": (EINSUM, "line 5 uses torch.einsum")
+    }
 
 
-@pytest.mark.parametrize("imports, call", [
-    ("import numpy as np", "np.einsum"),
-    ("import numpy", "numpy.einsum"),
-    ("from numpy import einsum", "einsum"),
-    ("import opt_einsum as oe", "oe.contract"),
-])
+@pytest.mark.parametrize(
+    "imports, call",
+    [
+        ("import numpy as np", "np.einsum"),
+        ("import numpy", "numpy.einsum"),
+        ("from numpy import einsum", "einsum"),
+        ("import opt_einsum as oe", "oe.contract"),
+    ],
+)
 def test_another_librarys_einsum_is_not_torch_einsum(imports: str, call: str) -> None:
     source = f"{imports}\n\n\ndef scaled_scores(q, k):\n    return {call}('...qd,...kd->...qk', q, k)\n"
     assert forbidden_uses(source, ("scaled_scores",), (EINSUM,)) == {}
@@ -107,14 +120,18 @@ def test_what_a_called_function_calls_in_the_module_is_judged_transitively() -> 
     ''')
     uses = forbidden_uses(source, ("attention",), (SDPA,))
     assert uses == {"_fused": (SDPA, "line 6 uses F.scaled_dot_product_attention")}
-    assert forbidden_uses(source, ("unrelated",), (SDPA,)) == {"unrelated": (SDPA, "line 19 uses F.scaled_dot_product_attention")}
+    assert forbidden_uses(source, ("unrelated",), (SDPA,)) == {
+        "unrelated": (SDPA, "line 19 uses F.scaled_dot_product_attention")
+    }
     assert forbidden_uses(source, ("nothing_defined",), (SDPA,)) == {}
 
 
 def test_a_bare_name_still_counts_wherever_it_is_spelled() -> None:
     """`.backward` on any object is autograd's, a local variable called backward is not."""
     source = "def read_grad(e, H, g):\n    backward = H @ g\n    return getattr(e, 'x').backward(backward)\n"
-    assert forbidden_uses(source, ("read_grad",), (AUTOGRAD,)) == {"read_grad": (AUTOGRAD, "line 3 uses torch.autograd")}
+    assert forbidden_uses(source, ("read_grad",), (AUTOGRAD,)) == {
+        "read_grad": (AUTOGRAD, "line 3 uses torch.autograd")
+    }
     assert forbidden_uses(source.replace(".backward(", "("), ("read_grad",), (AUTOGRAD,)) == {}
 
 
@@ -125,12 +142,18 @@ def test_a_bare_name_still_counts_wherever_it_is_spelled() -> None:
 
 SUITE = Path(__file__).resolve().parent.parent / "autograder" / "suites" / "test_q02_scaled_scores.py"
 FORBIDDING = ("test_scaled_scores", "test_dot_product_std", "test_dot_product_std_seed_and_n")
-GRADED = ("right/q02_einsum_toy_weights", "right/q02_numpy_einsum_helper", "right/q02_numpy_rng", "right/q02_einsum_stable_softmax")
+GRADED = (
+    "right/q02_einsum_toy_weights",
+    "right/q02_numpy_einsum_helper",
+    "right/q02_numpy_rng",
+    "right/q02_einsum_stable_softmax",
+)
 
 
 @pytest.fixture(scope="module")
 def einsum_forbidden(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    """{corpus id: question 2's result} on the suite's copy whose checks of scaled_scores and dot_product_std forbid einsum."""
+    """{corpus id: question 2's result} on the suite's copy whose checks of scaled_scores and dot_product_std forbid
+    einsum."""
     from test_corpus import CORPUS, COURSE, _package
 
     from autograder.engine import run
@@ -154,9 +177,12 @@ def einsum_forbidden(tmp_path_factory: pytest.TempPathFactory) -> dict:
 
 @pytest.mark.parametrize("name", GRADED[:3])
 def test_einsum_where_no_check_forbids_it_or_numpys_keeps_full_marks(einsum_forbidden: dict, name: str) -> None:
-    """torch.einsum in toy_weights (its checks allow it), np.einsum in dot_product_std or its helper: every check passes."""
+    """torch.einsum in toy_weights (its checks allow it), np.einsum in dot_product_std or its helper: every check
+    passes."""
     result = einsum_forbidden[name]
-    assert (result.status, result.score) == ("passed", result.max_score), [(t.name, t.message) for t in result.tests if not t.passed]
+    assert (result.status, result.score) == ("passed", result.max_score), [
+        (t.name, t.message) for t in result.tests if not t.passed
+    ]
 
 
 def test_torch_einsum_in_a_check_that_forbids_it_loses_that_checks_points(einsum_forbidden: dict) -> None:
@@ -164,6 +190,7 @@ def test_torch_einsum_in_a_check_that_forbids_it_loses_that_checks_points(einsum
     scaled_scores check, and only it."""
     result = einsum_forbidden[GRADED[3]]
     failed = [test for test in result.tests if not test.passed]
-    assert result.score < result.max_score and [test.name for test in failed] == ["scaled_scores divides q k^T by sqrt(d)"], \
-        [(t.name, t.message) for t in failed]
+    assert result.score < result.max_score and [test.name for test in failed] == [
+        "scaled_scores divides q k^T by sqrt(d)"
+    ], [(t.name, t.message) for t in failed]
     assert "torch.einsum, which question 2 asks you to do without" in failed[0].message, failed[0].message

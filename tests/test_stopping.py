@@ -23,7 +23,8 @@ LOOP = "    while True:\n        pass\n"
 
 
 def _sandbox_processes(kit: Path = KIT) -> dict[int, int]:
-    """pid -> parent pid of every sandbox process of the kit at kit (worker.py: the pristine process, its zygotes and their children)."""
+    """pid -> parent pid of every sandbox process of the kit at kit (worker.py: the pristine process, its zygotes and
+    their children)."""
     found = {}
     worker = str(kit / "autograder" / "sandbox").encode()
     for name in os.listdir("/proc"):
@@ -40,7 +41,8 @@ def _sandbox_processes(kit: Path = KIT) -> dict[int, int]:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_sigterm_stops_a_run_cleanly_and_kills_the_running_question(tmp_path: Path) -> None:
-    """Exit 143, `interrupted` logged with SIGTERM, lock free, no copies left, every sandbox process gone within a second."""
+    """Exit 143, `interrupted` logged with SIGTERM, lock free, no copies left, every sandbox process gone within a
+    second."""
     student = tmp_path / "class" / "looper" / "exercises"
     shutil.copytree(KIT / "solutions", student)
     module = student / "q01_causal_mask.py"
@@ -50,13 +52,31 @@ def test_sigterm_stops_a_run_cleanly_and_kills_the_running_question(tmp_path: Pa
     module.write_text(text.replace(head, head + LOOP, 1))
     out = tmp_path / "out"
     before = set(_sandbox_processes())
-    run = subprocess.Popen([sys.executable, "-m", "autograder", "grade", str(tmp_path / "class"), "--out", str(out), "--jobs", "1", "--quiet"],
-                           cwd=KIT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    run = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "autograder",
+            "grade",
+            str(tmp_path / "class"),
+            "--out",
+            str(out),
+            "--jobs",
+            "1",
+            "--quiet",
+        ],
+        cwd=KIT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 240
-        while time.monotonic() < deadline:  # until a child of a new zygote runs the loop (pristine process, zygote, child)
+        # until a child of a new zygote runs the loop (pristine process, zygote, child)
+        while time.monotonic() < deadline:
             mine = {pid: parent for pid, parent in _sandbox_processes().items() if pid not in before}
-            if any(mine.get(parent) in mine for parent in mine.values()):  # a question's child: its zygote's parent is ours too
+            # a question's child: its zygote's parent is ours too
+            if any(mine.get(parent) in mine for parent in mine.values()):
                 break
             assert run.poll() is None, run.communicate()
             time.sleep(0.1)
@@ -84,21 +104,32 @@ def test_sigterm_stops_a_run_cleanly_and_kills_the_running_question(tmp_path: Pa
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_a_grader_killed_outright_takes_its_sandbox_with_it(tmp_path: Path) -> None:
-    """SIGKILL skips every cleanup of the grader: the zygote, seeing its input close, kills its children and exits, and a
-    child whose zygote dies is killed by the kernel (its parent-death signal). Nothing is left a second later."""
+    """SIGKILL skips every cleanup of the grader: the zygote, seeing its input close, kills its children and exits,
+    and a child whose zygote dies is killed by the kernel (its parent-death signal). Nothing is left a second
+    later."""
     kit = tmp_path / "kit"
     shutil.copytree(KIT, kit, ignore=shutil.ignore_patterns(".git", ".venv", "__pycache__", ".autograder", "plots"))
     module = kit / "exercises" / "q01_causal_mask.py"
-    module.write_text((KIT / "solutions" / "q01_causal_mask.py").read_text().replace(
-        "def prefix_average(x: Tensor) -> Tensor:\n", "def prefix_average(x: Tensor) -> Tensor:\n" + LOOP, 1))
+    module.write_text(
+        (KIT / "solutions" / "q01_causal_mask.py")
+        .read_text()
+        .replace("def prefix_average(x: Tensor) -> Tensor:\n", "def prefix_average(x: Tensor) -> Tensor:\n" + LOOP, 1)
+    )
     before = set(_sandbox_processes(kit))
-    run = subprocess.Popen([sys.executable, "-m", "autograder", "check", "1"], cwd=kit, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL, env=os.environ | {"AUTOGRADER_SANDBOX": "linux"})
+    run = subprocess.Popen(
+        [sys.executable, "-m", "autograder", "check", "1"],
+        cwd=kit,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=os.environ | {"AUTOGRADER_SANDBOX": "linux"},
+    )
     try:
         deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:  # until a child of the new zygote runs the loop (pristine process, zygote, child)
+        # until a child of the new zygote runs the loop (pristine process, zygote, child)
+        while time.monotonic() < deadline:
             mine = {pid: parent for pid, parent in _sandbox_processes(kit).items() if pid not in before}
-            if any(mine.get(parent) in mine for parent in mine.values()):  # a question's child: its zygote's parent is ours too
+            # a question's child: its zygote's parent is ours too
+            if any(mine.get(parent) in mine for parent in mine.values()):
                 break
             assert run.poll() is None
             time.sleep(0.1)
@@ -110,4 +141,6 @@ def test_a_grader_killed_outright_takes_its_sandbox_with_it(tmp_path: Path) -> N
     ended = time.monotonic()
     while set(mine) & set(_sandbox_processes(kit)) and time.monotonic() - ended < 1.0:
         time.sleep(0.02)
-    assert not set(mine) & set(_sandbox_processes(kit)), "sandbox processes outlived a killed grader by more than a second"
+    assert not set(mine) & set(_sandbox_processes(kit)), (
+        "sandbox processes outlived a killed grader by more than a second"
+    )

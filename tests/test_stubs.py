@@ -1,4 +1,5 @@
-"""exercises/ is exactly what the stub tool makes from solutions/, the tool itself behaves, and a stub says what is graded."""
+"""exercises/ is exactly what the stub tool makes from solutions/, the tool itself behaves, and a stub says what is
+graded."""
 import ast
 from pathlib import Path
 
@@ -45,7 +46,11 @@ def _docstrings(path: Path) -> dict[str, str]:
     found = {}
     for node in ast.parse(path.read_text()).body:
         methods = [(f"{node.name}.", item) for item in node.body] if isinstance(node, ast.ClassDef) else [("", node)]
-        found |= {prefix + item.name: ast.get_docstring(item) or "" for prefix, item in methods if isinstance(item, ast.FunctionDef)}
+        found |= {
+            prefix + item.name: ast.get_docstring(item) or ""
+            for prefix, item in methods
+            if isinstance(item, ast.FunctionDef)
+        }
     return found
 
 
@@ -67,4 +72,6 @@ def test_question_2_gives_its_example_in_full():
     question = load_course(ROOT, translate=str).question(2)
     texts = [" ".join(text.split()) for text in (question.hints[0], question.selftest[0].question)]
     assert all(KEYS in text and QUERY in text for text in texts)
-    assert not [text for text in (*question.hints, *(item.question for item in question.selftest)) if "the lesson's" in text]
+    assert not [
+        text for text in (*question.hints, *(item.question for item in question.selftest)) if "the lesson's" in text
+    ]

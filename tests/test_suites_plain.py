@@ -1,4 +1,5 @@
-"""The hidden suites are plain pytest: `pytest autograder/suites --package solutions` passes, `--package exercises` fails.
+"""The hidden suites are plain pytest: `pytest autograder/suites --package solutions` passes, `--package exercises`
+fails.
 
 Each run is a real `python -m pytest` in a subprocess, with the options a course author would use
 (-k, -x, --junitxml), read back from its JUnit XML report.
@@ -20,8 +21,24 @@ SUITES = sorted((ROOT / "autograder" / "suites").glob("test_q*.py"))
 def run_suites(tmp_path: Path, *options: str) -> tuple[int, list[ET.Element]]:
     """Exit status and the <testcase> elements of `python -m pytest autograder/suites OPTIONS --junitxml=...`."""
     report = tmp_path / "report.xml"
-    done = subprocess.run([sys.executable, "-m", "pytest", "autograder/suites", "-p", "no:cacheprovider", "-q", *options,
-                           f"--junitxml={report}"], cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "autograder/suites",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            *options,
+            f"--junitxml={report}",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert report.exists(), done.stdout[-2000:] + done.stderr[-2000:]
     return done.returncode, list(ET.parse(report).getroot().iter("testcase"))
 

@@ -35,15 +35,21 @@ def _named_file(message: str) -> Path:
 def _python_for(user: str) -> str | None:
     """An interpreter that user can run (this one, else the system's python3), None when there is none."""
     for python in (sys.executable, shutil.which("python3"), "/usr/bin/python3"):
-        if python and subprocess.run(["runuser", "-u", user, "--", python, "-c", ""], capture_output=True).returncode == 0:
+        if (
+            python
+            and subprocess.run(["runuser", "-u", user, "--", python, "-c", ""], capture_output=True).returncode == 0
+        ):
             return python
     return None
 
 
-@pytest.mark.skipif(not hasattr(os, "getuid") or os.getuid() != 0 or shutil.which("runuser") is None,
-                    reason="needs root and runuser to act as a second user")
+@pytest.mark.skipif(
+    not hasattr(os, "getuid") or os.getuid() != 0 or shutil.which("runuser") is None,
+    reason="needs root and runuser to act as a second user",
+)
 def test_two_users_get_their_own_private_error_files():
-    """Two users of one temporary folder: each traceback in a file of its own user's 0700 folder, which the message names."""
+    """Two users of one temporary folder: each traceback in a file of its own user's 0700 folder, which the message
+    names."""
     python = _python_for(OTHER_USER)
     if python is None:
         pytest.skip(f"no Python that {OTHER_USER} can run")
@@ -57,7 +63,9 @@ def test_two_users_get_their_own_private_error_files():
         for file, owner, who in ((my_file, 0, "root"), (their_file, OTHER_USER, OTHER_USER)):
             info = file.parent.stat()
             assert file.parent.parent == shared and stat.S_IMODE(info.st_mode) == 0o700
-            assert info.st_uid == (owner if isinstance(owner, int) else int(subprocess.check_output(["id", "-u", owner])))
+            assert info.st_uid == (
+                owner if isinstance(owner, int) else int(subprocess.check_output(["id", "-u", owner]))
+            )
             assert f"planted by {who}" in file.read_text()
     finally:
         shutil.rmtree(shared)
@@ -92,13 +100,12 @@ def test_an_open_folder_of_that_name_is_not_used(tmp_path, monkeypatch):
 def test_no_writable_temporary_folder_puts_the_trace_on_stderr():
     """gettempdir() finding no writable folder anywhere: importing the grader's fault handler and using it do not crash,
     and the traceback goes to stderr, which the message names."""
-    code = ("import sys, tempfile\n"
-            "def nowhere():\n"
-            "    raise FileNotFoundError(2, 'No usable temporary directory found')\n"
-            "tempfile.gettempdir = nowhere\n"
-            f"sys.path.insert(0, {str(ROOT)!r})\n"
-            "from autograder.engine.grader_errors import grader_failed\n"
-            "print(grader_failed('Traceback: planted'))\n")
+    code = (
+        "import sys, tempfile\ndef nowhere():\n    raise FileNotFoundError(2, 'No usable temporary directory "
+        "found')\ntempfile.gettempdir = nowhere\n"
+        f"sys.path.insert(0, {str(ROOT)!r})\n"
+        "from autograder.engine.grader_errors import grader_failed\nprint(grader_failed('Traceback: planted'))\n"
+    )
     done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert "the grader itself failed on this question" in done.stdout and "error output" in done.stdout

@@ -20,7 +20,8 @@ WAIT_SECONDS = 60  # the most one step may take on a loaded machine (a step take
 
 @pytest.fixture()
 def kit(tmp_path: Path) -> Path:
-    """A copy of the kit whose exercises/ are the stubs, but question 1 solved with one bug: the mask is triu, not tril."""
+    """A copy of the kit whose exercises/ are the stubs, but question 1 solved with one bug: the mask is triu, not
+    tril."""
     for name in ("autograder", "reference", "solutions", "exercises"):
         shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "course.yaml", tmp_path)
@@ -59,19 +60,33 @@ def test_watch_follows_the_student_from_question_1_to_2_and_ends_on_ctrl_c(kit: 
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         screen = Screen(process)
-        seen = screen.wait_for(r"Causal mask and prefix averages [\d.]+ / 8 failed", rf"\[-+\] 0 / {QUESTIONS} questions at full marks",
-                               r"Watching question 1: save exercises/q01_causal_mask\.py", start=0)
+        seen = screen.wait_for(
+            r"Causal mask and prefix averages [\d.]+ / 8 failed",
+            rf"\[-+\] 0 / {QUESTIONS} questions at full marks",
+            r"Watching question 1: save exercises/q01_causal_mask\.py",
+            start=0,
+        )
         assert "Scaled dot-product scores" not in screen.text  # question 1 is followed until it is at full marks
         shutil.copy(kit / "solutions" / "q01_causal_mask.py", kit / "exercises")  # tril for triu: the size is the same
-        seen = screen.wait_for(r"Saved q01_causal_mask\.py", r"Causal mask and prefix averages 8 / 8 passed",
-                               r"Self-test of question 1 unlocked", r"on to question 2",
-                               r"Scaled dot-product scores 0 / 8 not attempted", rf"\[#+-+\] 1 / {QUESTIONS} questions at full marks",
-                               r"Watching question 2: save exercises/q02_scaled_scores\.py", start=seen)
+        seen = screen.wait_for(
+            r"Saved q01_causal_mask\.py",
+            r"Causal mask and prefix averages 8 / 8 passed",
+            r"Self-test of question 1 unlocked",
+            r"on to question 2",
+            r"Scaled dot-product scores 0 / 8 not attempted",
+            rf"\[#+-+\] 1 / {QUESTIONS} questions at full marks",
+            r"Watching question 2: save exercises/q02_scaled_scores\.py",
+            start=seen,
+        )
         shutil.copy(kit / "solutions" / "q02_scaled_scores.py", kit / "exercises")
-        seen = screen.wait_for(r"Saved q02_scaled_scores\.py", r"Scaled dot-product scores 8 / 8 passed",
-                               rf"2 / {QUESTIONS} questions at full marks",
-                               r"Watching question 3: save exercises/q03_attention\.py \(and q01_causal_mask\.py, q02_scaled_scores\.py, "
-                               r"which it runs\)", start=seen)
+        seen = screen.wait_for(
+            r"Saved q02_scaled_scores\.py",
+            r"Scaled dot-product scores 8 / 8 passed",
+            rf"2 / {QUESTIONS} questions at full marks",
+            r"Watching question 3: save exercises/q03_attention\.py \(and q01_causal_mask\.py, q02_scaled_scores\.py, "
+            r"which it runs\)",
+            start=seen,
+        )
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=30) == 0
     finally:

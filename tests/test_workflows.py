@@ -1,5 +1,6 @@
-"""The GitHub workflow of the student path (.github/workflows/student-path.yml), which cannot run here: it parses, covers
-the three systems and Pythons 3.10-3.13, installs torch as the README says, and every command it runs exists."""
+"""The GitHub workflow of the student path (.github/workflows/student-path.yml), which cannot run here: it parses,
+covers the three systems and Pythons 3.10-3.13, installs torch as the README says, and every command it runs
+exists."""
 import glob
 import importlib.util
 import re
@@ -29,7 +30,9 @@ def _commands(script: str) -> list[list[str]]:
     """Each command of a step's bash script as argv, environment assignments dropped and `$(ls GLOB ...)` expanded."""
     commands = []
     for line in script.splitlines():
-        line = re.sub(r"\$\(ls ([^ )]+)[^)]*\)", lambda found: " ".join(sorted(glob.glob(found[1], root_dir=ROOT))), line)
+        line = re.sub(
+            r"\$\(ls ([^ )]+)[^)]*\)", lambda found: " ".join(sorted(glob.glob(found[1], root_dir=ROOT))), line
+        )
         for command in line.split("&&"):
             argv = shlex.split(command)
             while argv and re.fullmatch(r"[A-Z_]+=\S*", argv[0]):
@@ -50,9 +53,13 @@ def test_runs_on_three_systems_and_four_pythons():
 
 
 def test_torch_comes_from_the_cpu_index_on_linux_only():
-    installs = {step["if"]: step["run"] for step in _steps() if "torch" in step.get("run", "") and "pip" in step.get("run", "")}
-    assert installs == {"runner.os == 'Linux'": f"python -m pip install torch --index-url {CPU_INDEX}",
-                        "runner.os != 'Linux'": "python -m pip install torch"}
+    installs = {
+        step["if"]: step["run"] for step in _steps() if "torch" in step.get("run", "") and "pip" in step.get("run", "")
+    }
+    assert installs == {
+        "runner.os == 'Linux'": f"python -m pip install torch --index-url {CPU_INDEX}",
+        "runner.os != 'Linux'": "python -m pip install torch",
+    }
 
 
 def test_actions_are_pinned():
@@ -61,7 +68,9 @@ def test_actions_are_pinned():
             assert re.fullmatch(r"actions/[a-z-]+@v\d+", step["uses"]), step
 
 
-@pytest.mark.parametrize("command", [argv for step in _steps() for argv in _commands(step.get("run", ""))], ids=" ".join)
+@pytest.mark.parametrize(
+    "command", [argv for step in _steps() for argv in _commands(step.get("run", ""))], ids=" ".join
+)
 def test_every_command_exists(command):
     """python -m MODULE for an installed module; the kit's commands parse; pytest's paths and pip's project exist."""
     assert command[:2] == ["python", "-m"], command
@@ -74,7 +83,9 @@ def test_every_command_exists(command):
         assert "tests/test_cli.py" in paths and all((ROOT / path).is_file() for path in paths)
     else:
         assert args[0] == "install"
-        assert args[1:] in (["torch"], ["torch", "--index-url", CPU_INDEX]) or (args[1:] == ["-e", "."] and (ROOT / "pyproject.toml").exists())
+        assert args[1:] in (["torch"], ["torch", "--index-url", CPU_INDEX]) or (
+            args[1:] == ["-e", "."] and (ROOT / "pyproject.toml").exists()
+        )
 
 
 def test_forced_backend_is_a_known_one():
@@ -88,7 +99,9 @@ def test_the_runners_keep_the_encoding_students_have():
     workflow = _workflow()
     environments = [workflow.get("env") or {}] + [job.get("env") or {} for job in workflow["jobs"].values()]
     environments += [step.get("env") or {} for step in _steps()]
-    set_here = {name for env in environments for name in env} | {name for step in _steps() for name in re.findall(r"\b(PYTHON\w+)=", step.get("run", ""))}
+    set_here = {name for env in environments for name in env} | {
+        name for step in _steps() for name in re.findall(r"\b(PYTHON\w+)=", step.get("run", ""))
+    }
     assert not set_here & {"PYTHONUTF8", "PYTHONIOENCODING", "PYTHONLEGACYWINDOWSSTDIO"}, set_here
 
 
@@ -99,10 +112,18 @@ def test_the_readme_makes_a_venv_first_and_its_by_hand_command_runs() -> None:
     import sys
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    setup = readme[readme.index("## Set up"):readme.index("## The student workflow")]
-    for line in ("python3 -m venv .venv", ". .venv/bin/activate", "py -m venv .venv", ".venv\\Scripts\\activate",
-                 "externally-managed-environment", "python -m exercises.q03_attention"):
+    setup = readme[readme.index("## Set up") : readme.index("## The student workflow")]
+    for line in (
+        "python3 -m venv .venv",
+        ". .venv/bin/activate",
+        "py -m venv .venv",
+        ".venv\\Scripts\\activate",
+        "externally-managed-environment",
+        "python -m exercises.q03_attention",
+    ):
         assert line in setup, line
     assert setup.index("python3 -m venv .venv") < setup.index("pip install")
-    ran = subprocess.run([sys.executable, "-m", "exercises.q03_attention"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    ran = subprocess.run(
+        [sys.executable, "-m", "exercises.q03_attention"], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
     assert ran.returncode == 0, ran.stderr

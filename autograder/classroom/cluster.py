@@ -64,12 +64,17 @@ class SandboxPlugin(WorkerPlugin):
     idempotent = True
 
     def setup(self, worker: Worker) -> None:
-        """Start the sandbox and a scratch folder, and import the grader in the background (its pristine process imports torch meanwhile)."""
+        """Start the sandbox and a scratch folder, and import the grader in the background (its pristine process
+        imports torch meanwhile)."""
         self.sandbox = start_sandbox()
-        self.scratch = Path(tempfile.mkdtemp(prefix="autograder-cluster-", dir=getattr(worker, "local_directory", None)))
-        self.lock = threading.Lock()  # one entry at a time per worker, however many threads it has: pytest runs in-process
+        self.scratch = Path(
+            tempfile.mkdtemp(prefix="autograder-cluster-", dir=getattr(worker, "local_directory", None))
+        )
+        # one entry at a time per worker, however many threads it has: pytest runs in-process
+        self.lock = threading.Lock()
         self.tasks = 0
-        threading.Thread(target=_import_grader, name="autograder-imports", daemon=True).start()  # a task waits for it, if need be
+        # a task waits for it, if need be
+        threading.Thread(target=_import_grader, name="autograder-imports", daemon=True).start()
 
     def teardown(self, worker: Worker) -> None:
         """Stop the sandbox and remove the scratch folder."""
@@ -78,7 +83,8 @@ class SandboxPlugin(WorkerPlugin):
 
 
 def _import_grader() -> None:
-    """Import what grading needs (torch, pytest, the engine), so that the worker's first student does not wait for it."""
+    """Import what grading needs (torch, pytest, the engine), so that the worker's first student does not wait for
+    it."""
     with contextlib.suppress(Exception):  # the first task imports them again, and reports what fails
         import pytest  # noqa: F401
         import torch  # noqa: F401
@@ -88,21 +94,30 @@ def _import_grader() -> None:
 
 def sandbox_pid(dask_worker: Worker) -> int | None:
     """The pid of this worker's sandbox process that imported torch, kept for the worker's life (the Linux backend's
-    pristine process; None before the plugin is set up, or under the portable backend), for `client.run(sandbox_pid)`."""
+    pristine process; None before the plugin is set up, or under the portable backend), for
+    `client.run(sandbox_pid)`."""
     plugin = dask_worker.plugins.get(PLUGIN)
     pristine = getattr(plugin.sandbox, "pristine", None) if plugin is not None else None
     return pristine.pid if pristine is not None else None
 
 
-def _grade_on_worker(course: Course, entry: Entry, expected: dict, version: str, copy: bytes | None = None,
-                     hidden: tuple[Path, ...] = ()) -> tuple[str, object]:
-    """The task: ("report", the entry's EntryReport), graded in this worker's sandbox, or (NEEDS_FILES, why). hidden: the
-    driver's folders no student's code may read (OUT); the worker's own folders are hidden too."""
+def _grade_on_worker(
+    course: Course, entry: Entry, expected: dict, version: str, copy: bytes | None = None, hidden: tuple[Path, ...] = ()
+) -> tuple[str, object]:
+    """The task: ("report", the entry's EntryReport), graded in this worker's sandbox, or (NEEDS_FILES, why). hidden:
+    the driver's folders no student's code may read (OUT); the worker's own folders are hidden too."""
     if grader_version(course) != version:
-        raise KitMismatch(_("the worker at {address} grades with {theirs}, the driver with {version}").format(
-            address=get_worker().address, theirs=grader_version(course), version=version))
+        raise KitMismatch(
+            _("the worker at {address} grades with {theirs}, the driver with {version}").format(
+                address=get_worker().address, theirs=grader_version(course), version=version
+            )
+        )
     plugin = get_worker().plugins[PLUGIN]
-    hidden = (*hidden, *(Path(folder) for folder in (getattr(get_worker(), "local_directory", None),) if folder), plugin.scratch)
+    hidden = (
+        *hidden,
+        *(Path(folder) for folder in (getattr(get_worker(), "local_directory", None),) if folder),
+        plugin.scratch,
+    )
     with plugin.lock:
         import torch
 
@@ -126,7 +141,8 @@ def _grade_on_worker(course: Course, entry: Entry, expected: dict, version: str,
 
 
 def _pack(entry: Entry) -> bytes:
-    """What the worker needs of the entry as a gzipped tar: a repository whole, a notebook, a folder's .py and .ipynb files."""
+    """What the worker needs of the entry as a gzipped tar: a repository whole, a notebook, a folder's .py and .ipynb
+    files."""
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
         tar.add(entry.path, arcname=entry.path.name, filter=_readable if entry.kind == "folder" else None)
@@ -134,7 +150,8 @@ def _pack(entry: Entry) -> bytes:
 
 
 def _readable(member: tarfile.TarInfo) -> tarfile.TarInfo | None:
-    """A folder's member that intake may read: .py and .ipynb files, in folders it searches (no __pycache__, .venv, ...)."""
+    """A folder's member that intake may read: .py and .ipynb files, in folders it searches (no __pycache__, .venv,
+    ...)."""
     parts = PurePosixPath(member.name).parts[1:]
     folders = parts if member.isdir() else parts[:-1]
     if any(part in SKIPPED or part.startswith(".") for part in folders):
@@ -148,7 +165,8 @@ def _unpack(copy: bytes, folder: Path, entry: Entry) -> Entry:
     with tarfile.open(fileobj=io.BytesIO(copy), mode="r:gz") as tar:
         if hasattr(tarfile, "data_filter"):
             tar.extractall(folder, filter=_inside)
-        else:  # Python before 3.10.12 / 3.11.4: a tar made by _pack from a real folder has no member that goes through a link
+        # Python before 3.10.12 / 3.11.4: a tar made by _pack from a real folder has no member that goes through a link
+        else:
             tar.extractall(folder, members=[m for m in tar.getmembers() if not (m.issym() or m.islnk() or m.isdev())])
     return dataclasses.replace(entry, path=folder / entry.path.name)
 
@@ -173,9 +191,17 @@ def _replace_text(value: object, old: str, new: str) -> object:
 
 
 def error_report(course: Course, entry: Entry, reason: str) -> EntryReport:
-    """The report of an entry the cluster could not grade: every question 0, the reason, graded again by the next run."""
-    return zero_report(course, reason, student=entry.student, source={"kind": entry.kind, "path": str(entry.path)}, problem=reason,
-                       grader_error=True, grader_version=grader_version(course))
+    """The report of an entry the cluster could not grade: every question 0, the reason, graded again by the next
+    run."""
+    return zero_report(
+        course,
+        reason,
+        student=entry.student,
+        source={"kind": entry.kind, "path": str(entry.path)},
+        problem=reason,
+        grader_error=True,
+        grader_version=grader_version(course),
+    )
 
 
 def _connect(address: str) -> Client:
@@ -183,27 +209,44 @@ def _connect(address: str) -> Client:
     try:
         return Client(address, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as error:
-        raise ClusterError(_("cannot reach the Dask scheduler at {address}: {error}").format(address=address, error=error)) from error
+        raise ClusterError(
+            _("cannot reach the Dask scheduler at {address}: {error}").format(address=address, error=error)
+        ) from error
 
 
 def _check_workers(client: Client, course: Course, version: str) -> None:
-    """ClusterError when a worker connected now lacks the kit or grades with another version of it (or of the course)."""
+    """ClusterError when a worker connected now lacks the kit or grades with another version of it (or of the
+    course)."""
     try:
         seen = client.run(grader_version, course)
     except Exception as error:
-        raise ClusterError(_("a worker cannot run the grader (is the kit installed there?): {error}: {message}").format(
-            error=type(error).__name__, message=error)) from error
+        raise ClusterError(
+            _("a worker cannot run the grader (is the kit installed there?): {error}: {message}").format(
+                error=type(error).__name__, message=error
+            )
+        ) from error
     other = sorted(worker for worker, theirs in seen.items() if theirs != version)
     if other:
-        listed = ", ".join(_("{worker} has {version}").format(worker=w, version=seen[w]) for w in other[:3]) + (" ..." if len(other) > 3 else "")
-        raise ClusterError(_("{count} worker(s) grade with another version of the kit than this one ({version}): {listed}; "
-                             "install the same kit, with the same course.yaml, on every worker").format(
-            count=len(other), version=version, listed=listed))
+        listed = ", ".join(_("{worker} has {version}").format(worker=w, version=seen[w]) for w in other[:3]) + (
+            " ..." if len(other) > 3 else ""
+        )
+        raise ClusterError(
+            _(
+                "{count} worker(s) grade with another version of the kit than this one ({version}): {listed}; "
+                "install the same kit, with the same course.yaml, on every worker"
+            ).format(count=len(other), version=version, listed=listed)
+        )
 
 
-def run_on_cluster(course: Course, entries: list[Entry], address: str, on_result: Callable[[Entry, EntryReport], None],
-                   hidden: tuple[Path, ...] = ()) -> None:
-    """Grade entries on the Dask scheduler at address, calling on_result(entry, report) in this process as each one finishes.
+def run_on_cluster(
+    course: Course,
+    entries: list[Entry],
+    address: str,
+    on_result: Callable[[Entry, EntryReport], None],
+    hidden: tuple[Path, ...] = (),
+) -> None:
+    """Grade entries on the Dask scheduler at address, calling on_result(entry, report) in this process as each one
+    finishes.
 
     hidden: the driver's folders that no student's code may read where a worker sees them (OUT).
 
@@ -220,8 +263,18 @@ def run_on_cluster(course: Course, entries: list[Entry], address: str, on_result
         pending: dict = {}
 
         def submit(entry: Entry, expected: dict | None, copy: bytes | None = None) -> None:
-            future = client.submit(_grade_on_worker, course, entry, expected, version, copy, tuple(hidden), pure=False, retries=RETRIES,
-                                   key=f"grade-{entry.student}-{uuid.uuid4().hex[:12]}")
+            future = client.submit(
+                _grade_on_worker,
+                course,
+                entry,
+                expected,
+                version,
+                copy,
+                tuple(hidden),
+                pure=False,
+                retries=RETRIES,
+                key=f"grade-{entry.student}-{uuid.uuid4().hex[:12]}",
+            )
             pending[future] = entry
             running.add(future)
 
@@ -245,14 +298,25 @@ def _outcome(course: Course, entry: Entry, future: Future) -> EntryReport | None
         kind, value = future.result()
         return value if kind == "report" else None
     if future.status == "cancelled":
-        raise ClusterError(_("the scheduler dropped the grading of {student} (did it restart?): run the command again").format(student=entry.student))
+        raise ClusterError(
+            _("the scheduler dropped the grading of {student} (did it restart?): run the command again").format(
+                student=entry.student
+            )
+        )
     error = future.exception()
     if isinstance(error, KitMismatch):
         raise ClusterError(_("a worker grades with another version of the kit: {error}").format(error=error))
     if isinstance(error, KilledWorker):
-        return error_report(course, entry, _("the grading worker died each time it graded this entry; run the command again"))
-    return error_report(course, entry, _("the grader failed on this entry ({error}: {message}); run the command again").format(
-        error=type(error).__name__, message=error))
+        return error_report(
+            course, entry, _("the grading worker died each time it graded this entry; run the command again")
+        )
+    return error_report(
+        course,
+        entry,
+        _("the grader failed on this entry ({error}: {message}); run the command again").format(
+            error=type(error).__name__, message=error
+        ),
+    )
 
 
 def _send_copy(course: Course, entry: Entry, submit: Callable) -> EntryReport | None:
@@ -260,9 +324,17 @@ def _send_copy(course: Course, entry: Entry, submit: Callable) -> EntryReport | 
     try:
         copy = _pack(entry)
     except OSError as error:
-        return error_report(course, entry, _("cannot read the entry to send it to a worker ({error})").format(error=error))
+        return error_report(
+            course, entry, _("cannot read the entry to send it to a worker ({error})").format(error=error)
+        )
     if len(copy) > COPY_LIMIT:
-        return error_report(course, entry, _("the entry is {size} MiB gzipped, too large to send to a worker: "
-                                             "put the class folder where every worker sees it, at the same path").format(size=len(copy) >> 20))
+        return error_report(
+            course,
+            entry,
+            _(
+                "the entry is {size} MiB gzipped, too large to send to a worker: "
+                "put the class folder where every worker sees it, at the same path"
+            ).format(size=len(copy) >> 20),
+        )
     submit(entry, None, copy)
     return None

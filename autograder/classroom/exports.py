@@ -1,16 +1,16 @@
-"""The gradebook files of a class: grades.csv and the files an LMS imports, one registry that `grade`, its --help and the
-docs read (EXPORTS: name -> file, one-line description, the function that writes it from the course and the reports).
+"""The gradebook files of a class: grades.csv and the files an LMS imports, one registry that `grade`, its --help and
+the docs read (EXPORTS: name -> file, one-line description, the function that writes it from the course and the
+reports).
 
-A new format is one function (course, student -> EntryReport) -> bytes and one line in EXPORTS.
-grades.csv is the kit's own table (student, q1..q10, total, status, committed_at, late_hours), rewritten after each
-result. canvas.csv follows Canvas's gradebook import: the columns Student, ID, SIS User ID, SIS Login ID and Section,
-then one assignment column (the course's lms_name); a second row "Points Possible" gives the assignment's points; each
+A new format is one function (course, student -> EntryReport) -> bytes and one line in EXPORTS. grades.csv is the
+kit's own table (student, q1..q10, total, status, committed_at, late_hours), rewritten after each result. canvas.csv
+follows Canvas's gradebook import: the columns Student, ID, SIS User ID, SIS Login ID and Section, then one
+assignment column (the course's lms_name); a second row "Points Possible" gives the assignment's points; each
 student's entry name goes in SIS Login ID (Canvas matches a row by ID, SIS User ID or SIS Login ID) and Student.
-moodle.csv follows Moodle's CSV grade import: a header row, an identifier column ("username", mapped to Moodle's username
-on import: choose email or ID number there when the entries are named so) and one grade column. In an LMS file, an
-entry the grader itself failed on gets an empty cell (the LMS leaves that grade as it is: nothing is decided), an
-unreadable one its 0, as in grades.csv.
-"""
+moodle.csv follows Moodle's CSV grade import: a header row, an identifier column ("username", mapped to Moodle's
+username on import: choose email or ID number there when the entries are named so) and one grade column. In an LMS
+file, an entry the grader itself failed on gets an empty cell (the LMS leaves that grade as it is: nothing is
+decided), an unreadable one its 0, as in grades.csv."""
 import csv
 import io
 from collections.abc import Callable
@@ -47,9 +47,9 @@ def _text(rows: list[list[str]], lineterminator: str = "\r\n") -> bytes:
 
 
 def grades_csv(course: Course, reports: dict[str, EntryReport]) -> bytes:
-    """grades.csv: student, q1..q10, total, status (graded, late, unreadable, grader_error; followed by " (weak isolation)"
-    when graded where the kernel walls were missing), and with a deadline the graded
-    commit's date and how many hours late it was; the scores as check --json gives them."""
+    """grades.csv: student, q1..q10, total, status (graded, late, unreadable, grader_error; followed by " (weak
+    isolation)" when graded where the kernel walls were missing), and with a deadline the graded commit's date and
+    how many hours late it was; the scores as check --json gives them."""
     rows = [["student", *(f"q{n}" for n in course.numbers), "total", "status", "committed_at", "late_hours"]]
     for student in sorted(reports):
         report = reports[student]
@@ -61,15 +61,21 @@ def grades_csv(course: Course, reports: dict[str, EntryReport]) -> bytes:
 
 
 def canvas_csv(course: Course, reports: dict[str, EntryReport]) -> bytes:
-    """canvas.csv for the reports (student -> report): identity columns, the assignment's column, the Points Possible row."""
+    """canvas.csv for the reports (student -> report): identity columns, the assignment's column, the Points Possible
+    row."""
     rows = [[*CANVAS_IDENTITY, course.lms_name], [CANVAS_POINTS, "", "", "", "", str(number(course.max_score))]]
-    rows += [[safe_cell(student), "", "", safe_cell(student), "", _score(reports[student])] for student in sorted(reports)]
+    rows += [
+        [safe_cell(student), "", "", safe_cell(student), "", _score(reports[student])] for student in sorted(reports)
+    ]
     return _text(rows)
 
 
 def moodle_csv(course: Course, reports: dict[str, EntryReport]) -> bytes:
     """moodle.csv for the reports: the identifier column and the grade item's column."""
-    return _text([[MOODLE_IDENTIFIER, course.lms_name]] + [[safe_cell(student), _score(reports[student])] for student in sorted(reports)])
+    return _text(
+        [[MOODLE_IDENTIFIER, course.lms_name]]
+        + [[safe_cell(student), _score(reports[student])] for student in sorted(reports)]
+    )
 
 
 @dataclass(frozen=True)
@@ -90,4 +96,7 @@ EXPORTS: dict[str, Export] = {  # written in this order; grades.csv also after e
 
 def described() -> list[str]:
     """One line per gradebook file, as `grade --help` lists them: OUT/file and what it is for."""
-    return [_("OUT/{file}: {description}").format(file=export.file, description=_(export.description)) for export in EXPORTS.values()]
+    return [
+        _("OUT/{file}: {description}").format(file=export.file, description=_(export.description))
+        for export in EXPORTS.values()
+    ]

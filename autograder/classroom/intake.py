@@ -4,7 +4,8 @@
 
 * a **repository** (a folder with a `.git` folder): the files of its checked-out commit (HEAD), read with git, so
   uncommitted edits and untracked files are not graded; the commit is recorded;
-* a **notebook** (`NAME.ipynb`): the answer cells of the nbgrader assignment's notebook (nbgrader/answers.py reads them);
+* a **notebook** (`NAME.ipynb`): the answer cells of the nbgrader assignment's notebook (nbgrader/answers.py reads
+them);
 * a **zip** (`NAME.zip`), or a folder holding one zip and no module: read as the folder it unpacks to (its members
   are read, never written to disk);
 * a **folder**: the exercise modules as they are on disk;
@@ -62,7 +63,8 @@ class Entry:
     student: str  # the entry's name in DIR (folder or repository name, file stem), Unicode NFC
     path: Path  # absolute path of the entry
     kind: str  # "folder", "repository", "notebook", "zip" or "file"
-    deadline: str | None = None  # a repository's deadline (ISO 8601 with its offset): its last commit before it is graded
+    # a repository's deadline (ISO 8601 with its offset): its last commit before it is graded
+    deadline: str | None = None
 
 
 @dataclass
@@ -74,7 +76,8 @@ class Contents:
     commit: str | None = None
     where: str = ""  # where in the entry the graded files are: "exercises/", "." or "work/attention.ipynb"
     problem: str = ""
-    timing: dict = field(default_factory=dict)  # with a deadline: committed_at (the graded commit's date) and late_hours
+    # with a deadline: committed_at (the graded commit's date) and late_hours
+    timing: dict = field(default_factory=dict)
     left_out: dict[str, str] = field(default_factory=dict)  # file found but not read (a link ...) -> the one line why
 
 
@@ -91,17 +94,20 @@ def discover(folder: Path, linked: bool = False) -> list[Entry]:
         target = path.parent / os.readlink(path) if linked and path.is_symlink() else path
         mode = _mode(target)
         if stat.S_ISDIR(mode):
-            kind = "repository" if _mode(target / ".git") else "folder"  # a .git that is not a folder: read_entry says why
+            # a .git that is not a folder: read_entry says why
+            kind = "repository" if _mode(target / ".git") else "folder"
         else:  # a link is never followed: read_entry says so
-            kind = {".ipynb": "notebook", ".zip": "zip"}.get(path.suffix.lower(), "folder" if stat.S_ISLNK(mode) and target.is_dir() else "file")
+            kind = {".ipynb": "notebook", ".zip": "zip"}.get(
+                path.suffix.lower(), "folder" if stat.S_ISLNK(mode) and target.is_dir() else "file"
+            )
         name = path.name if kind in ("folder", "repository") else path.stem
         entries.append(Entry(unicodedata.normalize("NFC", name), target, kind))
     return sorted(entries, key=lambda entry: entry.student)
 
 
 def student_key(name: str) -> str:
-    """What two entry names of the same student share: the name Unicode-normalised (NFC) and case-folded, so that `Alice`
-    and `alice`, or a "Zoë" typed on a Mac and on Windows, are one student."""
+    """What two entry names of the same student share: the name Unicode-normalised (NFC) and case-folded, so that
+    `Alice` and `alice`, or a "Zoë" typed on a Mac and on Windows, are one student."""
     return unicodedata.normalize("NFC", unicodedata.normalize("NFC", name).casefold())
 
 
@@ -114,7 +120,8 @@ def _mode(path: Path) -> int:
 
 
 def fingerprint(entry: Entry) -> dict:
-    """{"commit": sha} for a repository (its checked-out HEAD) and {"sha256": hash of the graded files}; never raises."""
+    """{"commit": sha} for a repository (its checked-out HEAD) and {"sha256": hash of the graded files}; never
+    raises."""
     return fingerprint_of(read_entry(entry))
 
 
@@ -128,7 +135,12 @@ def fingerprint_of(contents: Contents) -> dict:
         for name in sorted(contents.modules):
             digest.update(name.encode("utf-8", "surrogateescape") + b"\0" + contents.modules[name] + b"\0")
     for name in sorted(contents.left_out):
-        digest.update(b"left out\0" + name.encode("utf-8", "surrogateescape") + b"\0" + contents.left_out[name].encode("utf-8", "replace"))
+        digest.update(
+            b"left out\0"
+            + name.encode("utf-8", "surrogateescape")
+            + b"\0"
+            + contents.left_out[name].encode("utf-8", "replace")
+        )
     if contents.problem:
         digest.update(b"problem\0" + contents.problem.encode("utf-8", "replace"))
     found = {"sha256": digest.hexdigest()}
@@ -147,21 +159,33 @@ def read_entry(entry: Entry) -> Contents:
         if entry.kind == "zip":
             return _read_zip(entry.path)
         if entry.kind == "file":
-            return Contents(problem=_("{name} is not a folder, a git repository, a notebook (.ipynb) or a zip: not graded (hand in one of "
-                                      "those, or move the file out of the class folder)").format(name=entry.path.name))
+            return Contents(
+                problem=_(
+                    "{name} is not a folder, a git repository, a notebook (.ipynb) or a zip: not graded (hand in one "
+                    "of those, or move the file out of the class folder)"
+                ).format(name=entry.path.name)
+            )
         return _read_folder(entry.path)
     except NotPlain as error:
         return Contents(problem=str(error))
     except OSError as error:
-        return Contents(problem=_("cannot be read ({error}: {message})").format(error=type(error).__name__, message=error.strerror or error))
+        return Contents(
+            problem=_("cannot be read ({error}: {message})").format(
+                error=type(error).__name__, message=error.strerror or error
+            )
+        )
 
 
 def _read_notebook_file(path: Path, where: str) -> Contents:
     """A notebook's bytes (parsed later, by grade_entry)."""
     data = read_plain(path, where, NOTEBOOK_BYTES)
     if data is None:
-        return Contents(where=where, problem=_("{where} is {size} MiB: too large for a notebook of this assignment").format(
-            where=where, size=path.lstat().st_size >> 20))
+        return Contents(
+            where=where,
+            problem=_("{where} is {size} MiB: too large for a notebook of this assignment").format(
+                where=where, size=path.lstat().st_size >> 20
+            ),
+        )
     return Contents(notebook=data, where=where)
 
 
@@ -183,7 +207,9 @@ def _open_plain(path: Path, name: str) -> BinaryIO:
     if path.is_symlink():
         raise NotPlain(_("{name} is a symbolic link: not graded").format(name=name))
     try:
-        handle = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        handle = os.open(
+            path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+        )
     except OSError:
         if path.is_symlink():  # made a link since it was looked at
             raise NotPlain(_("{name} is a symbolic link: not graded").format(name=name)) from None
@@ -196,7 +222,8 @@ def _open_plain(path: Path, name: str) -> BinaryIO:
 
 
 def locate(files: list[str]) -> tuple[str | None, str | None, str]:
-    """(package folder, notebook, problem) among the relative posix paths of an entry's files; see the module's docstring."""
+    """(package folder, notebook, problem) among the relative posix paths of an entry's files; see the module's
+    docstring."""
     by_folder: dict[str, list[str]] = {}
     for name in files:
         by_folder.setdefault(str(PurePosixPath(name).parent), []).append(PurePosixPath(name).name)
@@ -212,8 +239,13 @@ def locate(files: list[str]) -> tuple[str | None, str | None, str]:
         if len(notebooks) == 1 or "attention.ipynb" in notebooks:
             return None, _join(base, notebooks[0] if len(notebooks) == 1 else "attention.ipynb"), ""
         if len(notebooks) > 1:
-            return None, None, _("several notebooks in {folder} ({notebooks}): keep only the assignment's").format(
-                folder=_shown(base), notebooks=", ".join(notebooks[:4]))
+            return (
+                None,
+                None,
+                _("several notebooks in {folder} ({notebooks}): keep only the assignment's").format(
+                    folder=_shown(base), notebooks=", ".join(notebooks[:4])
+                ),
+            )
         below = sorted({_first_part(folder, base) for folder in by_folder if _is_below(folder, base)})
         below = [name for name in below if name not in SKIPPED and not name.startswith(".")]
         if len(below) != 1:
@@ -237,7 +269,7 @@ def _is_below(folder: str, base: str) -> bool:
 
 
 def _first_part(folder: str, base: str) -> str:
-    rest = folder if base == "." else folder[len(base) + 1:]
+    rest = folder if base == "." else folder[len(base) + 1 :]
     return rest.split("/", 1)[0]
 
 
@@ -260,18 +292,25 @@ def _read_folder(root: Path) -> Contents:
             if (Path(folder) / name).is_symlink() and (name in subfolders or name.endswith((".py", ".ipynb"))):
                 shown = (relative / name).as_posix() + ("/" if name in subfolders else "")
                 left_out[shown] = _("{name} is a symbolic link: not graded").format(name=shown)
-        subfolders[:] = sorted(name for name in subfolders if name not in SKIPPED and not name.startswith(".")
-                               and not (Path(folder) / name).is_symlink())
+        subfolders[:] = sorted(
+            name
+            for name in subfolders
+            if name not in SKIPPED and not name.startswith(".") and not (Path(folder) / name).is_symlink()
+        )
         if len(relative.parts) > SEARCH_DEPTH:
             subfolders[:] = []
             continue
-        files += [(relative / name).as_posix() for name in names if name.endswith((".py", ".ipynb"))
-                  and (relative / name).as_posix() not in left_out]
+        files += [
+            (relative / name).as_posix()
+            for name in names
+            if name.endswith((".py", ".ipynb")) and (relative / name).as_posix() not in left_out
+        ]
         if len(files) > WALK_LIMIT:
             break
     package, notebook, problem = locate(files)
     zips = [path for path in sorted(root.glob("*.[zZ][iI][pP]")) if stat.S_ISREG(_mode(path))] if problem else []
-    if len(zips) == 1:  # an LMS's folder holding the one zip the student uploaded (Moodle's download): read as a zip entry
+    # an LMS's folder holding the one zip the student uploaded (Moodle's download): read as a zip entry
+    if len(zips) == 1:
         contents = _read_zip(zips[0])
         contents.where = f"{zips[0].name}/{contents.where}" if contents.where else contents.where
         return contents
@@ -306,7 +345,12 @@ def _read_zip(path: Path) -> Contents:
             for member in archive.infolist()[:WALK_LIMIT]:
                 name = member.filename.replace("\\", "/").lstrip("/")
                 parts = PurePosixPath(name).parts
-                if member.is_dir() or not name.endswith((".py", ".ipynb")) or ".." in parts or set(parts[:-1]) & SKIPPED:
+                if (
+                    member.is_dir()
+                    or not name.endswith((".py", ".ipynb"))
+                    or ".." in parts
+                    or set(parts[:-1]) & SKIPPED
+                ):
                     continue
                 if (member.external_attr >> 16) & 0o170000 == ZIP_LINK:
                     left_out[name] = _("{name} is a symbolic link: not graded").format(name=name)
@@ -314,18 +358,31 @@ def _read_zip(path: Path) -> Contents:
                     members[name] = member
             package, notebook, problem = locate(sorted(members))
             if problem:
-                return Contents(left_out=left_out, problem=_with_left_out(_("{problem} in {name}").format(problem=problem, name=path.name), left_out))
+                return Contents(
+                    left_out=left_out,
+                    problem=_with_left_out(_("{problem} in {name}").format(problem=problem, name=path.name), left_out),
+                )
             try:
                 if notebook is not None:
                     data = _member(archive, members[notebook], NOTEBOOK_BYTES)
                     if data is None:
-                        return Contents(where=notebook, problem=_("{where} is {size} MiB: too large for a notebook of this assignment").format(
-                            where=notebook, size=members[notebook].file_size >> 20))
+                        return Contents(
+                            where=notebook,
+                            problem=_("{where} is {size} MiB: too large for a notebook of this assignment").format(
+                                where=notebook, size=members[notebook].file_size >> 20
+                            ),
+                        )
                     return Contents(notebook=data, where=notebook)
-                modules = {PurePosixPath(name).name: data for name in _package_files(sorted(members), package)
-                           if (data := _member(archive, members[name], FILE_BYTES)) is not None}
-            except (zipfile.BadZipFile, RuntimeError, NotImplementedError, ValueError, EOFError, zlib.error) as error:  # damaged, encrypted
-                return Contents(problem=_("{name} cannot be read as a zip ({error})").format(name=path.name, error=error))
+                modules = {
+                    PurePosixPath(name).name: data
+                    for name in _package_files(sorted(members), package)
+                    if (data := _member(archive, members[name], FILE_BYTES)) is not None
+                }
+            # damaged, encrypted
+            except (zipfile.BadZipFile, RuntimeError, NotImplementedError, ValueError, EOFError, zlib.error) as error:
+                return Contents(
+                    problem=_("{name} cannot be read as a zip ({error})").format(name=path.name, error=error)
+                )
     return _modules_or_problem(modules, package, left_out)
 
 
@@ -346,10 +403,17 @@ def _with_left_out(problem: str, left_out: dict[str, str]) -> str:
 def _modules_or_problem(modules: dict[str, bytes], package: str, left_out: dict[str, str]) -> Contents:
     """Contents of modules (and the files of package left out, by their name in it); a problem when there is no
     exercise module among them."""
-    inside = {PurePosixPath(name).name: why for name, why in left_out.items() if str(PurePosixPath(name).parent) == package}
+    inside = {
+        PurePosixPath(name).name: why for name, why in left_out.items() if str(PurePosixPath(name).parent) == package
+    }
     if not any(MODULE.fullmatch(name) for name in modules):
-        return Contents(where=_where(package), left_out=inside, problem=_with_left_out(
-            _("no exercise modules (qNN_<name>.py) in {folder}").format(folder=_where(package)), inside))
+        return Contents(
+            where=_where(package),
+            left_out=inside,
+            problem=_with_left_out(
+                _("no exercise modules (qNN_<name>.py) in {folder}").format(folder=_where(package)), inside
+            ),
+        )
     return Contents(modules=modules, where=_where(package), left_out=inside)
 
 
@@ -362,17 +426,38 @@ def _git(private: Path, *arguments: str, data: bytes | None = None) -> bytes:
     if git is None or not os.path.isabs(git):
         raise OSError(_("git is not installed on the grading machine"))
     environment = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")}
-    environment.update(HOME=str(private / "home"), XDG_CONFIG_HOME=str(private / "home"), GIT_CONFIG_NOSYSTEM="1",
-                       GIT_CONFIG_GLOBAL=os.devnull, GIT_NO_LAZY_FETCH="1", GIT_NO_REPLACE_OBJECTS="1", GIT_TERMINAL_PROMPT="0",
-                       GIT_OPTIONAL_LOCKS="0", GIT_ATTR_NOSYSTEM="1", LC_ALL="C")
+    environment.update(
+        HOME=str(private / "home"),
+        XDG_CONFIG_HOME=str(private / "home"),
+        GIT_CONFIG_NOSYSTEM="1",
+        GIT_CONFIG_GLOBAL=os.devnull,
+        GIT_NO_LAZY_FETCH="1",
+        GIT_NO_REPLACE_OBJECTS="1",
+        GIT_TERMINAL_PROMPT="0",
+        GIT_OPTIONAL_LOCKS="0",
+        GIT_ATTR_NOSYSTEM="1",
+        LC_ALL="C",
+    )
     command = [git, "--git-dir", str(private / "git"), *arguments]
     try:
-        done = subprocess.run(command, input=data, capture_output=True, env=environment, cwd=private / "home", timeout=GIT_TIMEOUT, check=False)
+        done = subprocess.run(
+            command,
+            input=data,
+            capture_output=True,
+            env=environment,
+            cwd=private / "home",
+            timeout=GIT_TIMEOUT,
+            check=False,
+        )
     except subprocess.TimeoutExpired:
-        raise OSError(_("git {command} took longer than {seconds} s").format(command=arguments[0], seconds=GIT_TIMEOUT)) from None
+        raise OSError(
+            _("git {command} took longer than {seconds} s").format(command=arguments[0], seconds=GIT_TIMEOUT)
+        ) from None
     if done.returncode != 0:
         lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise OSError((lines[0] if lines else _("git {command} failed").format(command=arguments[0])).removeprefix("fatal: "))
+        raise OSError(
+            (lines[0] if lines else _("git {command} failed").format(command=arguments[0])).removeprefix("fatal: ")
+        )
     return done.stdout
 
 
@@ -386,13 +471,22 @@ def _private_copy(repository: Path, into: Path) -> None:
     (target / "refs").mkdir()
     config = _plain_text(source / "config")
     sha256 = re.search(r"(?im)^\s*objectformat\s*=\s*sha256\s*$", config) is not None
-    (target / "config").write_text("[core]\n\trepositoryformatversion = 1\n\tbare = true\n[extensions]\n\tobjectformat = sha256\n" if sha256
-                                   else "[core]\n\trepositoryformatversion = 0\n\tbare = true\n")
+    (target / "config").write_text(
+        "[core]\n\trepositoryformatversion = 1\n\tbare = true\n[extensions]\n\tobjectformat = sha256\n"
+        if sha256
+        else "[core]\n\trepositoryformatversion = 0\n\tbare = true\n"
+    )
     wanted = [name for name in ("HEAD", "packed-refs", "shallow") if stat.S_ISREG(_mode(source / name))]
     wanted += [f"objects/pack/{name}" for name in _names(source / "objects" / "pack") if PACK.fullmatch(name)]
-    wanted += [f"objects/{folder}/{name}" for folder in _names(source / "objects") if re.fullmatch("[0-9a-f]{2}", folder)
-               for name in _names(source / "objects" / folder) if OBJECT.fullmatch(name)]
-    for folder, _subfolders, names in os.walk(source / "refs") if stat.S_ISDIR(_mode(source / "refs")) else ():  # no link followed
+    wanted += [
+        f"objects/{folder}/{name}"
+        for folder in _names(source / "objects")
+        if re.fullmatch("[0-9a-f]{2}", folder)
+        for name in _names(source / "objects" / folder)
+        if OBJECT.fullmatch(name)
+    ]
+    # no link followed
+    for folder, _subfolders, names in os.walk(source / "refs") if stat.S_ISDIR(_mode(source / "refs")) else ():
         wanted += [(Path(folder) / name).relative_to(source).as_posix() for name in names]
     total = 0
     for name in wanted:
@@ -421,21 +515,30 @@ def _read_repository(repository: Path, deadline: str | None = None) -> Contents:
     """A repository entry: the modules found by locate in the tree of HEAD (with a deadline, of HEAD's last commit
     before it, or HEAD when none is), read from git's objects in a private copy."""
     if not stat.S_ISDIR(_mode(repository / ".git")):
-        return Contents(problem=_(".git is a file or a link, not a repository's folder (it would make git read another "
-                                  "repository): not graded"))
+        return Contents(
+            problem=_(
+                ".git is a file or a link, not a repository's folder (it would make git read another "
+                "repository): not graded"
+            )
+        )
     with tempfile.TemporaryDirectory(prefix="autograder-git-") as scratch:
         private = Path(scratch)
         try:
             _private_copy(repository, private)
             commit = _git(private, "rev-parse", "--verify", "-q", "HEAD^{commit}").decode().strip()
         except OSError as error:
-            return Contents(problem=_("not a readable git repository, or no commit checked out ({error})").format(error=error))
+            return Contents(
+                problem=_("not a readable git repository, or no commit checked out ({error})").format(error=error)
+            )
         timing = {}
         if deadline is not None:
             try:
                 commit, timing = _on_time(private, commit, deadline)
             except (OSError, ValueError, OverflowError) as error:
-                return Contents(commit=commit, problem=_("the git repository's commit dates cannot be read ({error})").format(error=error))
+                return Contents(
+                    commit=commit,
+                    problem=_("the git repository's commit dates cannot be read ({error})").format(error=error),
+                )
         contents = _read_commit(private, commit)
     contents.timing = timing
     return contents
@@ -445,16 +548,25 @@ def _on_time(repository: Path, head: str, deadline: str) -> tuple[str, dict]:
     """(the commit to grade, its timing): HEAD's last commit whose committer date is before deadline, or HEAD itself
     (late) when there is none; late_hours is how long after the deadline the graded commit was made (0: on time)."""
     limit = datetime.datetime.fromisoformat(deadline)
-    before = _git(repository, "rev-list", "-1", f"--before={int(limit.timestamp())} +0000", head).decode().strip()  # git's own date format
+    # git's own date format
+    before = _git(repository, "rev-list", "-1", f"--before={int(limit.timestamp())} +0000", head).decode().strip()
     commit = before or head
     stamp = int(_git(repository, "show", "-s", "--format=%ct", commit).decode().strip())
     try:
         made = datetime.datetime.fromtimestamp(stamp, limit.tzinfo)
     except (OverflowError, OSError, ValueError):
-        raise ValueError(_("commit {commit} is dated {stamp} s after 1970, which no calendar holds").format(commit=commit[:12], stamp=stamp)) from None
+        raise ValueError(
+            _("commit {commit} is dated {stamp} s after 1970, which no calendar holds").format(
+                commit=commit[:12], stamp=stamp
+            )
+        ) from None
     late = max(0.0, (made - limit).total_seconds() / 3600)
     after = int(_git(repository, "rev-list", "--count", f"{commit}..{head}").decode().strip() or 0)
-    return commit, {"committed_at": made.isoformat(timespec="seconds"), "late_hours": round(late, 2), "commits_after_deadline": after}
+    return commit, {
+        "committed_at": made.isoformat(timespec="seconds"),
+        "late_hours": round(late, 2),
+        "commits_after_deadline": after,
+    }
 
 
 def _read_commit(repository: Path, commit: str) -> Contents:
@@ -462,37 +574,65 @@ def _read_commit(repository: Path, commit: str) -> Contents:
     try:
         listing = _git(repository, "ls-tree", "-r", "-z", "-l", "--full-tree", commit)
     except OSError as error:
-        return Contents(commit=commit, problem=_("the git repository cannot be read at {commit} ({error})").format(commit=commit[:12], error=error))
+        return Contents(
+            commit=commit,
+            problem=_("the git repository cannot be read at {commit} ({error})").format(
+                commit=commit[:12], error=error
+            ),
+        )
     blobs: dict[str, tuple[str, int]] = {}  # path -> (object, size; -1 when git cannot tell, the object being missing)
     left_out: dict[str, str] = {}
     for line in listing.split(b"\0"):
         meta, _tab, name = line.partition(b"\t")
         fields = meta.split()
         path = name.decode("utf-8", "surrogateescape")
-        if len(fields) != 4 or fields[1] != b"blob" or not path.endswith((".py", ".ipynb")) or set(PurePosixPath(path).parts[:-1]) & SKIPPED:
+        if (
+            len(fields) != 4
+            or fields[1] != b"blob"
+            or not path.endswith((".py", ".ipynb"))
+            or set(PurePosixPath(path).parts[:-1]) & SKIPPED
+        ):
             continue  # files only: no submodules
         if fields[0] == b"120000":
             left_out[path] = _("{name} is a symbolic link: not graded").format(name=path)
-        elif path.endswith(".ipynb") or re.fullmatch(r"[\w.-]+", PurePosixPath(path).name):  # a module's name is a file name anywhere
+        # a module's name is a file name anywhere
+        elif path.endswith(".ipynb") or re.fullmatch(r"[\w.-]+", PurePosixPath(path).name):
             blobs[path] = (fields[2].decode("ascii", "replace"), int(fields[3]) if fields[3].isdigit() else -1)
     package, notebook, problem = locate(sorted(blobs))
     if problem:
-        return Contents(commit=commit, left_out=left_out, problem=_with_left_out(
-            _("{problem} at commit {commit}").format(problem=problem, commit=commit[:12]), left_out))
+        return Contents(
+            commit=commit,
+            left_out=left_out,
+            problem=_with_left_out(
+                _("{problem} at commit {commit}").format(problem=problem, commit=commit[:12]), left_out
+            ),
+        )
     if notebook is not None:
         if blobs[notebook][1] > NOTEBOOK_BYTES:
-            return Contents(commit=commit, where=notebook, problem=_("{where} is {size} MiB: too large for a notebook of this assignment").format(
-                where=notebook, size=blobs[notebook][1] >> 20))
+            return Contents(
+                commit=commit,
+                where=notebook,
+                problem=_("{where} is {size} MiB: too large for a notebook of this assignment").format(
+                    where=notebook, size=blobs[notebook][1] >> 20
+                ),
+            )
         wanted = [notebook]
     else:
         wanted = [name for name in _package_files(sorted(blobs), package) if blobs[name][1] <= FILE_BYTES]
     try:
         found = _cat_blobs(repository, [blobs[name][0] for name in wanted])
     except (OSError, ValueError) as error:
-        return Contents(commit=commit, problem=_("the git repository cannot be read at {commit} ({error})").format(commit=commit[:12], error=error))
+        return Contents(
+            commit=commit,
+            problem=_("the git repository cannot be read at {commit} ({error})").format(
+                commit=commit[:12], error=error
+            ),
+        )
     if notebook is not None:
         return Contents(notebook=found[0], commit=commit, where=notebook)
-    contents = _modules_or_problem({PurePosixPath(name).name: data for name, data in zip(wanted, found)}, package, left_out)
+    contents = _modules_or_problem(
+        {PurePosixPath(name).name: data for name, data in zip(wanted, found)}, package, left_out
+    )
     contents.commit = commit
     return contents
 
@@ -512,6 +652,6 @@ def _cat_blobs(repository: Path, objects: list[str]) -> list[bytes]:
         size = int(header[2]) if header[2].isdigit() else -1
         if size < 0 or end + 1 + size > len(output):
             raise OSError(_("object {sha} is missing").format(sha=sha[:12]))
-        found.append(output[end + 1:end + 1 + size])
+        found.append(output[end + 1 : end + 1 + size])
         position = end + 1 + size + 1
     return found

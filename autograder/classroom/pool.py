@@ -44,7 +44,8 @@ def preload(entries: list[Entry]) -> None:
 
 
 def _die_with_parent(parent: int) -> None:
-    """This worker is killed when the driver dies (even by SIGKILL, on Linux), and keeps off the terminal's Ctrl-C (POSIX)."""
+    """This worker is killed when the driver dies (even by SIGKILL, on Linux), and keeps off the terminal's Ctrl-C
+    (POSIX)."""
     if hasattr(os, "setpgrp"):
         os.setpgrp()  # Ctrl-C reaches the driver only, which stops the workers itself: no half-graded report is sent
     try:
@@ -58,13 +59,16 @@ def _die_with_parent(parent: int) -> None:
 
 
 def _worker(connection: object, course: Course, parent: int, scratch_root: str, hidden: tuple[str, ...]) -> None:
-    """A worker's life: one Sandbox and one pytest run; grade each entry received and send back (index, report); stop on None."""
+    """A worker's life: one Sandbox and one pytest run; grade each entry received and send back (index, report); stop
+    on None."""
     _die_with_parent(parent)
     preload([])  # a spawned worker (macOS, Windows) imports here what a forked one has from the driver
     for signum in STOPPING_SIGNALS:
-        signal.signal(signum, signal.SIG_DFL)  # not the driver's handler: until the sandbox exists, a stop just ends this process
+        # not the driver's handler: until the sandbox exists, a stop just ends this process
+        signal.signal(signum, signal.SIG_DFL)
     gc.freeze()  # what the driver imported stays out of the collector's way (and its pages shared)
-    sandbox = start_sandbox(Path(scratch_root))  # beside the other workers' sandboxes and packages, which no student's code may read
+    # beside the other workers' sandboxes and packages, which no student's code may read
+    sandbox = start_sandbox(Path(scratch_root))
     scratch: list[Path] = []
 
     def stop(_signum: int, _frame: object) -> None:
@@ -82,7 +86,8 @@ def _worker(connection: object, course: Course, parent: int, scratch_root: str, 
     indices: dict[int, int] = {}  # id(entry) -> its index in the driver's list
 
     def received() -> Iterator[Entry]:
-        """The entries the driver sends, one at a time (it sends the next once this one's report is back), until None."""
+        """The entries the driver sends, one at a time (it sends the next once this one's report is back), until
+        None."""
         try:
             while (job := connection.recv()) is not None:
                 indices[id(job[1])] = job[0]
@@ -109,25 +114,32 @@ class Pool:
     worker that dies is replaced."""
 
     def __init__(self, course: Course, jobs: int, scratch: Path, hidden: tuple[Path, ...]) -> None:
-        """scratch: a folder for the workers' packages, which this pool's owner removes; hidden: folders no student's code may
-        read (OUT, where the classmates' reports are, and what the caller adds)."""
+        """scratch: a folder for the workers' packages, which this pool's owner removes; hidden: folders no student's
+        code may read (OUT, where the classmates' reports are, and what the caller adds)."""
         self.course, self.jobs, self.scratch, self.hidden = course, jobs, scratch, hidden
         self.context = multiprocessing.get_context(start_method())
         self.workers: list[tuple[object, object]] = []  # (process, connection)
 
     def _start(self) -> tuple[object, object]:
         mine, theirs = self.context.Pipe()
-        process = self.context.Process(target=_worker, args=(theirs, self.course, os.getpid(), str(self.scratch), tuple(map(str, self.hidden))),
-                                       daemon=True)
+        process = self.context.Process(
+            target=_worker,
+            args=(theirs, self.course, os.getpid(), str(self.scratch), tuple(map(str, self.hidden))),
+            daemon=True,
+        )
         process.start()
         theirs.close()
         self.workers.append((process, mine))
         return process, mine
 
-    def run(self, entries: list[Entry], on_result: Callable[[Entry, EntryReport], None],
-            on_start: Callable[[Entry], None] = lambda entry: None) -> None:
-        """Grade entries, calling on_start(entry) as each is given to a worker and on_result(entry, report) in this process as
-        each one is done."""
+    def run(
+        self,
+        entries: list[Entry],
+        on_result: Callable[[Entry, EntryReport], None],
+        on_start: Callable[[Entry], None] = lambda entry: None,
+    ) -> None:
+        """Grade entries, calling on_start(entry) as each is given to a worker and on_result(entry, report) in this
+        process as each one is done."""
         waiting = deque(range(len(entries)))
         deaths: dict[int, int] = {}
         busy: dict[object, int] = {}  # connection -> index of the entry it grades
@@ -145,7 +157,11 @@ class Pool:
             for _worker_number in range(min(self.jobs, len(entries))):
                 give(*self._start())
             while busy:
-                sentinels = {process.sentinel: (process, connection) for process, connection in self.workers if connection in busy}
+                sentinels = {
+                    process.sentinel: (process, connection)
+                    for process, connection in self.workers
+                    if connection in busy
+                }
                 for ready in wait(list(busy) + list(sentinels)):
                     if ready in busy:
                         process, connection = next(w for w in self.workers if w[1] is ready)
@@ -167,10 +183,16 @@ class Pool:
                         deaths[index] = deaths.get(index, 0) + 1
                         if deaths[index] >= ATTEMPTS:
                             entry = entries[index]
-                            reason = _("the grading worker process died {attempts} times while grading this entry "
-                                       "(exit code {code}); run the command again").format(attempts=ATTEMPTS, code=process.exitcode)
-                            on_result(entry, dataclasses.replace(unreadable_report(self.course, entry, read_entry(entry), reason),
-                                                                 grader_error=True))
+                            reason = _(
+                                "the grading worker process died {attempts} times while grading this entry "
+                                "(exit code {code}); run the command again"
+                            ).format(attempts=ATTEMPTS, code=process.exitcode)
+                            on_result(
+                                entry,
+                                dataclasses.replace(
+                                    unreadable_report(self.course, entry, read_entry(entry), reason), grader_error=True
+                                ),
+                            )
                         else:
                             waiting.appendleft(index)
                         if waiting:
@@ -181,8 +203,9 @@ class Pool:
         self.stop()
 
     def kill(self) -> None:
-        """Stop at once, whatever the workers are doing (what they grade is not written): each is asked (SIGTERM) to kill
-        the question its sandbox runs and to remove its folders, and is killed if it has not done so within STOP_SECONDS."""
+        """Stop at once, whatever the workers are doing (what they grade is not written): each is asked (SIGTERM) to
+        kill the question its sandbox runs and to remove its folders, and is killed if it has not done so within
+        STOP_SECONDS."""
         for process, _connection in self.workers:
             if process.is_alive():
                 process.terminate()

@@ -30,7 +30,15 @@ NEAR = 0.8  # the Jaccard similarity of two answers' marks from which a pair is 
 IDENTICAL, NEAR_IDENTICAL = "identical", "near-identical"
 FILE = "similarity.csv"
 KEPT_NAMES = frozenset(dir(builtins))  # names a student does not choose
-SKIPPED_TOKENS = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING, tokenize.ENDMARKER}
+SKIPPED_TOKENS = {
+    tokenize.COMMENT,
+    tokenize.NL,
+    tokenize.NEWLINE,
+    tokenize.INDENT,
+    tokenize.DEDENT,
+    tokenize.ENCODING,
+    tokenize.ENDMARKER,
+}
 
 
 def tokens(source: str) -> list[str]:
@@ -44,7 +52,12 @@ def tokens(source: str) -> list[str]:
             text = token.string
             if token.type == tokenize.STRING:
                 text = "S"
-            elif token.type == tokenize.NAME and not keyword.iskeyword(text) and not (found and found[-1] == ".") and text not in KEPT_NAMES:
+            elif (
+                token.type == tokenize.NAME
+                and not keyword.iskeyword(text)
+                and not (found and found[-1] == ".")
+                and text not in KEPT_NAMES
+            ):
                 text = "N"
             found.append(text)
     except (tokenize.TokenError, IndentationError, SyntaxError):  # a module that does not parse: compared by its words
@@ -55,10 +68,10 @@ def tokens(source: str) -> list[str]:
 def marks(source: str) -> set[int]:
     """The winnowed hashes of source's normalised token grams: the smallest of each window of WINDOW grams."""
     words = tokens(source)
-    grams = [zlib.crc32(" ".join(words[i:i + GRAM]).encode()) for i in range(len(words) - GRAM + 1)]
+    grams = [zlib.crc32(" ".join(words[i : i + GRAM]).encode()) for i in range(len(words) - GRAM + 1)]
     if len(grams) <= WINDOW:
         return set(grams)
-    return {min(grams[i:i + WINDOW]) for i in range(len(grams) - WINDOW + 1)}
+    return {min(grams[i : i + WINDOW]) for i in range(len(grams) - WINDOW + 1)}
 
 
 def fingerprints(course: Course, package: Path, questions: list[dict]) -> dict:
@@ -119,7 +132,7 @@ def pairs(reports: dict[str, dict]) -> list[Pair]:
         students = sorted(answers)
         sets = {student: set(answers[student]["marks"]) for student in students}
         for index, one in enumerate(students):
-            for other in students[index + 1:]:
+            for other in students[index + 1 :]:
                 if answers[one]["sha256"] == answers[other]["sha256"]:
                     listed.append(Pair(number, one, other, IDENTICAL, 1.0))
                     continue
@@ -134,7 +147,9 @@ def groups(found: list[Pair]) -> list[tuple[int, list[str]]]:
     linked: dict[tuple[int, str], set[str]] = {}
     for pair in found:
         if pair.kind == IDENTICAL:
-            group = linked.get((pair.question, pair.one), {pair.one}) | linked.get((pair.question, pair.other), {pair.other})
+            group = linked.get((pair.question, pair.one), {pair.one}) | linked.get(
+                (pair.question, pair.other), {pair.other}
+            )
             for student in group:
                 linked[(pair.question, student)] = group
     unique = {(number, tuple(sorted(group))) for (number, _student), group in linked.items()}
@@ -142,7 +157,8 @@ def groups(found: list[Pair]) -> list[tuple[int, list[str]]]:
 
 
 def csv_file(found: list[Pair], safe: object) -> bytes:
-    """similarity.csv: question, student, other_student, kind, similarity; safe(text) keeps a name from reading as a formula."""
+    """similarity.csv: question, student, other_student, kind, similarity; safe(text) keeps a name from reading as a
+    formula."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["question", "student", "other_student", "kind", "similarity"])

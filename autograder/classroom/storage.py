@@ -20,7 +20,8 @@ GRADES, LOG, LOCK = EXPORTS["grades"].file, "grading.log", ".grading.lock"
 
 
 class OutputError(Exception):
-    """A file of OUT could not be written (a full disk, a quota, no permission): the run itself failed, exit status 3."""
+    """A file of OUT could not be written (a full disk, a quota, no permission): the run itself failed, exit status
+    3."""
 
     def __init__(self, path: Path, error: OSError) -> None:
         super().__init__(f"{path}: {error}")
@@ -28,17 +29,38 @@ class OutputError(Exception):
 
     def advice(self, out: Path) -> str:
         """What went wrong, where, and what to do (out: the run's OUT), in one paragraph."""
-        full = {errno.ENOSPC: _("the disk is full"), getattr(errno, "EDQUOT", errno.ENOSPC): _("your disk quota is used up")}
-        cause = full.get(self.error.errno) or {errno.EROFS: _("the disk is read-only"), errno.EACCES: _("you may not write there"),
-                                               errno.EPERM: _("you may not write there")}.get(self.error.errno, "")
-        said = _("{path} could not be written: {cause} ({error}). Nothing partial was written: every report, and grades.csv, in {out} "
-                 "is whole and as it was.").format(path=self.path, cause=cause or type(self.error).__name__, error=self.error.strerror or self.error,
-                                                   out=out)
+        full = {
+            errno.ENOSPC: _("the disk is full"),
+            getattr(errno, "EDQUOT", errno.ENOSPC): _("your disk quota is used up"),
+        }
+        cause = full.get(self.error.errno) or {
+            errno.EROFS: _("the disk is read-only"),
+            errno.EACCES: _("you may not write there"),
+            errno.EPERM: _("you may not write there"),
+        }.get(self.error.errno, "")
+        said = _(
+            "{path} could not be written: {cause} ({error}). Nothing partial was written: every report, and "
+            "grades.csv, in {out} is whole and as it was."
+        ).format(
+            path=self.path, cause=cause or type(self.error).__name__, error=self.error.strerror or self.error, out=out
+        )
         if self.error.errno in full:
-            return said + " " + _("Make room on the disk that holds {out} (`df -h {out}` shows it) or give another --out, then run the same "
-                                  "command again: it grades only what is missing.").format(out=out)
-        return said + " " + _("Give --out a folder you can write to, or fix this one, then run the same command again: it grades only "
-                              "what is missing.")
+            return (
+                said
+                + " "
+                + _(
+                    "Make room on the disk that holds {out} (`df -h {out}` shows it) or give another --out, then run "
+                    "the same command again: it grades only what is missing."
+                ).format(out=out)
+            )
+        return (
+            said
+            + " "
+            + _(
+                "Give --out a folder you can write to, or fix this one, then run the same command again: it grades "
+                "only what is missing."
+            )
+        )
 
 
 def write_atomically(path: Path, data: bytes, sync: bool = True) -> None:
@@ -69,7 +91,9 @@ def feedback_path(out: Path, student: str) -> Path:
 
 def write_feedback(course: Course, out: Path, student: str, report: EntryReport) -> None:
     """Write the student's feedback file beside their report."""
-    write_atomically(feedback_path(out, student), markdown(course, report.to_dict(), student).encode("utf-8"), sync=False)
+    write_atomically(
+        feedback_path(out, student), markdown(course, report.to_dict(), student).encode("utf-8"), sync=False
+    )
 
 
 def load_report(out: Path, student: str) -> EntryReport | None:
@@ -83,8 +107,13 @@ def load_report(out: Path, student: str) -> EntryReport | None:
 def is_current(report: EntryReport | None, found: dict, version: str) -> bool:
     """True when report was made by this grader version from the same files (and was not a failure of the grader)."""
     written = report.to_dict() if report is not None else {}
-    return (report is not None and report.grader_version == version and not report.grader_error
-            and "sha256" in found and all(written.get(key) == value for key, value in found.items()))
+    return (
+        report is not None
+        and report.grader_version == version
+        and not report.grader_error
+        and "sha256" in found
+        and all(written.get(key) == value for key, value in found.items())
+    )
 
 
 def open_log(out: Path) -> int:
@@ -135,8 +164,16 @@ class Results:
         self.reports[entry.student] = report
         self.graded.append(entry.student)
         write_atomically(self.out / GRADES, grades_csv(self.course, self.reports), sync=False)
-        self.event(event="graded", student=entry.student, score=report.score, graded_at=report.graded_at or None,
-                   sha256=report.sha256 or None, commit=report.commit or None, problem=report.problem or None, worker=worker)
+        self.event(
+            event="graded",
+            student=entry.student,
+            score=report.score,
+            graded_at=report.graded_at or None,
+            sha256=report.sha256 or None,
+            commit=report.commit or None,
+            problem=report.problem or None,
+            worker=worker,
+        )
 
     def close(self) -> None:
         """Close the log."""

@@ -45,7 +45,11 @@ def _code_digest() -> str:
     roots = [kit / part for part in GRADING_CODE] + [Path(reference.__file__).resolve().parent]
     digest = hashlib.sha256()
     for root in roots:
-        paths = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.suffix in (".py", ".yaml") and "__pycache__" not in p.parts)
+        paths = (
+            [root]
+            if root.is_file()
+            else sorted(p for p in root.rglob("*") if p.suffix in (".py", ".yaml") and "__pycache__" not in p.parts)
+        )
         for path in paths:
             digest.update(path.relative_to(kit.parent).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
@@ -59,15 +63,20 @@ def grader_version(course: Course) -> str:
         version = "0"
     from ..engine.secret import class_secret
 
-    questions = repr([(q.number, q.slug, q.file, q.functions, q.points, q.requires, q.time_limit) for q in course.questions])
-    secret = hashlib.sha256(class_secret(create=False).encode()).hexdigest()  # two kits with different secrets draw different inputs
+    questions = repr(
+        [(q.number, q.slug, q.file, q.functions, q.points, q.requires, q.time_limit) for q in course.questions]
+    )
+    # two kits with different secrets draw different inputs
+    secret = hashlib.sha256(class_secret(create=False).encode()).hexdigest()
     return f"{version}+{hashlib.sha256((_code_digest() + questions + secret).encode()).hexdigest()[:12]}"
 
 
 def zero_report(course: Course, reason: str, **about: object) -> EntryReport:
-    """The report of an entry that could not be graded: every question 0, with the reason, and about (student, source, ...)."""
-    return EntryReport.from_check(Report([QuestionResult(q.number, q.title, q.points, ERROR, reason=reason) for q in course.questions]),
-                                  **about)
+    """The report of an entry that could not be graded: every question 0, with the reason, and about (student,
+    source, ...)."""
+    return EntryReport.from_check(
+        Report([QuestionResult(q.number, q.title, q.points, ERROR, reason=reason) for q in course.questions]), **about
+    )
 
 
 def _now() -> str:
@@ -89,8 +98,8 @@ def build_package(course: Course, contents: Contents, folder: Path) -> tuple[Pat
 
 
 def classmates(entry: Entry, package: Path) -> tuple[Path, ...]:
-    """The class folder, which the student's code may not read (everyone else's work is there); () where it holds the kit,
-    Python, the temporary folder or the package graded, which the grading needs."""
+    """The class folder, which the student's code may not read (everyone else's work is there); () where it holds the
+    kit, Python, the temporary folder or the package graded, which the grading needs."""
     import reference
 
     folder = entry.path.parent.resolve()
@@ -101,8 +110,13 @@ def classmates(entry: Entry, package: Path) -> tuple[Path, ...]:
 def _about(course: Course, entry: Entry, contents: Contents) -> dict:
     """What a report says besides the scores: who, which files, which grader, when (EntryReport's fields)."""
     source = {"kind": entry.kind, "path": str(entry.path), "graded": contents.where} | (
-        {"left_out": list(contents.left_out.values())} if contents.left_out else {})
-    return {"student": entry.student, "source": source} | fingerprint_of(contents) | {"grader_version": grader_version(course), "graded_at": _now()}
+        {"left_out": list(contents.left_out.values())} if contents.left_out else {}
+    )
+    return (
+        {"student": entry.student, "source": source}
+        | fingerprint_of(contents)
+        | {"grader_version": grader_version(course), "graded_at": _now()}
+    )
 
 
 def unreadable_report(course: Course, entry: Entry, contents: Contents, problem: str = "") -> EntryReport:
@@ -111,25 +125,33 @@ def unreadable_report(course: Course, entry: Entry, contents: Contents, problem:
     return zero_report(course, problem, **_about(course, entry, contents), problem=problem)
 
 
-def grade_entries(course: Course, entries: Iterable[Entry], sandbox: Sandbox, scratch: Path, on_result: Callable[[Entry, EntryReport], None],
-                  hidden: tuple[Path, ...] = ()) -> None:
+def grade_entries(
+    course: Course,
+    entries: Iterable[Entry],
+    sandbox: Sandbox,
+    scratch: Path,
+    on_result: Callable[[Entry, EntryReport], None],
+    hidden: tuple[Path, ...] = (),
+) -> None:
     """Grade entries in turn, in one pytest run while the grader does not break: on_result(entry, report) once for each
     entry, as soon as its report is decided (check --json's object plus student, source, commit or sha256,
     grader_version, graded_at).
 
-    An unreadable entry gives every question 0 with "problem" saying why; a fault of the student's code costs only its
-    question. The grader's own failure on an entry (a bug, a full disk) is reported the same way, with "grader_error":
-    true, so that the next run grades it again; the entries after it are graded in a new pytest run.
+    An unreadable entry gives every question 0 with "problem" saying why; a fault of the student's code costs only
+    its question. The grader's own failure on an entry (a bug, a full disk) is reported the same way, with
+    "grader_error": true, so that the next run grades it again; the entries after it are graded in a new pytest run.
     entries may be drawn lazily (a worker receives them one at a time). scratch: a folder these calls fill and empty.
-    hidden: folders no student's code may read (where the other students' packages and sandboxes are), beside the class folder.
-    """
+    hidden: folders no student's code may read (where the other students' packages and sandboxes are), beside the
+    class folder."""
     from ..engine.run import run_each
     from ..engine.secret import for_class_grading
 
-    for_class_grading(create=False)  # the driver made it (batch.py); a Dask worker's kit carries the same (grader_version says so)
+    # the driver made it (batch.py); a Dask worker's kit carries the same (grader_version says so)
+    for_class_grading(create=False)
     scratch = Path(scratch)
     scratch.mkdir(parents=True, exist_ok=True)
-    remaining, last_reported = iter(entries), [None]  # entries are graded one after the other: only the last one can lack its report
+    # entries are graded one after the other: only the last one can lack its report
+    remaining, last_reported = iter(entries), [None]
 
     def report(entry: Entry, result: EntryReport) -> None:
         last_reported[0] = entry
@@ -153,10 +175,17 @@ def grade_entries(course: Course, entries: Iterable[Entry], sandbox: Sandbox, sc
             raise RuntimeError(f"the grading run stopped before it graded anything\n{trace}")
 
 
-def _submissions(course: Course, entries: Iterator[Entry], scratch: Path, report: Callable[[Entry, EntryReport], None], drawn: list,
-                 hidden: tuple[Path, ...]) -> Iterator[Submission]:
-    """The Submission of each readable entry, built in a fresh folder; once the engine graded it (or broke while it did),
-    its report goes to report() and the folder is removed. drawn: each entry taken, then None when there are no more."""
+def _submissions(
+    course: Course,
+    entries: Iterator[Entry],
+    scratch: Path,
+    report: Callable[[Entry, EntryReport], None],
+    drawn: list,
+    hidden: tuple[Path, ...],
+) -> Iterator[Submission]:
+    """The Submission of each readable entry, built in a fresh folder; once the engine graded it (or broke while it
+    did), its report goes to report() and the folder is removed. drawn: each entry taken, then None when there are
+    no more."""
     for entry in entries:
         drawn.append(entry)
         contents, folder, submission = Contents(), None, None
@@ -165,7 +194,8 @@ def _submissions(course: Course, entries: Iterator[Entry], scratch: Path, report
             if contents.problem:
                 result = unreadable_report(course, entry, contents)
             else:
-                folder = Path(tempfile.mkdtemp(prefix="entry-", dir=scratch))  # new for every entry: no module cache can mix two students
+                # new for every entry: no module cache can mix two students
+                folder = Path(tempfile.mkdtemp(prefix="entry-", dir=scratch))
                 package, problem = build_package(course, contents, folder)
                 if package is None:
                     result = unreadable_report(course, entry, contents, problem)
@@ -204,14 +234,21 @@ def _graded_report(course: Course, entry: Entry, contents: Contents, submission:
 
 
 def failed_report(course: Course, entry: Entry, contents: Contents, trace: str) -> EntryReport:
-    """The report of an entry the grader itself failed on: every question 0, the reason, "grader_error" and the traceback."""
+    """The report of an entry the grader itself failed on: every question 0, the reason, "grader_error" and the
+    traceback."""
     last = (trace.strip().splitlines() or ["RuntimeError: the grading run stopped before this entry's report"])[-1]
     error, _colon, message = last.partition(": ")
-    reason = _("the grader failed on this entry ({error}: {message}); run the command again").format(error=error[:100], message=message[:300])
-    return dataclasses.replace(unreadable_report(course, entry, contents, reason), grader_error=True, traceback=trace[-4000:])
+    reason = _("the grader failed on this entry ({error}: {message}); run the command again").format(
+        error=error[:100], message=message[:300]
+    )
+    return dataclasses.replace(
+        unreadable_report(course, entry, contents, reason), grader_error=True, traceback=trace[-4000:]
+    )
 
 
-def grade_entry(course: Course, entry: Entry, sandbox: Sandbox, scratch: Path, hidden: tuple[Path, ...] = ()) -> EntryReport:
+def grade_entry(
+    course: Course, entry: Entry, sandbox: Sandbox, scratch: Path, hidden: tuple[Path, ...] = ()
+) -> EntryReport:
     """The student's report, as grade_entries gives it, for one entry. scratch: a folder this call may fill and empty;
     hidden: folders the student's code may not read."""
     found: list[EntryReport] = []

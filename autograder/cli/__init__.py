@@ -1,4 +1,5 @@
-"""The command line: `python -m autograder check | list | hint | selftest` and the instructor and maintainer commands."""
+"""The command line: `python -m autograder check | list | hint | selftest` and the instructor and maintainer
+commands."""
 from .main import main
 
 __all__ = ["main"]

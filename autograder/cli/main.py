@@ -15,7 +15,8 @@ from ..usage import UsageError
 from .report import wrap
 
 USAGE_ERROR, NOT_ALL_PASSED, INTERRUPTED = 2, 1, 130  # 1 also when the grader itself fails
-GRADING = ("check", "watch", "plot", "grade", "gradescope", "dev-check")  # the commands that need torch (its version is checked first)
+# the commands that need torch (its version is checked first)
+GRADING = ("check", "watch", "plot", "grade", "gradescope", "dev-check")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -25,20 +26,38 @@ class _Parser(argparse.ArgumentParser):
     def _check_value(self, action: argparse.Action, value: object) -> None:
         """argparse's check of a choice, which also names the closest choice when there is one (`chek`: `check`)."""
         choices = [str(choice) for choice in action.choices or ()]
-        close = difflib.get_close_matches(str(value), choices, n=1) if action.choices is not None and value not in action.choices else []
+        close = (
+            difflib.get_close_matches(str(value), choices, n=1)
+            if action.choices is not None and value not in action.choices
+            else []
+        )
         if close and isinstance(action, argparse._SubParsersAction):  # noqa: SLF001 - the class argparse gives sub-commands
-            raise UsageError(_("there is no command {value}: did you mean `python -m autograder {close}`? (`python -m autograder "
-                               "--help` lists them)").format(value=repr(value), close=close[0]))
+            raise UsageError(
+                _(
+                    "there is no command {value}: did you mean `python -m autograder {close}`? (`python -m autograder "
+                    "--help` lists them)"
+                ).format(value=repr(value), close=close[0])
+            )
         if close:
-            raise UsageError(_("{value} is not a choice of {option}: did you mean {close}? (the choices: {choices})").format(
-                value=repr(value), option="/".join(action.option_strings), close=repr(close[0]), choices=", ".join(map(repr, choices))))
+            raise UsageError(
+                _("{value} is not a choice of {option}: did you mean {close}? (the choices: {choices})").format(
+                    value=repr(value),
+                    option="/".join(action.option_strings),
+                    close=repr(close[0]),
+                    choices=", ".join(map(repr, choices)),
+                )
+            )
         super()._check_value(action, value)
 
 
 def _language_option(parser: argparse.ArgumentParser, default: object) -> None:
     """Add --lang to parser: the main parser keeps default, each sub-command leaves the main parser's value alone."""
-    parser.add_argument("--lang", choices=LANGUAGES, default=default,
-                        help=_("language of the texts and messages (default: the locale's, else en)"))
+    parser.add_argument(
+        "--lang",
+        choices=LANGUAGES,
+        default=default,
+        help=_("language of the texts and messages (default: the locale's, else en)"),
+    )
 
 
 def _chosen_language(argv: list[str] | None) -> str | None:
@@ -70,33 +89,67 @@ def _parser() -> argparse.ArgumentParser:
     plot = command("plot", _("draw question N's weights or timings as PNG files and print their paths"))
     plot.add_argument("number", metavar="N")
     plot.add_argument("--solutions", action="store_true", help=_("draw solutions/ instead of exercises/"))
-    plot.add_argument("--out", type=Path, default=None, metavar="DIR", help=_("where the PNG files go (default: plots/)"))
+    plot.add_argument(
+        "--out", type=Path, default=None, metavar="DIR", help=_("where the PNG files go (default: plots/)")
+    )
     watch = command("watch", _("re-grade the current question at every save, question after question"))
-    watch.add_argument("number", nargs="?", metavar="N", help=_("the question to start at (default: the first not at full marks)"))
+    watch.add_argument(
+        "number", nargs="?", metavar="N", help=_("the question to start at (default: the first not at full marks)")
+    )
     course = command("nbgrader", _("write an nbgrader course folder for this kit"))
     course.add_argument("course_dir", type=Path)
     course.add_argument("--assignment", default="attention")
     batch = command("grade", _("grade a class: a folder of students (DIR --out OUT), or nbgrader's submissions"))
-    batch.add_argument("dir", nargs="?", type=Path, metavar="DIR", help=_("one folder, git repository or notebook per student"))
-    batch.add_argument("--out", type=Path, metavar="OUT", help=_("where the reports, the class summary and the gradebook files go ({files}; "
-                                                                 "with --nbgrader: COURSE_DIR/reports/ASSIGNMENT by default)").format(files="; ".join(described())))
-    batch.add_argument("--jobs", type=int, default=None, metavar="N", help=_("grading processes (default: the number of cores)"))
+    batch.add_argument(
+        "dir", nargs="?", type=Path, metavar="DIR", help=_("one folder, git repository or notebook per student")
+    )
+    batch.add_argument(
+        "--out",
+        type=Path,
+        metavar="OUT",
+        help=_(
+            "where the reports, the class summary and the gradebook files go ({files}; "
+            "with --nbgrader: COURSE_DIR/reports/ASSIGNMENT by default)"
+        ).format(files="; ".join(described())),
+    )
+    batch.add_argument(
+        "--jobs", type=int, default=None, metavar="N", help=_("grading processes (default: the number of cores)")
+    )
     batch.add_argument("--force", action="store_true", help=_("regrade students whose files have not changed"))
-    batch.add_argument("--scheduler", default=None, metavar="ADDRESS", help=_("grade on a Dask cluster (tcp://host:8786)"))
+    batch.add_argument(
+        "--scheduler", default=None, metavar="ADDRESS", help=_("grade on a Dask cluster (tcp://host:8786)")
+    )
     batch.add_argument("--quiet", action="store_true", help=_("no progress bar"))
     batch.add_argument("--nbgrader", dest="course_dir", type=Path, default=None, metavar="COURSE_DIR")
     batch.add_argument("--assignment", default="attention")
-    batch.add_argument("--student", action="append", default=None, metavar="NAME",
-                       help=_("grade only this student again, keeping the others' results (repeatable)"))
-    batch.add_argument("--deadline", default=None, metavar="DATE",
-                       help=_("grade each git repository's last commit before DATE (2026-12-01T18:00+01:00) and record lateness"))
-    batch.add_argument("--allow-weak-isolation", action="store_true",
-                       help=_("grade even where the kernel walls around each student's code (seccomp, Landlock) cannot be put up"))
+    batch.add_argument(
+        "--student",
+        action="append",
+        default=None,
+        metavar="NAME",
+        help=_("grade only this student again, keeping the others' results (repeatable)"),
+    )
+    batch.add_argument(
+        "--deadline",
+        default=None,
+        metavar="DATE",
+        help=_("grade each git repository's last commit before DATE (2026-12-01T18:00+01:00) and record lateness"),
+    )
+    batch.add_argument(
+        "--allow-weak-isolation",
+        action="store_true",
+        help=_("grade even where the kernel walls around each student's code (seccomp, Landlock) cannot be put up"),
+    )
     gradescope = command("gradescope", _("write an autograder zip for Gradescope"))
     gradescope.add_argument("out_zip", type=Path, metavar="OUT.zip")
-    gradescope.add_argument("--allow-weak-isolation", action="store_true",
-                            help=_("grade even where the kernel walls around each student's code (seccomp, Landlock) cannot be put up"))
-    command("release", _("write a learner repository (main: stubs, solutions branch)")).add_argument("out_dir", type=Path)
+    gradescope.add_argument(
+        "--allow-weak-isolation",
+        action="store_true",
+        help=_("grade even where the kernel walls around each student's code (seccomp, Landlock) cannot be put up"),
+    )
+    command("release", _("write a learner repository (main: stubs, solutions branch)")).add_argument(
+        "out_dir", type=Path
+    )
     command("dev-check", _("maintainer's guard: manifest, stubs, solutions, suites"))
     new = command("new", _("maintainer: add question N, its files and course.yaml entry written for you to fill in"))
     new.add_argument("number", type=int, metavar="N", help=_("the new question's number, which `check N` will take"))
@@ -110,8 +163,11 @@ def _numbers(course: Course, texts: list[str]) -> list[int]:
     numbers = []
     for text in texts:
         if not text.isdigit() or int(text) not in course.numbers:
-            raise UsageError(_("there is no question {text}: valid numbers are {first}-{last}").format(
-                text=repr(text), first=course.numbers[0], last=course.numbers[-1]))
+            raise UsageError(
+                _("there is no question {text}: valid numbers are {first}-{last}").format(
+                    text=repr(text), first=course.numbers[0], last=course.numbers[-1]
+                )
+            )
         if int(text) not in numbers:
             numbers.append(int(text))
     return numbers or course.numbers
@@ -121,7 +177,11 @@ def _package(course: Course, folder: str) -> Path:
     """course.root/folder, which must be a package (exercises/ or solutions/)."""
     package = course.root / folder
     if not (package / "__init__.py").exists():
-        raise UsageError(_("no {folder}/ package in {root}: run the command from the kit's folder").format(folder=folder, root=course.root))
+        raise UsageError(
+            _("no {folder}/ package in {root}: run the command from the kit's folder").format(
+                folder=folder, root=course.root
+            )
+        )
     return package
 
 
@@ -150,8 +210,11 @@ def _answers_to_show(report: Report, named: list[int], previous: dict[int, str] 
 
     previous: each question's status at the check before this one (None: no history, only the named ones show).
     """
-    return [q.number for q in report.questions
-            if q.status == PASSED and (q.number in named or (previous is not None and previous.get(q.number) != PASSED))]
+    return [
+        q.number
+        for q in report.questions
+        if q.status == PASSED and (q.number in named or (previous is not None and previous.get(q.number) != PASSED))
+    ]
 
 
 def _list(course: Course) -> int:
@@ -161,7 +224,9 @@ def _list(course: Course) -> int:
     question, points, status = _("Question"), _("Points"), _("Status")
     print(f"{course.title}\n\n  {'#':>2}  {question:<{width}}  {points:>6}  {status}")
     for question in course.questions:
-        print(f"  {question.number:>2}  {question.title:<{width}}  {question.points:>6g}  {status_of(course, question)}")
+        print(
+            f"  {question.number:>2}  {question.title:<{width}}  {question.points:>6g}  {status_of(course, question)}"
+        )
     return 0
 
 
@@ -175,8 +240,14 @@ def _hint(course: Course, number: str, everything: bool) -> int:
     for index, hint in enumerate(question.hints[:shown], start=1):
         print(wrap(f"{index}. {hint}"))
     if shown < len(question.hints):
-        print(wrap(_("(hint {shown} of {total}: `python -m autograder hint {number}` again gives the next, `python -m autograder hint "
-                     "{number} --all` all of them)").format(shown=shown, total=len(question.hints), number=question.number)))
+        print(
+            wrap(
+                _(
+                    "(hint {shown} of {total}: `python -m autograder hint {number}` again gives the next, `python -m "
+                    "autograder hint {number} --all` all of them)"
+                ).format(shown=shown, total=len(question.hints), number=question.number)
+            )
+        )
     return 0
 
 
@@ -184,13 +255,24 @@ def _selftest(course: Course, number: str) -> int:
     from .progress import opened
 
     question = course.question(_numbers(course, [number])[0])
-    unlocked = question.number in opened(course)  # some check of exercises/ was at full marks, however the file changed since
+    # some check of exercises/ was at full marks, however the file changed since
+    unlocked = question.number in opened(course)
     if unlocked:
-        print(_("Self-test for question {number}, {title}. Answer in your head or type it, then compare.").format(
-            number=question.number, title=question.title))
+        print(
+            _("Self-test for question {number}, {title}. Answer in your head or type it, then compare.").format(
+                number=question.number, title=question.title
+            )
+        )
     else:
-        print(wrap(_("Self-test for question {number}, {title}. Think about these questions as you work; their model answers "
-                     "open once `python -m autograder check {number}` gives full marks.").format(number=question.number, title=question.title), ""))
+        print(
+            wrap(
+                _(
+                    "Self-test for question {number}, {title}. Think about these questions as you work; their model "
+                    "answers open once `python -m autograder check {number}` gives full marks."
+                ).format(number=question.number, title=question.title),
+                "",
+            )
+        )
     for index, item in enumerate(question.selftest, start=1):
         print("\n" + wrap(f"Q{index}. {item.question}", ""))
         if unlocked and sys.stdin.isatty():
@@ -207,7 +289,11 @@ def _tolerant_output() -> None:
     """Make stdout and stderr replace what their encoding cannot show (a student's emoji on a cp1252 pipe, French under
     LC_ALL=C) instead of failing the whole report on it."""
     for stream in (sys.stdout, sys.stderr):
-        if stream is not None and getattr(stream, "errors", None) in ("strict", "surrogateescape") and hasattr(stream, "reconfigure"):
+        if (
+            stream is not None
+            and getattr(stream, "errors", None) in ("strict", "surrogateescape")
+            and hasattr(stream, "reconfigure")
+        ):
             try:
                 stream.reconfigure(errors="replace")
             except (ValueError, OSError):  # closed, or a stream that cannot change now: leave it as it is
@@ -239,15 +325,20 @@ def main(argv: list[str] | None = None) -> int:
             from ..plots import PICTURES
 
             if args.number not in [str(n) for n in PICTURES]:
-                raise UsageError(_("question {number} has no picture: questions {numbers} have one").format(
-                    number=repr(args.number), numbers=", ".join(map(str, PICTURES))))
+                raise UsageError(
+                    _("question {number} has no picture: questions {numbers} have one").format(
+                        number=repr(args.number), numbers=", ".join(map(str, PICTURES))
+                    )
+                )
             from ..plots.make import main as plot
 
             return plot(args, course, _package(course, "solutions" if args.solutions else "exercises"))
         if args.command == "watch":
             from .watch import watch
 
-            return watch(course, _package(course, "exercises"), _numbers(course, [args.number])[0] if args.number else None)
+            return watch(
+                course, _package(course, "exercises"), _numbers(course, [args.number])[0] if args.number else None
+            )
         if args.command == "nbgrader":
             from ..nbgrader.course import write_course
 
@@ -283,7 +374,8 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, ManifestError) as error:
         print(_("autograder: {error}").format(error=error), file=sys.stderr)
         return USAGE_ERROR
-    except KeyboardInterrupt as interrupt:  # Ctrl-C, or SIGTERM / SIGHUP where a command stops on them (engine/stopping.py)
+    # Ctrl-C, or SIGTERM / SIGHUP where a command stops on them (engine/stopping.py)
+    except KeyboardInterrupt as interrupt:
         from ..engine.stopping import exit_status
 
         print(_("autograder: interrupted"), file=sys.stderr)
@@ -295,6 +387,10 @@ def main(argv: list[str] | None = None) -> int:
         from ..engine.grader_errors import keep_trace
 
         details = keep_trace(traceback.format_exc())
-        print(_("autograder: internal error ({error}); please report it with {details}").format(
-            error=f"{type(error).__name__}: {error}", details=details), file=sys.stderr)
+        print(
+            _("autograder: internal error ({error}); please report it with {details}").format(
+                error=f"{type(error).__name__}: {error}", details=details
+            ),
+            file=sys.stderr,
+        )
         return NOT_ALL_PASSED

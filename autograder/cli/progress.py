@@ -38,7 +38,11 @@ def _is_stub(body: list[ast.stmt]) -> bool:
     """True for a body that is only a docstring, a super().__init__() call and `raise NotImplementedError`."""
     statements = [s for s in body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
     statements = [s for s in statements if not (isinstance(s, ast.Expr) and "super()" in ast.unparse(s))]
-    return len(statements) == 1 and isinstance(statements[0], ast.Raise) and "NotImplementedError" in ast.unparse(statements[0])
+    return (
+        len(statements) == 1
+        and isinstance(statements[0], ast.Raise)
+        and "NotImplementedError" in ast.unparse(statements[0])
+    )
 
 
 def _fingerprint(path: Path) -> str:
@@ -80,8 +84,13 @@ def remember(course: Course, report: Report) -> None:
         for result in report.questions:
             path = course.root / course.question(result.number).file
             opened = memory.get(str(result.number), {}).get("opened") is True or result.status == PASSED
-            memory[str(result.number)] = {"score": result.score, "max": result.max_score, "status": result.status, "file": _fingerprint(path),
-                                          "opened": opened}
+            memory[str(result.number)] = {
+                "score": result.score,
+                "max": result.max_score,
+                "status": result.status,
+                "file": _fingerprint(path),
+                "opened": opened,
+            }
         memory_file.parent.mkdir(exist_ok=True)
         memory_file.write_text(json.dumps(memory, indent=1))
     except (OSError, ValueError):
@@ -94,8 +103,13 @@ def last_statuses(course: Course) -> dict[int, str]:
 
 
 def opened(course: Course) -> set[int]:
-    """The questions whose self-test answers are open: those at full marks at some check of exercises/, even if not since."""
-    return {int(key) for key, entry in _memory(course).items() if key.isdigit() and (entry.get("opened") is True or entry.get("status") == PASSED)}
+    """The questions whose self-test answers are open: those at full marks at some check of exercises/, even if not
+    since."""
+    return {
+        int(key)
+        for key, entry in _memory(course).items()
+        if key.isdigit() and (entry.get("opened") is True or entry.get("status") == PASSED)
+    }
 
 
 def last_status(course: Course, question: Question) -> str | None:
@@ -123,8 +137,9 @@ def status_of(course: Course, question: Question) -> str:
         return _("not started")
     last = _memory(course).get(str(question.number))
     if last and last["file"] == _fingerprint(path):
-        return _("{score} / {max} {status} at the last check").format(score=number_text(last['score']), max=number_text(last['max']),
-                                                                        status=_(last["status"]))
+        return _("{score} / {max} {status} at the last check").format(
+            score=number_text(last['score']), max=number_text(last['max']), status=_(last["status"])
+        )
     if last:
         return _("changed since the last check: run `check {number}`").format(number=question.number)
     return _("in progress: run `check {number}`").format(number=question.number)

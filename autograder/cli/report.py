@@ -14,7 +14,8 @@ from .progress import OUTPUT_FILE, last_status
 
 
 def wrap(text: str, indent: str = "  ", width: int | None = None) -> str:
-    """text wrapped to the terminal (at most 110 columns), first line at indent, the rest 2 further in; never at a hyphen."""
+    """text wrapped to the terminal (at most 110 columns), first line at indent, the rest 2 further in; never at a
+    hyphen."""
     width = width or min(shutil.get_terminal_size((100, 20)).columns, 110)
     return "\n".join(textwrap.wrap(text, width=width, initial_indent=indent, subsequent_indent=indent + "  ",
                                    break_on_hyphens=False)) or indent
@@ -63,7 +64,8 @@ def reached(course: Course, number: int) -> dict[int, set[str]]:
 
 
 def _broken(course: Course, result: QuestionResult | None) -> set[str]:
-    """The functions of the question whose checks failed in result, as far as the checks' names tell; {"*"} when unknown."""
+    """The functions of the question whose checks failed in result, as far as the checks' names tell; {"*"} when
+    unknown."""
     if result is None or result.status not in (FAILED, PASSED):
         return {"*"}
     failed = [test.name for test in result.tests if not test.passed]
@@ -73,9 +75,9 @@ def _broken(course: Course, result: QuestionResult | None) -> set[str]:
 
 
 def earlier_implicated(question: QuestionResult, report: Report, course: Course) -> list[int]:
-    """The earlier questions whose code may explain the failures: one the question's code reaches (through the files on the
-    way: 10 -> 5 -> 4) whose file a failure names, or that is known not to be at full marks and whose broken functions (as far
-    as this report's checks tell) are among the names reached; never one at full marks."""
+    """The earlier questions whose code may explain the failures: one the question's code reaches (through the files
+    on the way: 10 -> 5 -> 4) whose file a failure names, or that is known not to be at full marks and whose broken
+    functions (as far as this report's checks tell) are among the names reached; never one at full marks."""
     failures = [question.reason] + [test.message for test in question.tests if not test.passed]
     results = {result.number: result for result in report.questions}
     implicated = []
@@ -86,7 +88,9 @@ def earlier_implicated(question: QuestionResult, report: Report, course: Course)
         if status == PASSED:
             continue
         broken = _broken(course, result)
-        if any(name in failure for failure in failures) or (status is not None and ("*" in names or "*" in broken or names & broken)):
+        if any(name in failure for failure in failures) or (
+            status is not None and ("*" in names or "*" in broken or names & broken)
+        ):
             implicated.append(number)
     return implicated
 
@@ -95,8 +99,11 @@ def local_facts(report: Report, course: Course) -> Local:
     """What the student's own kit adds to report: the pictures `plot N` draws, the earlier questions to check first,
     the files that kept what the code printed."""
     kept = {q.number: OUTPUT_FILE.format(number=q.number) for q in report.questions if q.output.strip()}
-    return Local(PICTURES, {q.number: earlier_implicated(q, report, course) for q in report.questions if q.status == FAILED},
-                 {number: file for number, file in kept.items() if (course.root / file).exists()})
+    return Local(
+        PICTURES,
+        {q.number: earlier_implicated(q, report, course) for q in report.questions if q.status == FAILED},
+        {number: file for number, file in kept.items() if (course.root / file).exists()},
+    )
 
 
 INDENTS = {REASON: "        "}  # a line's indent under its question's row, by kind; the others get DEFAULT_INDENT
@@ -105,7 +112,9 @@ DEFAULT_INDENT, ITEM_INDENT = "      ", "          "
 
 def _line_text(line: Line, width: int) -> list[str]:
     """One line of the view as the terminal shows it, wrapped; a grouped failure's inputs below it, one a line."""
-    return [wrap(line.text, INDENTS.get(line.kind, DEFAULT_INDENT), width)] + [wrap(f"- {item}", ITEM_INDENT, width) for item in line.items]
+    return [wrap(line.text, INDENTS.get(line.kind, DEFAULT_INDENT), width)] + [
+        wrap(f"- {item}", ITEM_INDENT, width) for item in line.items
+    ]
 
 
 def text(view: ReportView, width: int | None = None) -> str:
@@ -115,7 +124,9 @@ def text(view: ReportView, width: int | None = None) -> str:
     question_heading, score_heading, status_heading = view.columns
     lines = [view.heading, "", f"  {'#':>2}  {question_heading:<{title_width}}  {score_heading:>11}  {status_heading}"]
     for question in view.questions:
-        lines.append(f"  {question.number:>2}  {question.title:<{title_width}}  {question.score:>11}  {question.status_text}")
+        lines.append(
+            f"  {question.number:>2}  {question.title:<{title_width}}  {question.score:>11}  {question.status_text}"
+        )
         lines += [row for line in question.lines for row in _line_text(line, width)]
     lines += ["", "  " + view.total]
     for item in view.selftests:

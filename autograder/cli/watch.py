@@ -93,7 +93,9 @@ def wait_for_save(before: Stamp, interval: float = SAVE_POLL_SECONDS) -> list[Pa
 def progress_bar(done: int, total: int) -> str:
     """`[#####-----] 3 / 10 questions at full marks`: done of total as a bar of BAR_WIDTH characters."""
     filled = round(BAR_WIDTH * done / total) if total else BAR_WIDTH
-    return f"[{'#' * filled}{'-' * (BAR_WIDTH - filled)}] " + _("{done} / {total} questions at full marks").format(done=done, total=total)
+    return f"[{'#' * filled}{'-' * (BAR_WIDTH - filled)}] " + _("{done} / {total} questions at full marks").format(
+        done=done, total=total
+    )
 
 
 def _done(course: Course) -> list[int]:
@@ -141,7 +143,8 @@ class Watch:
             if following is None:
                 return None
             moving_on = _("Question {current} is at full marks: on to question {following}, {title}.").format(
-                current=current, following=following, title=self.course.question(following).title)
+                current=current, following=following, title=self.course.question(following).title
+            )
             print(f"\n{moving_on}\n")
             numbers = [following]
 
@@ -151,8 +154,14 @@ class Watch:
         others = [path.name for path, n in files.items() if n != number]
         imports = _(" (and {files}, which it runs)").format(files=", ".join(others)) if others else ""
         print(f"\n{progress_bar(len(_done(self.course)), len(self.course.questions))}")
-        print(wrap(_("Watching question {number}: save exercises/{file}{imports} to check it again; Ctrl-C quits.").format(
-            number=number, file=Path(self.course.question(number).file).name, imports=imports), ""))
+        print(
+            wrap(
+                _("Watching question {number}: save exercises/{file}{imports} to check it again; Ctrl-C quits.").format(
+                    number=number, file=Path(self.course.question(number).file).name, imports=imports
+                ),
+                "",
+            )
+        )
 
     def follow(self, start: int) -> None:
         """Grade start, then wait for saves and re-grade, moving on at full marks, until every question is done."""
@@ -165,7 +174,11 @@ class Watch:
                 print(CLEAR, end="")  # one run per screen
             else:
                 print("\n" + "=" * 2 * BAR_WIDTH)
-            print(_("Saved {files} at {time}.").format(files=", ".join(path.name for path in changed), time=time.strftime("%H:%M:%S")))
+            print(
+                _("Saved {files} at {time}.").format(
+                    files=", ".join(path.name for path in changed), time=time.strftime("%H:%M:%S")
+                )
+            )
             current = self.grade(sorted({files[path] for path in changed} - {current}) + [current])
         print(f"\n{progress_bar(len(self.course.questions), len(self.course.questions))}")
         print(_("Every question is at full marks: well done. `python -m autograder selftest N` opens the self-tests."))
@@ -191,8 +204,12 @@ def watch(course: Course, package: Path, start: int | None = None) -> int:
         Watch(course, package, sandbox, interrupt).follow(first)
     except KeyboardInterrupt:
         after_echo = "\n" if sys.stdout.isatty() else ""  # the terminal has just echoed ^C
-        print(after_echo + _("Stopped watching: {done} / {total} questions at full marks.").format(done=len(_done(course)),
-                                                                                               total=len(course.questions)))
+        print(
+            after_echo
+            + _("Stopped watching: {done} / {total} questions at full marks.").format(
+                done=len(_done(course)), total=len(course.questions)
+            )
+        )
     finally:
         signal.signal(signal.SIGINT, previous)
         if sandbox is not None:

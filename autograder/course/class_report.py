@@ -61,7 +61,11 @@ class EntryReport:
         written = {}
         for item in fields(self):
             value = getattr(self, item.name)
-            if item.name in ALWAYS or (item.name not in UNWRITTEN and not _empty(value)) or (item.name == "similarity" and value is not None):
+            if (
+                item.name in ALWAYS
+                or (item.name not in UNWRITTEN and not _empty(value))
+                or (item.name == "similarity" and value is not None)
+            ):
                 written[item.name] = value
         return written | self.extra
 

@@ -24,11 +24,16 @@ def shown_message(message: str, values: str, feedback: Feedback) -> str:
 
 
 def shown_question(result: QuestionResult, feedback: Feedback) -> QuestionResult:
-    """result with each check's message as feedback shows it (the question's own reason, a stop or a missing file, kept),
-    and without what the code printed, which could echo the hidden inputs."""
-    tests = [dataclasses.replace(test, message=shown_message(test.message, test.values, feedback) if not test.passed else test.message,
-                                 values=test.values if feedback.values else "")
-             for test in result.tests]
+    """result with each check's message as feedback shows it (the question's own reason, a stop or a missing file,
+    kept), and without what the code printed, which could echo the hidden inputs."""
+    tests = [
+        dataclasses.replace(
+            test,
+            message=shown_message(test.message, test.values, feedback) if not test.passed else test.message,
+            values=test.values if feedback.values else "",
+        )
+        for test in result.tests
+    ]
     return dataclasses.replace(result, tests=tests, output="", output_from="")
 
 
@@ -63,16 +68,24 @@ def markdown(course: Course, report: dict, student: str) -> str:
     feedback = course.feedback
     lines = [f"# {course.title}: {student}", ""]
     if report.get("grader_error"):
-        lines += [_("The grader failed on your submission, so this is not a grade yet: your instructor will grade it again."), ""]
+        lines += [
+            _("The grader failed on your submission, so this is not a grade yet: your instructor will grade it again."),
+            "",
+        ]
     elif report.get("problem"):
         lines += [_("Your submission could not be graded: {problem}").format(problem=report["problem"]), ""]
     graded = Report([question_from_dict(q) for q in report.get("questions", []) if isinstance(q, dict)])
     view = report_view(shown_report(graded, feedback), course, student, answers=None if feedback.selftest else ())
     lines += [view.total, "", "| # | " + " | ".join(view.columns) + " |", "|---|---|---|---|"]
     lines += [f"| {q.number} | {_cell(q.title)} | {_cell(q.score)} | {_cell(q.status_text)} |" for q in view.questions]
-    for question in [] if report.get("problem") else view.questions:  # an entry not graded: its one reason is said above
+    # an entry not graded: its one reason is said above
+    for question in [] if report.get("problem") else view.questions:
         if question.lines:
-            lines += ["", "## " + _("Question {number}: {title}").format(number=question.number, title=question.title), ""]
+            lines += [
+                "",
+                "## " + _("Question {number}: {title}").format(number=question.number, title=question.title),
+                "",
+            ]
             lines += [text for line in question.lines for text in _line(line)]
     for item in view.selftests:
         lines += ["", "## " + item.heading, ""] + [f"- {row}" for pair in item.items for row in pair]

@@ -54,7 +54,8 @@ VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")  # Gra
 
 @dataclass(frozen=True)
 class Feedback:
-    """What class grading hands back to students (course.yaml's optional `feedback:`); `check` always shows everything."""
+    """What class grading hands back to students (course.yaml's optional `feedback:`); `check` always shows
+    everything."""
 
     reasons: bool = True  # each failed check's one-line reason, with the known mistake it matches
     values: bool = True  # small results next to the expected ones, at the end of a reason
@@ -71,7 +72,8 @@ class Course:
     questions: tuple[Question, ...]
     root: Path
     feedback: Feedback = Feedback()
-    lms_name: str = ""  # the gradebook column (the LMS files, classroom/exports.py): never translated, so an import updates one assignment
+    # the gradebook column (the LMS files, classroom/exports.py): never translated, so an import updates one assignment
+    lms_name: str = ""
 
     def question(self, number: int) -> Question:
         """The question with this number (KeyError when there is none)."""
@@ -130,7 +132,11 @@ class _Node:
 
     def fail(self, problem: str) -> ManifestError:
         """An error naming this node's line and path."""
-        return ManifestError(_("course.yaml line {line}: `{path}` {problem}").format(line=self.node.start_mark.line + 1, path=self.path, problem=problem))
+        return ManifestError(
+            _("course.yaml line {line}: `{path}` {problem}").format(
+                line=self.node.start_mark.line + 1, path=self.path, problem=problem
+            )
+        )
 
     def mapping(self) -> dict[str, "_Node"]:
         """The node's keys and child nodes; ManifestError unless it is a mapping."""
@@ -172,8 +178,10 @@ def _question(node: _Node, translate: Callable[[str], str]) -> Question:
     fields = node.mapping()
     get = lambda key: _require(fields, key, node)  # noqa: E731
     selftest = tuple(
-        SelfTest(translate(str(_require(e, "question", item).scalar(str)).strip()),
-                 _answer(str(_require(e, "answer", item).scalar(str)).strip(), translate))
+        SelfTest(
+            translate(str(_require(e, "question", item).scalar(str)).strip()),
+            _answer(str(_require(e, "answer", item).scalar(str)).strip(), translate),
+        )
         for item in (get("selftest").items() if "selftest" in fields else [])
         for e in [item.mapping()]
     )
@@ -191,7 +199,11 @@ def _question(node: _Node, translate: Callable[[str], str]) -> Question:
     )
     expected_file = f"exercises/q{question.number:02d}_{question.slug}.py"
     if question.file != expected_file:
-        raise fields["file"].fail(_("must be {expected} (from number and slug), not {found}").format(expected=repr(expected_file), found=repr(question.file)))
+        raise fields["file"].fail(
+            _("must be {expected} (from number and slug), not {found}").format(
+                expected=repr(expected_file), found=repr(question.file)
+            )
+        )
     return question
 
 
@@ -204,7 +216,9 @@ def _feedback(node: _Node) -> Feedback:
     flags = {key: bool(fields[key].scalar(bool)) for key in ("reasons", "values", "selftest") if key in fields}
     visibility = str(fields["visibility"].scalar(str)) if "visibility" in fields else "visible"
     if visibility not in VISIBILITIES:
-        raise fields["visibility"].fail(_("must be one of {choices}, not {value}").format(choices=", ".join(VISIBILITIES), value=repr(visibility)))
+        raise fields["visibility"].fail(
+            _("must be one of {choices}, not {value}").format(choices=", ".join(VISIBILITIES), value=repr(visibility))
+        )
     return Feedback(**flags, visibility=visibility)
 
 
@@ -217,12 +231,16 @@ def load_course(root: Path, translate: Callable[[str], str] = course_text) -> Co
     try:
         document = yaml.compose(path.read_text(encoding="utf-8"), Loader=FAST_LOADER)
     except FileNotFoundError:
-        raise ManifestError(_("no course.yaml in {root}: run the command from the kit's folder").format(root=root)) from None
+        raise ManifestError(
+            _("no course.yaml in {root}: run the command from the kit's folder").format(root=root)
+        ) from None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         problem = getattr(error, 'problem', error)
         if mark:
-            raise ManifestError(_("course.yaml line {line}: not valid YAML ({problem})").format(line=mark.line + 1, problem=problem)) from None
+            raise ManifestError(
+                _("course.yaml line {line}: not valid YAML ({problem})").format(line=mark.line + 1, problem=problem)
+            ) from None
         raise ManifestError(_("course.yaml: not valid YAML ({problem})").format(problem=problem)) from None
     if document is None:
         raise ManifestError(_("course.yaml is empty"))

@@ -4,7 +4,8 @@ from dataclasses import dataclass, field
 from ..i18n import N_, _
 from ..statuses import CRASHED, ERROR, FAILED, FLAGGED, NOT_ATTEMPTED, PASSED, TIMEOUT  # noqa: F401 - its statuses
 # TRANSLATORS: followed by a colon and the input; end it with a no-break space where the colon needs one
-INPUT_NOTE = N_("smallest failing input")  # how a failure names its input: ` [smallest failing input: ...]`, translated where written
+# how a failure names its input: ` [smallest failing input: ...]`, translated where written
+INPUT_NOTE = N_("smallest failing input")
 
 
 @dataclass(frozen=True)
@@ -19,9 +20,14 @@ class CaseResult:
     values: str = ""  # the end of message showing small results next to the expected ones, which feedback may leave out
 
     def to_dict(self) -> dict:
-        """The contract's test entry: name, passed, message, and the named mistake's id and the values when there are some."""
+        """The contract's test entry: name, passed, message, and the named mistake's id and the values when there are
+        some."""
         entry = {"name": self.name, "passed": self.passed, "message": self.message}
-        return entry | ({"mistake": self.mistake} if self.mistake else {}) | ({"values": self.values} if self.values else {})
+        return (
+            entry
+            | ({"mistake": self.mistake} if self.mistake else {})
+            | ({"values": self.values} if self.values else {})
+        )
 
 
 def without_input(message: str) -> str:
@@ -33,7 +39,9 @@ def without_input(message: str) -> str:
 
 def missing_file(file: str, where: str) -> str:
     """The one line for an exercise module that is not there, in every path (check, grade DIR, nbgrader, Gradescope)."""
-    return _("{file} is missing from {where}: put it there (for example from git) and grade again").format(file=file, where=where)
+    return _("{file} is missing from {where}: put it there (for example from git) and grade again").format(
+        file=file, where=where
+    )
 
 
 def number(value: float) -> int | float:
@@ -90,16 +98,36 @@ class QuestionResult:
 
 
 def question_from_dict(entry: dict) -> QuestionResult:
-    """A question entry of a report read back (OUT/<student>.json): its checks, with weights that give its recorded score."""
-    tests = [(test.get("name", ""), bool(test.get("passed")), test.get("message", ""), test.get("mistake", ""), test.get("values", ""))
-             for test in entry.get("tests", [])]
+    """A question entry of a report read back (OUT/<student>.json): its checks, with weights that give its recorded
+    score."""
+    tests = [
+        (
+            test.get("name", ""),
+            bool(test.get("passed")),
+            test.get("message", ""),
+            test.get("mistake", ""),
+            test.get("values", ""),
+        )
+        for test in entry.get("tests", [])
+    ]
     score, points = float(entry.get("score", 0)), float(entry.get("max_score", 0))
     passed, failed = sum(t[1] for t in tests), sum(not t[1] for t in tests)
-    weight = score * failed / (passed * (points - score)) if passed and failed and points > score else 1.0  # each passed check's
-    result = QuestionResult(int(entry.get("number", 0)), entry.get("title", ""), points, entry.get("status", ERROR),
-                            reason=entry.get("reason", ""), output=entry.get("output", ""), notes=list(entry.get("notes", [])),
-                            output_from=str(entry.get("output_from", "")))
-    result.tests = [CaseResult(name, ok, message, weight if ok else 1.0, mistake, values) for name, ok, message, mistake, values in tests]
+    # each passed check's
+    weight = score * failed / (passed * (points - score)) if passed and failed and points > score else 1.0
+    result = QuestionResult(
+        int(entry.get("number", 0)),
+        entry.get("title", ""),
+        points,
+        entry.get("status", ERROR),
+        reason=entry.get("reason", ""),
+        output=entry.get("output", ""),
+        notes=list(entry.get("notes", [])),
+        output_from=str(entry.get("output_from", "")),
+    )
+    result.tests = [
+        CaseResult(name, ok, message, weight if ok else 1.0, mistake, values)
+        for name, ok, message, mistake, values in tests
+    ]
     return result
 
 
@@ -127,7 +155,11 @@ class Report:
 
     def to_dict(self) -> dict:
         """The contract's JSON report."""
-        entry = {"score": number(self.score), "max_score": number(self.max_score), "questions": [q.to_dict() for q in self.questions]}
+        entry = {
+            "score": number(self.score),
+            "max_score": number(self.max_score),
+            "questions": [q.to_dict() for q in self.questions],
+        }
         if self.sandbox:
             entry["sandbox"] = self.sandbox
         return entry

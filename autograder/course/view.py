@@ -16,7 +16,8 @@ from ..i18n import _, ngettext, number_text
 from .manifest import Course, decode_answer
 from .results import FAILED, PASSED, CaseResult, QuestionResult, Report, without_input
 
-NOTE, PICTURE, REASON, FAILURE, EARLIER, PRINTED = "note", "picture", "reason", "failure", "earlier", "printed"  # a Line's kinds
+# a Line's kinds
+NOTE, PICTURE, REASON, FAILURE, EARLIER, PRINTED = "note", "picture", "reason", "failure", "earlier", "printed"
 
 
 @dataclass(frozen=True)
@@ -64,16 +65,25 @@ class ReportView:
 class Local:
     """What the report adds where the student's own kit is (`check`): facts that the result model does not hold."""
 
-    pictures: Mapping[int, str] = dataclasses.field(default_factory=dict)  # question -> what `plot N` draws (untranslated)
-    earlier: Mapping[int, Sequence[int]] = dataclasses.field(default_factory=dict)  # question -> earlier questions to check first
+    # question -> what `plot N` draws (untranslated)
+    pictures: Mapping[int, str] = dataclasses.field(default_factory=dict)
+    # question -> earlier questions to check first
+    earlier: Mapping[int, Sequence[int]] = dataclasses.field(default_factory=dict)
     kept: Mapping[int, str] = dataclasses.field(default_factory=dict)  # question -> the file holding all it printed
 
 
 def known_sentences(text: str) -> list[str]:
-    """Each `; this matches a known mistake: ... (see `python -m autograder hint N`, hint M)` in text, in the current language."""
-    template = _("; {mistake}").format(mistake=_("this matches a known mistake: {explanation} (see `python -m autograder hint {question}`, hint {hint})"))
+    """Each `; this matches a known mistake: ... (see `python -m autograder hint N`, hint M)` in text, in the current
+    language."""
+    template = _("; {mistake}").format(
+        mistake=_(
+            "this matches a known mistake: {explanation} (see `python -m autograder hint {question}`, hint {hint})"
+        )
+    )
     parts = re.split(r"\{(explanation|question|hint)\}", template)
-    pattern = "".join(re.escape(part) if i % 2 == 0 else (".+?" if part == "explanation" else r"\d+") for i, part in enumerate(parts))
+    pattern = "".join(
+        re.escape(part) if i % 2 == 0 else (".+?" if part == "explanation" else r"\d+") for i, part in enumerate(parts)
+    )
     return re.findall(pattern, text)
 
 
@@ -93,14 +103,22 @@ def failure_lines(tests: Sequence[CaseResult]) -> list[Line]:
             groups.setdefault(without_input(test.message), []).append(test)
     lines = []
     for error, same in groups.items():
-        if len(same) == 1 or all(test.message == error for test in same):  # one line: the checks named, then the message
-            # TRANSLATORS: between the names of checks that failed the same way (French: a no-break space before the semicolon)
+        # one line: the checks named, then the message
+        if len(same) == 1 or all(test.message == error for test in same):
+            # TRANSLATORS: between the names of checks that failed the same way (French: a no-break space before the
+            # semicolon)
             names = _("; ").join(test.name for test in same)
-            reason = f" -- {same[0].message}" if same[0].message else ""  # no reason: course.yaml's feedback leaves them out
+            # no reason: course.yaml's feedback leaves them out
+            reason = f" -- {same[0].message}" if same[0].message else ""
             lines.append(Line(FAILURE, f"x {names}{reason}"))
         else:
-            lines.append(Line(FAILURE, _("x {count} checks -- {error}, on these inputs:").format(count=len(same), error=error),
-                              tuple(f"{test.name}{test.message[len(error):]}" for test in same)))
+            lines.append(
+                Line(
+                    FAILURE,
+                    _("x {count} checks -- {error}, on these inputs:").format(count=len(same), error=error),
+                    tuple(f"{test.name}{test.message[len(error) :]}" for test in same),
+                )
+            )
     return lines
 
 
@@ -112,11 +130,22 @@ def listed(numbers: Sequence[int]) -> str:
 
 
 def printed_line(question: QuestionResult, kept: str = "") -> str:
-    """`your code printed 3 lines; the first, during causal_mask(T=1): DEBUG ... (all of it, as kept: .autograder/output-q01.txt)`."""
+    """`your code printed 3 lines; the first, during causal_mask(T=1): DEBUG ... (all of it, as kept:
+    .autograder/output-q01.txt)`."""
     shown = question.output.strip().splitlines()
-    line = (ngettext("your code printed {count} line; the first, during {call}: {line}",
-                     "your code printed {count} lines; the first, during {call}: {line}", len(shown)) if question.output_from else
-            ngettext("your code printed {count} line; the first: {line}", "your code printed {count} lines; the first: {line}", len(shown)))
+    line = (
+        ngettext(
+            "your code printed {count} line; the first, during {call}: {line}",
+            "your code printed {count} lines; the first, during {call}: {line}",
+            len(shown),
+        )
+        if question.output_from
+        else ngettext(
+            "your code printed {count} line; the first: {line}",
+            "your code printed {count} lines; the first: {line}",
+            len(shown),
+        )
+    )
     line = line.format(count=len(shown), call=question.output_from, line=shown[0][:80])
     return line + (" " + _("(all of it, as kept: {file})").format(file=kept) if kept else "")
 
@@ -125,8 +154,14 @@ def question_lines(question: QuestionResult, local: Local) -> list[Line]:
     """What the report says under a question's row, in order."""
     lines = [Line(NOTE, _("note: {note}").format(note=note)) for note in question.notes]
     if question.number in local.pictures and question.status in (PASSED, FAILED):
-        lines.append(Line(PICTURE, _("picture: `python -m autograder plot {number}` draws {what}").format(
-            number=question.number, what=_(local.pictures[question.number]))))
+        lines.append(
+            Line(
+                PICTURE,
+                _("picture: `python -m autograder plot {number}` draws {what}").format(
+                    number=question.number, what=_(local.pictures[question.number])
+                ),
+            )
+        )
     if question.status == PASSED:
         return lines
     if question.reason:
@@ -135,10 +170,16 @@ def question_lines(question: QuestionResult, local: Local) -> list[Line]:
         lines += failure_lines(question.tests)
         implicated = list(local.earlier.get(question.number, ()))
         if implicated:
-            lines.append(Line(EARLIER, ngettext("(question {number} runs your code from question(s) {listed}: `check {numbers}` first)",
-                                                "(question {number} runs your code from question(s) {listed}: `check {numbers}` first)",
-                                                len(implicated)).format(number=question.number, listed=listed(implicated),
-                                                                        numbers=" ".join(map(str, implicated)))))
+            lines.append(
+                Line(
+                    EARLIER,
+                    ngettext(
+                        "(question {number} runs your code from question(s) {listed}: `check {numbers}` first)",
+                        "(question {number} runs your code from question(s) {listed}: `check {numbers}` first)",
+                        len(implicated),
+                    ).format(number=question.number, listed=listed(implicated), numbers=" ".join(map(str, implicated))),
+                )
+            )
     if question.output.strip():
         lines.append(Line(PRINTED, printed_line(question, local.kept.get(question.number, ""))))
     return lines
@@ -147,7 +188,10 @@ def question_lines(question: QuestionResult, local: Local) -> list[Line]:
 def selftest(course: Course, number: int) -> SelfTest:
     """The self-test questions of question number with their model answers."""
     items = course.question(number).selftest
-    pairs = tuple((f"Q{index}. {item.question}", f"A{index}. {decode_answer(item.answer)}") for index, item in enumerate(items, start=1))
+    pairs = tuple(
+        (f"Q{index}. {item.question}", f"A{index}. {decode_answer(item.answer)}")
+        for index, item in enumerate(items, start=1)
+    )
     return SelfTest(_("Self-test for question {number} (you earned the answers):").format(number=number), pairs)
 
 
@@ -156,8 +200,12 @@ def _unlocked(numbers: list[int]) -> str:
     if not numbers:
         return ""
     if len(numbers) == 1:
-        return _("Self-test of question {number} unlocked: `python -m autograder selftest {number}` opens it.").format(number=numbers[0])
-    return _("Self-tests unlocked (`python -m autograder selftest N` opens one): questions {listed}.").format(listed=listed(numbers))
+        return _("Self-test of question {number} unlocked: `python -m autograder selftest {number}` opens it.").format(
+            number=numbers[0]
+        )
+    return _("Self-tests unlocked (`python -m autograder selftest N` opens one): questions {listed}.").format(
+        listed=listed(numbers)
+    )
 
 
 def score_text(score: float, points: float) -> str:
@@ -165,8 +213,9 @@ def score_text(score: float, points: float) -> str:
     return f"{number_text(score)} / {number_text(points)}"
 
 
-def report_view(report: Report, course: Course, label: str, answers: Collection[int] | None = None,
-                local: Local | None = None) -> ReportView:
+def report_view(
+    report: Report, course: Course, label: str, answers: Collection[int] | None = None, local: Local | None = None
+) -> ReportView:
     """The view of report, graded from label (`exercises/`, a notebook), as every renderer shows it.
 
     answers: the questions at full marks whose self-test answers are shown; the others at full marks get one sentence
@@ -176,11 +225,23 @@ def report_view(report: Report, course: Course, label: str, answers: Collection[
     heading = _("{title}: grading {label}").format(title=course.title, label=label)
     if report.sandbox:
         heading += " " + _("(sandbox: {backend})").format(backend=report.sandbox["backend"])
-    questions = tuple(QuestionView(q.number, q.title, score_text(q.score, q.max_score), q.status, _(q.status),
-                                   tuple(question_lines(q, local))) for q in report.questions)
-    earned = [q.number for q in report.questions
-              if q.status == PASSED and q.number in course.numbers and course.question(q.number).selftest]
+    questions = tuple(
+        QuestionView(
+            q.number, q.title, score_text(q.score, q.max_score), q.status, _(q.status), tuple(question_lines(q, local))
+        )
+        for q in report.questions
+    )
+    earned = [
+        q.number
+        for q in report.questions
+        if q.status == PASSED and q.number in course.numbers and course.question(q.number).selftest
+    ]
     opened = [n for n in earned if answers is None or n in answers]
-    return ReportView(heading, (_("Question"), _("Score"), _("Status")), questions,
-                      _("Total: {score} / {max}").format(score=number_text(report.score), max=number_text(report.max_score)),
-                      tuple(selftest(course, n) for n in opened), _unlocked([n for n in earned if n not in opened]))
+    return ReportView(
+        heading,
+        (_("Question"), _("Score"), _("Status")),
+        questions,
+        _("Total: {score} / {max}").format(score=number_text(report.score), max=number_text(report.max_score)),
+        tuple(selftest(course, n) for n in opened),
+        _unlocked([n for n in earned if n not in opened]),
+    )

@@ -51,8 +51,8 @@ def describe(value: object) -> str:
 
 
 def describe_all(values: dict[str, object]) -> str:
-    """`q float32 (2, 3), n_heads=4`: every named input described, a tensor by its dtype and shape, any other value as code
-    (`causal=True`, `eps=None`), which reads the same in every language."""
+    """`q float32 (2, 3), n_heads=4`: every named input described, a tensor by its dtype and shape, any other value
+    as code (`causal=True`, `eps=None`), which reads the same in every language."""
     return ", ".join(f"{name} {describe(value)}" if isinstance(value, torch.Tensor) else f"{name}={describe(value)}"
                      for name, value in values.items())
 
@@ -124,16 +124,25 @@ def draw(seed: int, count: int, make_one: MakeOne, order: Callable[[dict[str, ob
         values = make_one(rng)
         drawn.append((values, tuple(rng.made[start:])))
     drawn.sort(key=lambda pair: order(pair[0]))
-    return [pytest.param(*values.values(), id=describe_all(values), marks=pytest.mark.drawn.with_args(make_one, choices, order))
-            for values, choices in drawn]
+    return [
+        pytest.param(
+            *values.values(), id=describe_all(values), marks=pytest.mark.drawn.with_args(make_one, choices, order)
+        )
+        for values, choices in drawn
+    ]
 
 
 def _lowered(values: list[int | float], index: int, value: int | float, dropped: int = 0) -> list[int | float]:
-    return values[:index] + [value] + values[index + 1 + dropped:]
+    return values[:index] + [value] + values[index + 1 + dropped :]
 
 
-def shrink(make_one: MakeOne, choices: tuple[Choice, ...], still_fails: Callable[[dict[str, object]], bool],
-           order: Callable[[dict[str, object]], object] = size, tries: int = SHRINK_TRIES) -> dict[str, object] | None:
+def shrink(
+    make_one: MakeOne,
+    choices: tuple[Choice, ...],
+    still_fails: Callable[[dict[str, object]], bool],
+    order: Callable[[dict[str, object]], object] = size,
+    tries: int = SHRINK_TRIES,
+) -> dict[str, object] | None:
     """The smallest input found that still fails, made from choices lowered one at a time; None when none smaller fails.
 
     A candidate is tried (still_fails, at most `tries` times) only when it is smaller than the best so far:
@@ -163,7 +172,9 @@ def shrink(make_one: MakeOne, choices: tuple[Choice, ...], still_fails: Callable
             if n == 0 and value:
                 progress |= attempt(_lowered(values, index, 0.0))
             elif 0 < n <= SMALL_RANGE and value:
-                if (value <= COUNTS_UP_TO and attempt(_lowered(values, index, 0, value))) or attempt(_lowered(values, index, 0)):
+                if (value <= COUNTS_UP_TO and attempt(_lowered(values, index, 0, value))) or attempt(
+                    _lowered(values, index, 0)
+                ):
                     progress = True
                 else:
                     low, high = 0, value  # low passes, high fails
@@ -200,4 +211,20 @@ def seed(rng: random.Random) -> int:
     return rng.randrange(10**6)
 
 
-__all__ = ["INPUT_NOTE", "Choices", "batch_shape", "case", "describe", "describe_all", "draw", "dtype", "entries", "randn", "remake", "seed", "shrink", "size", "without_input"]
+__all__ = [
+    "INPUT_NOTE",
+    "Choices",
+    "batch_shape",
+    "case",
+    "describe",
+    "describe_all",
+    "draw",
+    "dtype",
+    "entries",
+    "randn",
+    "remake",
+    "seed",
+    "shrink",
+    "size",
+    "without_input",
+]

@@ -47,8 +47,9 @@ class Bank:
 
     def sentence(self, mistake: Mistake) -> str:
         """What the student reads, in the current language: the explanation and the hint to open."""
-        return _("this matches a known mistake: {explanation} (see `python -m autograder hint {question}`, hint {hint})").format(
-            explanation=_(mistake.explanation), question=mistake.hint_of or self.question, hint=mistake.hint)
+        return _(
+            "this matches a known mistake: {explanation} (see `python -m autograder hint {question}`, hint {hint})"
+        ).format(explanation=_(mistake.explanation), question=mistake.hint_of or self.question, hint=mistake.hint)
 
 
 @dataclass(frozen=True)
@@ -94,23 +95,30 @@ class Recognition:
 
     bank: Bank | None = None
     mistake: Mistake | None = None
-    unsettled: bool = False  # a variant matched, but this input cannot tell it from the right answer or from another variant
-    refuted: frozenset[str] = frozenset()  # the mistakes (`q07.softmax_over_states`) whose variant ran here and did not give got
+    # a variant matched, but this input cannot tell it from the right answer or from another variant
+    unsettled: bool = False
+    # the mistakes (`q07.softmax_over_states`) whose variant ran here and did not give got
+    refuted: frozenset[str] = frozenset()
 
 
 def _numbers_only(wrong: object, right: object) -> object:
     """wrong with each NaN replaced by right's value there: what is left is the evidence a result gives."""
     if isinstance(wrong, (tuple, list)) and isinstance(right, (tuple, list)) and len(wrong) == len(right):
         return type(wrong)(_numbers_only(w, r) for w, r in zip(wrong, right))
-    if type(wrong) is torch.Tensor and type(right) is torch.Tensor and wrong.shape == right.shape and wrong.dtype == right.dtype \
-            and wrong.is_floating_point():
+    if (
+        type(wrong) is torch.Tensor
+        and type(right) is torch.Tensor
+        and wrong.shape == right.shape
+        and wrong.dtype == right.dtype
+        and wrong.is_floating_point()
+    ):
         return torch.where(torch.isnan(wrong), right, wrong)
     return wrong
 
 
 def _far(got: object, wrong: object) -> bool:
-    """True when got is not wrong even at float32's rounding: evidence against the mistake, not a second, smaller bug such as
-    float32 work on float64 inputs."""
+    """True when got is not wrong even at float32's rounding: evidence against the mistake, not a second, smaller bug
+    such as float32 work on float64 inputs."""
     if isinstance(got, (tuple, list)) and isinstance(wrong, (tuple, list)):
         return len(got) != len(wrong) or any(_far(g, w) for g, w in zip(got, wrong))
     if type(got) is torch.Tensor and type(wrong) is torch.Tensor:
@@ -156,7 +164,8 @@ def recognise(got: object, same: Callable[[object, object], bool]) -> Recognitio
             matches.append(mistake)
     if len(matches) == 1 and not unsettled:
         return Recognition(found, matches[0], refuted=frozenset(refuted))
-    return Recognition(found, None, unsettled or len(matches) > 1, frozenset(refuted))  # two mistakes that agree here: naming one could mislead
+    # two mistakes that agree here: naming one could mislead
+    return Recognition(found, None, unsettled or len(matches) > 1, frozenset(refuted))
 
 
 def known(got: object, same: Callable[[object, object], bool]) -> str | None:

@@ -15,7 +15,17 @@ import pytest
 import torch
 
 from ..course.manifest import Course, Question
-from ..course.results import ERROR, FAILED, FLAGGED, NOT_ATTEMPTED, PASSED, CaseResult, QuestionResult, Report, missing_file
+from ..course.results import (
+    ERROR,
+    FAILED,
+    FLAGGED,
+    NOT_ATTEMPTED,
+    PASSED,
+    CaseResult,
+    QuestionResult,
+    Report,
+    missing_file,
+)
 from ..i18n import _, in_english
 from ..sandbox import Child, ChildStopped, Sandbox
 from .asserts import tensor_mismatch
@@ -29,15 +39,19 @@ from .suite_run import SUITES, Submission, keep_hypothesis_in
 
 MARKERS = (
     "points(n): the points of this check; a question's points (course.yaml) are shared in proportion",
-    "forbid(*labels): PyTorch work the student's code may not do in this check (labels of sandbox/child/forbid_table.py)",
+    "forbid(*labels): PyTorch work the student's code may not do in this check (labels of "
+    "sandbox/child/forbid_table.py)",
     "ungraded: a note shown to the student (real timings), never part of the score",
     "preload(*modules): modules the question's child needs that torch imports lazily and slowly (torch._dynamo, on an "
     "optimizer's first step); the sandbox imports them once, before forking, instead of once per student",
     "drawn(make_one, choices, order): set by engine.inputs.draw on each input it made, so that a failure can be shrunk",
 )
 SIDE_BY_SIDE = 16  # the most entries per tensor for which a failure shows the student's result next to the expected one
-GRADER_CODE = tuple(str(Path(__file__).resolve().parent.parent / part) for part in (  # the kit's code outside a check's body
-    "engine/plugin.py", "engine/proxy.py", "engine/run.py", "sandbox", "course", "i18n.py"))
+# the kit's code outside a check's body
+GRADER_CODE = tuple(
+    str(Path(__file__).resolve().parent.parent / part)
+    for part in ("engine/plugin.py", "engine/proxy.py", "engine/run.py", "sandbox", "course", "i18n.py")
+)
 
 
 @dataclass
@@ -51,7 +65,8 @@ class Check:
     kind: str = ""
     settled: bool = True  # False while its failure matched a known mistake on an input that cannot tell it apart
     named: str = ""  # the id of the known mistake its message names, until a later input rules that mistake out
-    values: str = ""  # the end of message that shows small results next to the expected ones (course.yaml's feedback.values)
+    # the end of message that shows small results next to the expected ones (course.yaml's feedback.values)
+    values: str = ""
 
 
 @dataclass
@@ -98,8 +113,11 @@ def forbid_labels(item: pytest.Item) -> tuple[str, ...]:
     return tuple(label for marker in item.iter_markers("forbid") for label in marker.args)
 
 
-def _failing_input(item: pytest.Item, error: BaseException, inputs: int, shrunk: dict[str, object] | None = None) -> str:
-    """` [smallest failing input: ...]` from hypothesis's shrunk example, the shrunk input or the parameters, when a check has several."""
+def _failing_input(
+    item: pytest.Item, error: BaseException, inputs: int, shrunk: dict[str, object] | None = None
+) -> str:
+    """` [smallest failing input: ...]` from hypothesis's shrunk example, the shrunk input or the parameters, when a
+    check has several."""
     notes = [n for n in getattr(error, "__notes__", []) if n.startswith(("Falsifying example", "Failing test case"))]
     if notes:
         lines = [line.strip().rstrip(",") for line in notes[0].splitlines()[1:-1]]
@@ -112,28 +130,49 @@ def _failing_input(item: pytest.Item, error: BaseException, inputs: int, shrunk:
 
 
 def _side_by_side(error: BaseException) -> str:
-    """`; your weights [[1, 0], [0.5, 0.5]] vs expected [[1, 0], [0.4, 0.6]]` for each small part assert_same found wrong."""
+    """`; your weights [[1, 0], [0.5, 0.5]] vs expected [[1, 0], [0.4, 0.6]]` for each small part assert_same found
+    wrong."""
     compared = getattr(error, "compared", None)
     if compared is None:
         return ""
     got, expected, names = compared
-    parts = [(got, expected, names[0])] if len(names) == 1 else list(zip(got, expected, names)) if isinstance(got, (tuple, list)) else []
+    parts = (
+        [(got, expected, names[0])]
+        if len(names) == 1
+        else list(zip(got, expected, names))
+        if isinstance(got, (tuple, list))
+        else []
+    )
     shown = []
     for part, reference, name in parts:
-        if type(part) is torch.Tensor and 0 < part.numel() <= SIDE_BY_SIDE and 0 < reference.numel() <= SIDE_BY_SIDE \
-                and tensor_mismatch(part, reference, name) is not None:
+        if (
+            type(part) is torch.Tensor
+            and 0 < part.numel() <= SIDE_BY_SIDE
+            and 0 < reference.numel() <= SIDE_BY_SIDE
+            and tensor_mismatch(part, reference, name) is not None
+        ):
             label = _(name)
-            # TRANSLATORS: {short} is a result's English name without its article ("weights"); {name} is its whole name, translated
-            yours = (_("your {short}").format(short=name.removeprefix("the "), name=label) if name.startswith("the ")
-                     else _("yours ({name})").format(name=label))
-            shown.append(_("; {yours} {got} vs expected {expected}").format(yours=yours, got=entries(part), expected=entries(reference)))
+            # TRANSLATORS: {short} is a result's English name without its article ("weights"); {name} is its whole name,
+            # translated
+            yours = (
+                _("your {short}").format(short=name.removeprefix("the "), name=label)
+                if name.startswith("the ")
+                else _("yours ({name})").format(name=label)
+            )
+            shown.append(
+                _("; {yours} {got} vs expected {expected}").format(
+                    yours=yours, got=entries(part), expected=entries(reference)
+                )
+            )
     return "".join(shown)
 
 
 def _signature(error: BaseException) -> str:
     """What kind of failure error is, numbers and bracketed values left out: a shrunk input must fail the same way."""
     message = getattr(error, "message", None) or str(error)
-    return type(error).__name__ + re.sub(r"\d+(\.\d+)?(e[-+]?\d+)?", "#", re.sub(r"\([^()]*\)|\[[^\[\]]*\]", "#", message))
+    return type(error).__name__ + re.sub(
+        r"\d+(\.\d+)?(e[-+]?\d+)?", "#", re.sub(r"\([^()]*\)|\[[^\[\]]*\]", "#", message)
+    )
 
 
 def _is_group(error: BaseException) -> bool:
@@ -147,14 +186,20 @@ def _leaves(group: BaseException) -> list[BaseException]:
 
 
 def _about_input(error: BaseException) -> bool:
-    """False for failures that every input would meet: forbidden or refused work, a missing or unwritten function, a stop."""
-    if isinstance(error, Refused) or (isinstance(error, StudentError) and error.type in ("MissingFunction", "NotImplementedError", BROKEN)):
+    """False for failures that every input would meet: forbidden or refused work, a missing or unwritten function, a
+    stop."""
+    if isinstance(error, Refused) or (
+        isinstance(error, StudentError) and error.type in ("MissingFunction", "NotImplementedError", BROKEN)
+    ):
         return False
     return not isinstance(error, CheckFailure) or error.kind == FAILED
 
 
-def failure(item: pytest.Item, error: BaseException, inputs: int, shrunk: dict[str, object] | None = None) -> tuple[str, str, str]:
-    """(message, kind, values) of a failed test: the kit's own line, an assert's message, or what went wrong reading the value.
+def failure(
+    item: pytest.Item, error: BaseException, inputs: int, shrunk: dict[str, object] | None = None
+) -> tuple[str, str, str]:
+    """(message, kind, values) of a failed test: the kit's own line, an assert's message, or what went wrong reading
+    the value.
 
     A failure about the input names it (shrunk: the smallest input found to fail) and, when it names one,
     shows a small result next to the expected one: values is that end of message ("" when there is none).
@@ -171,32 +216,39 @@ def failure(item: pytest.Item, error: BaseException, inputs: int, shrunk: dict[s
             text = _("the result differs from what this check expects")
         message, kind = text.splitlines()[0], FAILED
     else:
-        message, kind = _("returned something the grader cannot read as an answer ({error})").format(error=type(error).__name__), FAILED
+        message, kind = (
+            _("returned something the grader cannot read as an answer ({error})").format(error=type(error).__name__),
+            FAILED,
+        )
     values = ""
     if about_input:
         named = _failing_input(item, error, inputs, shrunk)
         message += named
         values = _side_by_side(error) if named else ""  # inputs the message names are public: show the values
     shown, whole = one_line(message, 800), one_line(message + values, 800)
-    return whole, kind, (whole[len(shown):] if whole.startswith(shown) else "")
+    return whole, kind, (whole[len(shown) :] if whole.startswith(shown) else "")
 
 
 def failed_result(question: Question, trace: str, checks: list[Check] | None = None) -> QuestionResult:
-    """The result of a question the grader itself failed on: an error with 0 points (every check recorded failed) and the
-    grader-failed line; trace goes to the log."""
+    """The result of a question the grader itself failed on: an error with 0 points (every check recorded failed) and
+    the grader-failed line; trace goes to the log."""
     reason = grader_failed(trace)
-    tests = [CaseResult(check.name, False, reason, check.points) for check in checks or []] or [CaseResult(question.title, False, reason)]
+    tests = [CaseResult(check.name, False, reason, check.points) for check in checks or []] or [
+        CaseResult(question.title, False, reason)
+    ]
     return QuestionResult(question.number, question.title, question.points, ERROR, tests, reason)
 
 
 def _from_grader(error: BaseException, when: str) -> bool:
-    """True when error is the grader's own failure, not the student's: an exception other than a check's failure or a skip
-    raised outside the check's body (a hook, a fixture), or below it in the kit's own code (the proxy, the sandbox)."""
+    """True when error is the grader's own failure, not the student's: an exception other than a check's failure or a
+    skip raised outside the check's body (a hook, a fixture), or below it in the kit's own code (the proxy, the
+    sandbox)."""
     leaves = _leaves(error) if _is_group(error) else [error]
     if len(leaves) != 1:
         return any(_from_grader(leaf, when) for leaf in leaves)
     error = leaves[0]
-    if isinstance(error, (AssertionError, pytest.skip.Exception, pytest.fail.Exception)):  # a check's own verdict (CheckFailure too)
+    # a check's own verdict (CheckFailure too)
+    if isinstance(error, (AssertionError, pytest.skip.Exception, pytest.fail.Exception)):
         return False
     if when != "call":
         return True  # setup and teardown are the kit's fixtures: a student's fault there is a CheckFailure
@@ -204,27 +256,41 @@ def _from_grader(error: BaseException, when: str) -> bool:
     suites = [index for index, file in enumerate(files) if file.startswith(str(SUITES))]
     if not suites:
         return True  # not raised in a check's body: a hook of the kit's
-    return any(file.startswith(GRADER_CODE) for file in files[suites[0] + 1:])
+    return any(file.startswith(GRADER_CODE) for file in files[suites[0] + 1 :])
 
 
 class KitPlugin:
     """Runs each question's tests against one sandboxed child and keeps their outcomes."""
 
-    def __init__(self, course: Course, package: Path, sandbox: Sandbox, notes: bool = True, first_failure_only: bool = False,
-                 hidden: tuple[Path, ...] = ()) -> None:
+    def __init__(
+        self,
+        course: Course,
+        package: Path,
+        sandbox: Sandbox,
+        notes: bool = True,
+        first_failure_only: bool = False,
+        hidden: tuple[Path, ...] = (),
+    ) -> None:
         """package: the exercises-like folder graded; first_failure_only: skip a check's later inputs once one fails;
         hidden: folders the student's code may not read (where other students' packages are)."""
-        self.course, self.package, self.notes, self.first_failure_only = course, package.resolve(), notes, first_failure_only
+        self.course, self.package, self.notes, self.first_failure_only = (
+            course,
+            package.resolve(),
+            notes,
+            first_failure_only,
+        )
         self.sandbox, self.hidden = sandbox, hidden
         self.runs: dict[int, QuestionRun] = {}
         self.suites: dict[str, Question] = {}  # suite module name -> its question
         self.inputs: dict[tuple[str, str], int] = {}  # (suite module, test function) -> how many inputs it is run on
         self.static: dict[tuple[int, tuple[str, ...]], dict[str, tuple[str, str]]] = {}
-        self.grader_errors: list[str] = []  # tracebacks of the grader's own failures on this package: the questions they hit get nothing
+        # tracebacks of the grader's own failures on this package: the questions they hit get nothing
+        self.grader_errors: list[str] = []
 
     def reset(self, package: Path, hidden: tuple[Path, ...] = ()) -> None:
-        """Grade package next, from a clean slate (the collected suites and their inputs are kept), its questions forked
-        from a zygote no earlier package's code touched (the Linux backend forks one from its pristine process: milliseconds)."""
+        """Grade package next, from a clean slate (the collected suites and their inputs are kept), its questions
+        forked from a zygote no earlier package's code touched (the Linux backend forks one from its pristine
+        process: milliseconds)."""
         self.package, self.hidden, self.runs, self.static, self.grader_errors = package.resolve(), hidden, {}, {}, []
         self.sandbox.renew()
 
@@ -268,14 +334,25 @@ class KitPlugin:
         run.preload = preload
         try:
             imported = self.first(question, self.package, preload)
-            broken = None if imported["ok"] or imported["refused"] or imported.get("tampered") else broken_earlier(
-                self.course, question, imported["error"])
+            broken = (
+                None
+                if imported["ok"] or imported["refused"] or imported.get("tampered")
+                else broken_earlier(self.course, question, imported["error"])
+            )
             if broken is not None:  # only an earlier question's module fails: grade the checks that do not call it
                 frame = imported["error"]["where"][-1]
                 code = one_line(frame.get("code") or "", 120).strip()
-                reason = (_("{file} does not import ({kind} at line {line}: {code}): fix it first, `check {number}`") if code else
-                          _("{file} does not import ({kind} at line {line}): fix it first, `check {number}`")).format(
-                    file=broken.file, kind=one_line(imported["error"]["type"], 60), line=frame["line"], code=code, number=broken.number)
+                reason = (
+                    _("{file} does not import ({kind} at line {line}: {code}): fix it first, `check {number}`")
+                    if code
+                    else _("{file} does not import ({kind} at line {line}): fix it first, `check {number}`")
+                ).format(
+                    file=broken.file,
+                    kind=one_line(imported["error"]["type"], 60),
+                    line=frame["line"],
+                    code=code,
+                    number=broken.number,
+                )
                 run.child.close()
                 run.stand_in = stand_in_package(self.package, broken, one_line(reason, 400), self.sandbox.folder)
                 imported = self.first(question, run.stand_in, preload)
@@ -283,13 +360,23 @@ class KitPlugin:
                 run.status, run.reason = FLAGGED, Flagged(one_line(str(imported["tampered"]), 100)).message
             elif not imported["ok"] or imported["refused"]:
                 run.status = ERROR
-                run.reason = refusal(imported["refused"][0]) if imported["refused"] else explain(imported["error"], question)
+                run.reason = (
+                    refusal(imported["refused"][0]) if imported["refused"] else explain(imported["error"], question)
+                )
         except ChildStopped as stopped:
-            run.status, run.reason = stopped.status, stopped.reason if stopped.environment else _("{reason} (while importing your module)").format(
-                reason=stopped.reason)
+            run.status, run.reason = (
+                stopped.status,
+                stopped.reason
+                if stopped.environment
+                else _("{reason} (while importing your module)").format(reason=stopped.reason),
+            )
         except Exception as error:  # noqa: BLE001 - the child's first word is the student's process speaking
-            run.status, run.reason = ERROR, _("sent back data the grader cannot read while importing your module ({error})").format(
-                error=type(error).__name__)
+            run.status, run.reason = (
+                ERROR,
+                _("sent back data the grader cannot read while importing your module ({error})").format(
+                    error=type(error).__name__
+                ),
+            )
         if run.status:
             self.finish(question)
             raise CheckFailure(run.reason, ERROR)
@@ -297,8 +384,9 @@ class KitPlugin:
         return run.student
 
     def reopen(self, question: Question) -> Child | None:
-        """After the question's child stopped (a time limit, a crash): close it, keep its stop, output and orphans, and open a
-        fresh child on the same package for the question's other functions; None when it cannot start or import."""
+        """After the question's child stopped (a time limit, a crash): close it, keep its stop, output and orphans,
+        and open a fresh child on the same package for the question's other functions; None when it cannot start
+        or import."""
         run = self.run_of(question)
         old = run.child
         ending = old.close()
@@ -306,7 +394,9 @@ class KitPlugin:
         run.earlier_output += ending.output
         run.orphans += ending.orphans
         try:
-            child = self.sandbox.open(run.stand_in or self.package, question.module, question.time_limit, self.hidden, run.preload)
+            child = self.sandbox.open(
+                run.stand_in or self.package, question.module, question.time_limit, self.hidden, run.preload
+            )
         except Exception:  # noqa: BLE001 - no fresh child (the sandbox itself is gone): the remaining checks are not run
             return None
         run.child = child  # closed by finish() whatever its first word
@@ -317,11 +407,11 @@ class KitPlugin:
         return child if imported["ok"] and not imported["refused"] and not imported.get("tampered") else None
 
     def first(self, question: Question, package: Path, preload: tuple[str, ...]) -> dict:
-        """Open the question's child on package and return its first word. The grader never takes a child's word for its
-        own health: a child that ended before its first word, forked from a zygote an earlier child touched, is the
-        grader's problem; the question is asked again, once, of a child of a fresh zygote, whose verdict stands (the same
-        code ending there too is the code's own doing), and a fresh zygote that dies or cannot start is the grader's own
-        failure (the submission's report is then a grader_error)."""
+        """Open the question's child on package and return its first word. The grader never takes a child's word for
+        its own health: a child that ended before its first word, forked from a zygote an earlier child touched, is
+        the grader's problem; the question is asked again, once, of a child of a fresh zygote, whose verdict stands
+        (the same code ending there too is the code's own doing), and a fresh zygote that dies or cannot start is the
+        grader's own failure (the submission's report is then a grader_error)."""
         run = self.run_of(question)
         run.child = self.sandbox.open(package, question.module, question.time_limit, self.hidden, preload)
         try:
@@ -336,8 +426,11 @@ class KitPlugin:
             return run.child.first()
         except ChildStopped as stopped:
             if stopped.ended == "zygote" or stopped.environment:
-                self.fault(f"a fresh zygote failed while question {question.number}'s child imported the module again: {stopped.reason}",
-                           question)
+                self.fault(
+                    f"a fresh zygote failed while question {question.number}'s child imported the module again: "
+                    f"{stopped.reason}",
+                    question,
+                )
             raise
 
     def finish(self, question: Question) -> None:
@@ -355,17 +448,21 @@ class KitPlugin:
             remove(run.stand_in)
             run.stand_in = None
         run.output = run.earlier_output + ending.output
-        stopped = run.stop or (None if shrinking else run.child.stopped)  # alive when its checks ended: a stop while shrinking changes no score
+        # alive when its checks ended: a stop while shrinking changes no score
+        stopped = run.stop or (None if shrinking else run.child.stopped)
         if stopped and not run.status:
             run.status, run.reason = stopped.status, stopped.reason
         if ending.orphans + run.orphans:
             run.status = ERROR
-            run.reason = _("started {count} process(es) still running when it ended (the grader killed them): an answer may not start "
-                           "processes").format(count=ending.orphans + run.orphans)
+            run.reason = _(
+                "started {count} process(es) still running when it ended (the grader killed them): an answer may not "
+                "start processes"
+            ).format(count=ending.orphans + run.orphans)
         run.child = None
 
     def shrink(self, run: QuestionRun, failing: Failing) -> None:
-        """Name the smallest input found that fails a drawn check the same way: its body re-run on shrunk inputs, in the child.
+        """Name the smallest input found that fails a drawn check the same way: its body re-run on shrunk inputs, in
+        the child.
 
         Only the message changes: the check has failed already, and re-runs come after the question's other checks.
         """
@@ -392,19 +489,24 @@ class KitPlugin:
                 return True
             return False
 
-        with in_english():  # failures are compared by their English wording, the same in every language (plurals included)
+        # failures are compared by their English wording, the same in every language (plurals included)
+        with in_english():
             original = fails(dict(item.callspec.params))
             wanted = _signature(original if original is not None else failing.error)
             shrunk = shrink(make_one, choices, still_fails, order)
-        # The budget is work, SHRINK_TRIES re-runs, never seconds: the same input on every run, however busy the machine. A child
-        # stopped at its time limit (charged time, not the wait for a core) on the way keeps the input the check failed on.
+        # The budget is work, SHRINK_TRIES re-runs, never seconds: the same input on every run, however busy the
+        # machine. A child stopped at its time limit (charged time, not the wait for a core) on the way keeps the input
+        # the check failed on.
         if shrunk is not None and not run.child.stopped:
             error = fails(shrunk) or last[-1]  # once more, in the student's language
             inputs = self.inputs.get((item.module.__name__, item.originalname), 1)
             failing.check.message, failing.check.kind, failing.check.values = failure(item, error, inputs, shrunk)
 
-    def static_uses(self, question: Question, called: tuple[str, ...], labels: tuple[str, ...]) -> dict[str, tuple[str, str]]:
-        """forbidden_uses of the question's source by the functions a check called, for labels; once per question, calls and labels."""
+    def static_uses(
+        self, question: Question, called: tuple[str, ...], labels: tuple[str, ...]
+    ) -> dict[str, tuple[str, str]]:
+        """forbidden_uses of the question's source by the functions a check called, for labels; once per question,
+        calls and labels."""
         key = (question.number, called, labels)
         if key not in self.static:
             source = (self.package / Path(question.file).name).read_text(encoding="utf-8", errors="replace")
@@ -418,10 +520,12 @@ class KitPlugin:
         for marker in MARKERS:
             config.addinivalue_line("markers", marker)
 
-    def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
-        """Leave out ungraded notes unless notes are wanted; count each check's inputs; keep hypothesis's storage in the
-        sandbox when a suite uses hypothesis (it writes there only while a check runs); tell the sandbox which modules the
-        suites' children preload, so that it can import them ahead, beside the questions graded first."""
+    def pytest_collection_modifyitems(
+        self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+    ) -> None:
+        """Leave out ungraded notes unless notes are wanted; count each check's inputs; keep hypothesis's storage in
+        the sandbox when a suite uses hypothesis (it writes there only while a check runs); tell the sandbox which
+        modules the suites' children preload, so that it can import them ahead, beside the questions graded first."""
         if "hypothesis" in sys.modules:
             keep_hypothesis_in(self.sandbox.folder)
         if not self.notes:
@@ -431,7 +535,9 @@ class KitPlugin:
         for item in items:
             key = (item.module.__name__, item.originalname)
             self.inputs[key] = self.inputs.get(key, 0) + 1
-        self.sandbox.prepare(tuple(sorted({name for item in items for marker in item.iter_markers("preload") for name in marker.args})))
+        self.sandbox.prepare(
+            tuple(sorted({name for item in items for marker in item.iter_markers("preload") for name in marker.args}))
+        )
 
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
         """Under `check`, a check whose earlier (smaller) input failed is not run again on a larger one."""
@@ -442,7 +548,8 @@ class KitPlugin:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(self, item: pytest.Item) -> object:
-        """Tell the proxy which work is forbidden; after a pass, read the source of what the check called for forbidden calls too."""
+        """Tell the proxy which work is forbidden; after a pass, read the source of what the check called for
+        forbidden calls too."""
         labels = forbid_labels(item)
         student = item.funcargs.get("student")
         if isinstance(student, Student):
@@ -455,13 +562,17 @@ class KitPlugin:
             uses = self.static_uses(question, called, labels)
             if uses:
                 label, where = next(iter(uses.values()))
-                raise Refused(_("{where}, which question {number} asks you to do without: write it by hand").format(where=where, number=question.number))
+                raise Refused(
+                    _("{where}, which question {number} asks you to do without: write it by hand").format(
+                        where=where, number=question.number
+                    )
+                )
         return result
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo) -> pytest.TestReport:
-        """Record the outcome of each graded test in its question's check; a failure of the grader's own (here or in the run of
-        the check) makes its question an error with 0 points."""
+        """Record the outcome of each graded test in its question's check; a failure of the grader's own (here or in
+        the run of the check) makes its question an error with 0 points."""
         report = yield
         try:
             self._record(item, call, report)
@@ -477,7 +588,10 @@ class KitPlugin:
         """The body of pytest_runtest_makereport: report's outcome into its question's check."""
         error = call.excinfo.value if call.excinfo else None
         if error is not None and report.failed and _from_grader(error, call.when):
-            self.fault("".join(traceback.format_exception(type(error), error, error.__traceback__)), self.question_of(item.module))
+            self.fault(
+                "".join(traceback.format_exception(type(error), error, error.__traceback__)),
+                self.question_of(item.module),
+            )
             return
         if item.get_closest_marker("ungraded") is not None or (call.when == "teardown" and report.passed):
             return
@@ -490,7 +604,8 @@ class KitPlugin:
             return
         error = call.excinfo.value if call.excinfo else AssertionError("failed")
         judged, named = getattr(error, "naming", ""), getattr(error, "named", "")
-        # a later input on which the named mistake would not give the student's result: the name was the first input's coincidence
+        # a later input on which the named mistake would not give the student's result: the name was the first input's
+        # coincidence
         refuted = bool(check.named) and check.named in getattr(error, "refutes", ())
         if not check.passed and check.settled:
             return
@@ -499,23 +614,31 @@ class KitPlugin:
         if check.passed or refuted or (judged == "named" and not check.named):  # the first failure, or better evidence
             check.passed = False
             check.named = named
-            check.message, check.kind, check.values = failure(item, error, self.inputs.get((item.module.__name__, item.originalname), 1))
+            check.message, check.kind, check.values = failure(
+                item, error, self.inputs.get((item.module.__name__, item.originalname), 1)
+            )
             run.failing = [failing for failing in run.failing if failing.check is not check]
             if check.kind == FLAGGED and run.status != FLAGGED:
                 run.status, run.reason = FLAGGED, check.message
-            if self.first_failure_only and call.when == "call" and item.get_closest_marker("drawn") and _about_input(error) \
-                    and isinstance(item.funcargs.get("student"), Student):
+            if (
+                self.first_failure_only
+                and call.when == "call"
+                and item.get_closest_marker("drawn")
+                and _about_input(error)
+                and isinstance(item.funcargs.get("student"), Student)
+            ):
                 arguments = {name: item.funcargs[name] for name in item._fixtureinfo.argnames}
                 run.failing.append(Failing(item, check, error, arguments, forbid_labels(item)))
-            check.settled = judged == "" or refuted  # a named mistake is tried on every later input, which may rule it out
+            # a named mistake is tried on every later input, which may rule it out
+            check.settled = judged == "" or refuted
         else:
             check.settled = judged != "unsettled" and not check.named
 
     # -- results ----------------------------------------------------------------------------------
 
     def report(self, numbers: list[int]) -> Report:
-        """The Report of the package graded, over the questions numbers; a question whose result the grader fails to build
-        is an error with 0 points."""
+        """The Report of the package graded, over the questions numbers; a question whose result the grader fails to
+        build is an error with 0 points."""
         results = []
         for number in numbers:
             question = self.course.question(number)
@@ -527,33 +650,54 @@ class KitPlugin:
         return Report(results)
 
     def result(self, question: Question) -> QuestionResult:
-        """The QuestionResult of question from its recorded checks (every check failed with the reason when it ended early)."""
+        """The QuestionResult of question from its recorded checks (every check failed with the reason when it ended
+        early)."""
         run = self.run_of(question)
         if run.fault:
             return failed_result(question, run.fault, list(run.checks.values()))
-        result = QuestionResult(question.number, question.title, question.points, PASSED, output=run.output, notes=run.notes,
-                                output_from=run.student.printed_first if run.student is not None and run.output.strip() else "")
+        result = QuestionResult(
+            question.number,
+            question.title,
+            question.points,
+            PASSED,
+            output=run.output,
+            notes=run.notes,
+            output_from=run.student.printed_first if run.student is not None and run.output.strip() else "",
+        )
         checks = list(run.checks.values())
         if not checks and not run.status:
-            run.status, run.reason = ERROR, _("no check of question {number} ran: its suite autograder/suites/test_{module}.py is missing or empty").format(
-                number=question.number, module=question.module)
+            run.status, run.reason = (
+                ERROR,
+                _(
+                    "no check of question {number} ran: its suite autograder/suites/test_{module}.py is missing or "
+                    "empty"
+                ).format(number=question.number, module=question.module),
+            )
         if run.status in (ERROR, FLAGGED):
             result.status, result.reason = run.status, run.reason
             result.tests = [CaseResult(c.name, False, run.reason, c.points) for c in checks]
             return result
-        result.tests = [CaseResult(c.name, c.passed, c.message, c.points, mistake=named_in(question.number, c.message), values=c.values)
-                        for c in checks]
+        result.tests = [
+            CaseResult(
+                c.name, c.passed, c.message, c.points, mistake=named_in(question.number, c.message), values=c.values
+            )
+            for c in checks
+        ]
         if run.status:
             result.status, result.reason = run.status, run.reason
         elif checks and all(c.kind == NOT_ATTEMPTED for c in checks):
-            result.status, result.reason = NOT_ATTEMPTED, _("not attempted yet: every function still raises NotImplementedError")
+            result.status, result.reason = (
+                NOT_ATTEMPTED,
+                _("not attempted yet: every function still raises NotImplementedError"),
+            )
         elif not all(c.passed for c in checks):
             result.status = FAILED
         return result
 
 
 class EachSubmission:
-    """pytest plugin: run the collected checks once per submission, in one session, so that the suites are collected once."""
+    """pytest plugin: run the collected checks once per submission, in one session, so that the suites are collected
+    once."""
 
     def __init__(self, kit: KitPlugin, numbers: list[int], submissions: Iterable[Submission]) -> None:
         self.kit, self.numbers, self.submissions = kit, numbers, submissions
@@ -576,16 +720,20 @@ class EachSubmission:
                 submission = next(submissions)
             except StopIteration:
                 return True
-            except BaseException as error:  # noqa: B036 - the caller's stream failed: run_each raises it once pytest is done
+            except BaseException as error:  # noqa: BLE001 - the caller's stream failed: run_each raises it once pytest is done
                 self.error = error
                 return True
             try:
                 self.kit.reset(submission.package, submission.hidden)
-                if not_imported:  # a suite of the kit's that does not import: the grader's failure, graded again next run
+                # a suite of the kit's that does not import: the grader's failure, graded again next run
+                if not_imported:
                     self.kit.fault(f"{not_imported} of the suites failed to import (pytest's collection errors)")
                 for index, item in enumerate(items):
-                    item.config.hook.pytest_runtest_protocol(item=item, nextitem=items[index + 1] if index + 1 < len(items) else None)
-            except BaseException:  # pytest's internal error, a hook's, Ctrl-C: no question of this submission keeps a point
+                    item.config.hook.pytest_runtest_protocol(
+                        item=item, nextitem=items[index + 1] if index + 1 < len(items) else None
+                    )
+            # pytest's internal error, a hook's, Ctrl-C: no question of this submission keeps a point
+            except BaseException:
                 submission.failed, self.broke = traceback.format_exc(), True
                 self.kit.fault(submission.failed)
                 raise
@@ -596,23 +744,42 @@ class EachSubmission:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
-        """A check's own inputs (its direct parametrize arguments) handed to it as they are, before pytest's setup: pytest
-        would make each of them a fixture, set up and torn down for every input (two `request` fixtures and their
-        signatures each: about 50 ms of CPU a submission); the fixtures it still runs (student) are unchanged."""
+        """A check's own inputs (its direct parametrize arguments) handed to it as they are, before pytest's setup:
+        pytest would make each of them a fixture, set up and torn down for every input (two `request` fixtures and
+        their signatures each: about 50 ms of CPU a submission); the fixtures it still runs (student) are
+        unchanged."""
         given = self.given.get(item.nodeid)
         if given is None:
             params = getattr(getattr(item, "callspec", None), "params", {})
-            given = self.given[item.nodeid] = {name: params[name] for name in _direct(item) if name in params and name in item.fixturenames}
+            given = self.given[item.nodeid] = {
+                name: params[name] for name in _direct(item) if name in params and name in item.fixturenames
+            }
         item.funcargs.update(given)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo) -> pytest.TestReport | None:
-        """A failure's report without pytest's formatted traceback, which the kit never shows (it words its own message) and
-        which costs about 5 ms a failure (pytest parses the source of every frame); None: pytest's own report (a pass, a skip)."""
-        if call.excinfo is None or isinstance(call.excinfo.value, pytest.skip.Exception) or _is_group(call.excinfo.value):
+        """A failure's report without pytest's formatted traceback, which the kit never shows (it words its own
+        message) and which costs about 5 ms a failure (pytest parses the source of every frame); None: pytest's own
+        report (a pass, a skip)."""
+        if (
+            call.excinfo is None
+            or isinstance(call.excinfo.value, pytest.skip.Exception)
+            or _is_group(call.excinfo.value)
+        ):
             return None
-        return pytest.TestReport(item.nodeid, item.location, dict.fromkeys(item.keywords, 1), "failed", call.excinfo.exconly(), call.when,
-                                 [], call.duration, call.start, call.stop, user_properties=item.user_properties)
+        return pytest.TestReport(
+            item.nodeid,
+            item.location,
+            dict.fromkeys(item.keywords, 1),
+            "failed",
+            call.excinfo.exconly(),
+            call.when,
+            [],
+            call.duration,
+            call.start,
+            call.stop,
+            user_properties=item.user_properties,
+        )
 
 
 def _direct(item: pytest.Item) -> set[str]:
@@ -622,7 +789,11 @@ def _direct(item: pytest.Item) -> set[str]:
         given = mark.args[0] if mark.args else mark.kwargs.get("argnames", ())
         given = [name.strip() for name in given.split(",")] if isinstance(given, str) else list(given)
         indirect = mark.kwargs.get("indirect", False)
-        names.update(name for name in given if not (indirect is True or (isinstance(indirect, (list, tuple)) and name in indirect)))
+        names.update(
+            name
+            for name in given
+            if not (indirect is True or (isinstance(indirect, (list, tuple)) and name in indirect))
+        )
     return names
 
 

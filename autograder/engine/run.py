@@ -17,16 +17,46 @@ from ..course.results import Report
 from ..sandbox import Sandbox, start_sandbox
 from .suite_run import SUITES, Submission, suite_file
 
-PYTEST_ARGS = ["-o", "addopts=", "--capture=no",  # the student's prints stay in the child; ours go nowhere
-               *(arg for plugin in ("cacheprovider", "stepwise", "logging", "unraisableexception", "threadexception", "faulthandler",
-                                    "junitxml", "pastebin", "doctest", "debugging", "warnings", "unittest", "legacypath", "tmpdir",
-                                    "monkeypatch", "recwarn", "setuponly", "setupplan", "subtests", "terminal") for arg in ("-p", f"no:{plugin}"))]
-# The plugins left out are not needed by `check`: each costs time on every one of the ~230 checks, or on every run. Without
-# the terminal reporter (its -q and --tb options go with it) pytest writes nothing: the report is the plugin's.
+PYTEST_ARGS = [
+    "-o",
+    "addopts=",
+    "--capture=no",  # the student's prints stay in the child; ours go nowhere
+    *(
+        arg
+        for plugin in (
+            "cacheprovider",
+            "stepwise",
+            "logging",
+            "unraisableexception",
+            "threadexception",
+            "faulthandler",
+            "junitxml",
+            "pastebin",
+            "doctest",
+            "debugging",
+            "warnings",
+            "unittest",
+            "legacypath",
+            "tmpdir",
+            "monkeypatch",
+            "recwarn",
+            "setuponly",
+            "setupplan",
+            "subtests",
+            "terminal",
+        )
+        for arg in ("-p", f"no:{plugin}")
+    ),
+]
+# The plugins left out are not needed by `check`: each costs time on every one of the ~230 checks, or on every run.
+# Without the terminal reporter (its -q and --tb options go with it) pytest writes nothing: the report is the plugin's.
 
 
-def run_each(course: Course, sandbox: Sandbox, numbers: list[int], submissions: Iterable[Submission], notes: bool = False) -> None:
-    """Grade each submission on the questions' suites in an open sandbox (left open), with one pytest run for all of them.
+def run_each(
+    course: Course, sandbox: Sandbox, numbers: list[int], submissions: Iterable[Submission], notes: bool = False
+) -> None:
+    """Grade each submission on the questions' suites in an open sandbox (left open), with one pytest run for all of
+    them.
 
     Each submission's report is set before the next one is drawn, so submissions may be a generator that hands out
     one package at a time and reads the previous one's report (an exception it raises is raised here). When the
@@ -46,7 +76,8 @@ def run_each(course: Course, sandbox: Sandbox, numbers: list[int], submissions: 
             kit.reset(submission.package, submission.hidden)
             submission.report = kit.report(numbers)
         return
-    each = EachSubmission(kit, numbers, submissions)  # the kit's plugin keeps hypothesis's storage in the sandbox, if a suite uses it
+    # the kit's plugin keeps hypothesis's storage in the sandbox, if a suite uses it
+    each = EachSubmission(kit, numbers, submissions)
     with _quiet_pytest() as said:
         status = pytest.main([*PYTEST_ARGS, *suites], plugins=[kit, each])
     if each.error is not None:
@@ -55,15 +86,22 @@ def run_each(course: Course, sandbox: Sandbox, numbers: list[int], submissions: 
         raise KeyboardInterrupt
     if status in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED, pytest.ExitCode.NO_TESTS_COLLECTED) or each.broke:
         return  # each.broke: the submission it broke on has failed closed, those before it were graded whole
-    trace = f"pytest ended with exit status {status} grading {', '.join(Path(s).name for s in suites)}\n{said.getvalue()[-4000:]}"
+    names = ", ".join(Path(s).name for s in suites)
+    trace = f"pytest ended with exit status {status} grading {names}\n{said.getvalue()[-4000:]}"
     # graded in a run that broke, or (pytest stopped before its test loop) never graded: every question fails closed
     for submission in submissions if not each.started else [s for s in each.graded if not s.failed]:
         submission.failed = trace
         submission.report = Report([failed_result(course.question(n), trace) for n in numbers])
 
 
-def run_suites(course: Course, sandbox: Sandbox, package: Path, numbers: list[int], notes: bool = False,
-               hidden: tuple[Path, ...] = ()) -> Report:
+def run_suites(
+    course: Course,
+    sandbox: Sandbox,
+    package: Path,
+    numbers: list[int],
+    notes: bool = False,
+    hidden: tuple[Path, ...] = (),
+) -> Report:
     """One pytest run of the questions' suites on package, in an open sandbox (left open).
 
     hidden: folders the student's code may not read, such as the one holding the other students' packages.
@@ -78,8 +116,16 @@ def hideable(folders: Iterable[Path]) -> tuple[Path, ...]:
     torch or the temporary folder, which the grading itself needs (a hidden folder is unreadable below it)."""
     import torch  # not at the top: the caller starts the sandbox before the grader imports torch
 
-    needed = [path.resolve() for path in (SUITES, Path(sys.prefix), Path(sys.base_prefix), Path(tempfile.gettempdir()),
-                                          Path(torch.__file__).parent)]
+    needed = [
+        path.resolve()
+        for path in (
+            SUITES,
+            Path(sys.prefix),
+            Path(sys.base_prefix),
+            Path(tempfile.gettempdir()),
+            Path(torch.__file__).parent,
+        )
+    ]
     kept = []
     for folder in folders:
         folder = Path(folder).resolve()
@@ -96,8 +142,13 @@ def classmates_folder(packages: list[Path]) -> tuple[Path, ...]:
     return hideable([Path(os.path.commonpath([str(p.resolve()) for p in packages]))])
 
 
-def grade_many(course: Course, submissions: list[tuple[Path, list[int]]], notes: bool = False,
-               sandbox: Sandbox | None = None, hidden: tuple[Path, ...] = ()) -> list[Report]:
+def grade_many(
+    course: Course,
+    submissions: list[tuple[Path, list[int]]],
+    notes: bool = False,
+    sandbox: Sandbox | None = None,
+    hidden: tuple[Path, ...] = (),
+) -> list[Report]:
     """Grade several packages (exercises/-like folders), each on its question numbers, in one sandbox.
 
     notes: also run the suites' ungraded notes (real timings, which differ from run to run).
@@ -111,7 +162,8 @@ def grade_many(course: Course, submissions: list[tuple[Path, list[int]]], notes:
         torch.set_num_threads(1)  # the oracle works on tiny tensors: a thread pool only adds waiting
         hidden = classmates_folder([package for package, _ in submissions]) + hideable(hidden)
         graded = [(Submission(package, hidden), numbers) for package, numbers in submissions]
-        for numbers, group in itertools.groupby(graded, key=lambda pair: pair[1]):  # one pytest run per run of the same questions
+        # one pytest run per run of the same questions
+        for numbers, group in itertools.groupby(graded, key=lambda pair: pair[1]):
             waiting = [submission for submission, _ in group]
             while waiting:  # a run the grader broke in leaves the packages after that one to another run
                 run_each(course, sandbox, numbers, waiting, notes)
@@ -133,8 +185,8 @@ def grade(course: Course, package_dir: Path, numbers: list[int], notes: bool = F
 
 @contextlib.contextmanager
 def _quiet_pytest() -> Iterator[io.StringIO]:
-    """pytest's own terminal output goes nowhere (yields what it wrote, its INTERNALERROR lines); third-party plugins stay
-    unloaded (speed, and the same run everywhere)."""
+    """pytest's own terminal output goes nowhere (yields what it wrote, its INTERNALERROR lines); third-party plugins
+    stay unloaded (speed, and the same run everywhere)."""
     saved = os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     said = io.StringIO()

@@ -12,7 +12,8 @@ from pathlib import Path
 
 from ..course.manifest import Course, Question
 
-BROKEN = "EarlierModuleBroken"  # the stand-in's ImportError: the grader shows its reason alone, once, without this file's line
+# the stand-in's ImportError: the grader shows its reason alone, once, without this file's line
+BROKEN = "EarlierModuleBroken"
 STAND_IN = '''"""Stands in for {file}, which does not import: every name taken from it raises ImportError when called."""
 
 
@@ -29,17 +30,19 @@ def __getattr__(name):
 
     unavailable.__name__ = name
     return unavailable
-'''
+'''  # noqa: E501 - a program's text, written out as it is
 
 
 def broken_earlier(course: Course, question: Question, error: dict) -> Question | None:
-    """The other question whose module raised error (its innermost frame is in that module's file) while question's module
-    was imported; None when the error is the question's own."""
+    """The other question whose module raised error (its innermost frame is in that module's file) while question's
+    module was imported; None when the error is the question's own."""
     frames = error.get("where") or []
     if not frames or not isinstance(frames[-1].get("file"), str):
         return None
     innermost = Path(frames[-1]["file"]).name
-    return next((other for other in course.questions if other is not question and Path(other.file).name == innermost), None)
+    return next(
+        (other for other in course.questions if other is not question and Path(other.file).name == innermost), None
+    )
 
 
 def stand_in_package(package: Path, broken: Question, reason: str, private: Path) -> Path:

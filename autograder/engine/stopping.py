@@ -40,5 +40,6 @@ def stop_on_signals() -> Iterator[None]:
 
 
 def exit_status(interrupt: KeyboardInterrupt, interrupted: int = 130) -> int:
-    """The exit status of a run stopped by interrupt: 128 + the signal's number for SIGTERM or SIGHUP, else interrupted."""
+    """The exit status of a run stopped by interrupt: 128 + the signal's number for SIGTERM or SIGHUP, else
+    interrupted."""
     return 128 + interrupt.signum if isinstance(interrupt, Stopped) else interrupted

@@ -1,5 +1,6 @@
-"""What a run of the hidden suites shares between run.py, which starts it, and plugin.py, which grades in it: where the
-suites are, a package to grade (Submission), hypothesis's storage. A leaf of the engine: neither needs the other for these."""
+"""What a run of the hidden suites shares between run.py, which starts it, and plugin.py, which grades in it: where
+the suites are, a package to grade (Submission), hypothesis's storage. A leaf of the engine: neither needs the other
+for these."""
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,10 +26,11 @@ class Submission:
 
 
 def keep_hypothesis_in(folder: Path) -> None:
-    """hypothesis's storage (.hypothesis/: the constants it reads from the grader's modules, with their paths) goes in the
-    sandbox's own folder, which no student's code may read and which the sandbox removes, never in the working folder
-    (nbgrader's autograded/<student>/, a student's repository). The kit's plugin calls it once the suites are collected,
-    and only when one of them imported hypothesis: importing it for nothing cost `check 3` a tenth of a second."""
+    """hypothesis's storage (.hypothesis/: the constants it reads from the grader's modules, with their paths) goes
+    in the sandbox's own folder, which no student's code may read and which the sandbox removes, never in the
+    working folder (nbgrader's autograded/<student>/, a student's repository). The kit's plugin calls it once the
+    suites are collected, and only when one of them imported hypothesis: importing it for nothing cost `check 3` a
+    tenth of a second."""
     from hypothesis.configuration import set_hypothesis_home_dir  # only when a suite imported hypothesis (above)
 
     set_hypothesis_home_dir(folder / "hypothesis")

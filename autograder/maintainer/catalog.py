@@ -32,7 +32,9 @@ def message_template(package: Path = PACKAGE) -> Catalog:
     for filename, line, message, comments, _context in found:
         template.add(message, locations=[(f"autograder/{filename}", line)], auto_comments=comments)
     for name, line, where in check_names(package):
-        template.add(name, locations=[(where, line)], auto_comments=["the name of a check: the first line of its docstring"])
+        template.add(
+            name, locations=[(where, line)], auto_comments=["the name of a check: the first line of its docstring"]
+        )
     return template
 
 
@@ -61,10 +63,17 @@ def catalogue_path(language: str, domain: str, suffix: str = ".po") -> Path:
 
 def new_catalogue(language: str, domain: str) -> Catalog:
     """An empty catalogue for language, its header naming the kit (plural rule: one form for 0 and 1, another above)."""
-    catalogue = Catalog(locale=language, domain=domain, project="attention-kit", version="1", fuzzy=False,
-                        msgid_bugs_address="the kit's maintainers", last_translator="the kit's maintainers",
-                        language_team=language,
-                        header_comment=f"# {domain}.po: the {language} texts of the attention kit ({domain} domain).")
+    catalogue = Catalog(
+        locale=language,
+        domain=domain,
+        project="attention-kit",
+        version="1",
+        fuzzy=False,
+        msgid_bugs_address="the kit's maintainers",
+        last_translator="the kit's maintainers",
+        language_team=language,
+        header_comment=f"# {domain}.po: the {language} texts of the attention kit ({domain} domain).",
+    )
     catalogue.mime_headers = [*catalogue.mime_headers, ("Plural-Forms", "nplurals=2; plural=(n > 1);")]
     return catalogue
 
@@ -103,7 +112,8 @@ def po_bytes(catalogue: Catalog) -> bytes:
 
 
 def update(root: Path) -> list[str]:
-    """Merge the templates into every .po, compile every .mo; return `lang/domain: msgid` for each entry to translate."""
+    """Merge the templates into every .po, compile every .mo; return `lang/domain: msgid` for each entry to
+    translate."""
     todo = []
     for domain, template in ((MESSAGES, message_template()), (COURSE, course_template(root))):
         for language in TRANSLATED:
@@ -121,8 +131,12 @@ def update(root: Path) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     """The maintainer's command: update and compile the catalogues, list what remains to translate; exit status."""
-    parser = argparse.ArgumentParser(prog="python -m autograder.maintainer.catalog", description=__doc__.splitlines()[0])
-    parser.add_argument("--root", type=Path, default=None, help="the kit's folder (default: the one holding course.yaml)")
+    parser = argparse.ArgumentParser(
+        prog="python -m autograder.maintainer.catalog", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument(
+        "--root", type=Path, default=None, help="the kit's folder (default: the one holding course.yaml)"
+    )
     todo = update(parser.parse_args(argv).root or find_root(Path.cwd()))
     for entry in todo:
         print(f"to translate: {entry}")

@@ -1,4 +1,5 @@
-"""`python -m autograder new N SLUG`: write a new question's files and manifest entry, each part the author still owes marked.
+"""`python -m autograder new N SLUG`: write a new question's files and manifest entry, each part the author still
+owes marked.
 
 It writes the solution skeleton (solutions/), the stub the stub tool makes from it (exercises/), the oracle (reference/,
 which the student build records), the hidden suite with one example check, the bank of known mistakes, and the
@@ -50,7 +51,7 @@ from torch import Tensor
 def {slug}(x: Tensor) -> Tensor:
     """{PLACEHOLDER}: the right answer of {slug}, built on PyTorch's own operators."""
     raise NotImplementedError("{PLACEHOLDER}: the oracle of question {number}")
-'''
+'''  # noqa: E501 - a program's text, written out as it is
 
 
 def _suite(number: int, slug: str) -> str:
@@ -92,7 +93,7 @@ from reference import {slug} as oracle
 
 # Each mistake: Mistake(name, N_(explanation), hint number, {{"{slug}": the wrong version}}), declared by a corpus file.
 BANK = Bank({number}, {{"{slug}": oracle.{slug}}}, ())
-'''
+'''  # noqa: E501 - a program's text, written out as it is
 
 
 def _entry(number: int, slug: str, title: str, points: float, indent: str) -> str:
@@ -112,8 +113,12 @@ def _entry(number: int, slug: str, title: str, points: float, indent: str) -> st
         "  selftest:",
     ]
     for index in (1, 2):
-        lines += ["    - question: >-", f"        {PLACEHOLDER}: self-test question {index}",
-                  "      answer: >-", f"        {PLACEHOLDER}: its model answer"]
+        lines += [
+            "    - question: >-",
+            f"        {PLACEHOLDER}: self-test question {index}",
+            "      answer: >-",
+            f"        {PLACEHOLDER}: its model answer",
+        ]
     return "".join(f"{indent}{line}\n" for line in lines)
 
 
@@ -137,7 +142,8 @@ def _with_entry(manifest: str, number: int, slug: str, title: str, points: float
     if head and not head.endswith("\n"):
         head += "\n"
     entry = _entry(number, slug, title, points, indent)
-    return head + (entry + "\n" if later else "\n" + entry) + tail  # a blank line between two entries, as the others have
+    # a blank line between two entries, as the others have
+    return head + (entry + "\n" if later else "\n" + entry) + tail
 
 
 def planned(course: Course, number: int, slug: str, title: str | None = None, points: float = 10) -> dict[str, str]:
@@ -146,25 +152,41 @@ def planned(course: Course, number: int, slug: str, title: str | None = None, po
     if number < 1:
         raise NewQuestionError(_("the question number must be 1 or more, not {number}").format(number=number))
     if not SLUG.fullmatch(slug) or keyword.iskeyword(slug):
-        raise NewQuestionError(_("{slug} is not a slug: write it in snake_case, lower-case letters, digits and single underscores, "
-                                 "starting with a letter (padded_attention), and not a Python keyword").format(slug=repr(slug)))
+        raise NewQuestionError(
+            _(
+                "{slug} is not a slug: write it in snake_case, lower-case letters, digits and single underscores, "
+                "starting with a letter (padded_attention), and not a Python keyword"
+            ).format(slug=repr(slug))
+        )
     if points <= 0:
         raise NewQuestionError(_("a question is worth more than 0 points, not {points:g}").format(points=points))
     for question in course.questions:
         if question.number == number:
-            raise NewQuestionError(_("question {number} already exists ({file}): choose another number").format(
-                number=number, file=question.file))
+            raise NewQuestionError(
+                _("question {number} already exists ({file}): choose another number").format(
+                    number=number, file=question.file
+                )
+            )
         if question.slug == slug:
-            raise NewQuestionError(_("the slug {slug} is taken by question {number}: choose another").format(
-                slug=repr(slug), number=question.number))
+            raise NewQuestionError(
+                _("the slug {slug} is taken by question {number}: choose another").format(
+                    slug=repr(slug), number=question.number
+                )
+            )
     module = f"q{number:02d}_{slug}"
     solution = _solution(number, slug)
-    files = {f"solutions/{module}.py": solution, f"exercises/{module}.py": make_stub(solution, f"solutions/{module}.py"),
-             f"reference/{slug}.py": _reference(number, slug), f"autograder/suites/test_{module}.py": _suite(number, slug),
-             f"autograder/suites/mistakes/q{number:02d}.py": _bank(number, slug)}
+    files = {
+        f"solutions/{module}.py": solution,
+        f"exercises/{module}.py": make_stub(solution, f"solutions/{module}.py"),
+        f"reference/{slug}.py": _reference(number, slug),
+        f"autograder/suites/test_{module}.py": _suite(number, slug),
+        f"autograder/suites/mistakes/q{number:02d}.py": _bank(number, slug),
+    }
     taken = [path for path in files if (course.root / path).exists()]
     if taken:
-        raise NewQuestionError(_("{path} already exists: move it away or choose another number or slug").format(path=taken[0]))
+        raise NewQuestionError(
+            _("{path} already exists: move it away or choose another number or slug").format(path=taken[0])
+        )
     manifest = (course.root / "course.yaml").read_text(encoding="utf-8")
     files["course.yaml"] = _with_entry(manifest, number, slug, title or slug.replace("_", " ").capitalize(), points)
     with tempfile.TemporaryDirectory() as trial:  # the new manifest must load before anything is written
@@ -172,7 +194,9 @@ def planned(course: Course, number: int, slug: str, title: str | None = None, po
         try:
             load_course(Path(trial), translate=str)
         except ManifestError as error:
-            raise NewQuestionError(_("course.yaml would not load with the new entry: {error}").format(error=error)) from None
+            raise NewQuestionError(
+                _("course.yaml would not load with the new entry: {error}").format(error=error)
+            ) from None
     return files
 
 
@@ -191,18 +215,27 @@ def write_question(root: Path, files: dict[str, str]) -> None:
             for path in written:
                 path.unlink(missing_ok=True)
             (root / "course.yaml").write_bytes(manifest)
-            raise NewQuestionError(_("{path} could not be written ({error}); nothing was written").format(
-                path=relative, error=error)) from None
+            raise NewQuestionError(
+                _("{path} could not be written ({error}); nothing was written").format(path=relative, error=error)
+            ) from None
 
 
 def new_question(course: Course, number: int, slug: str, title: str | None = None, points: float = 10) -> int:
     """The `new N SLUG` command: write the question's files and entry, list them and what is left to do; exit status."""
     files = planned(course, number, slug, title, points)
     write_question(course.root, files)
-    print(_("Question {number} added, its parts to fill in marked {marker}:").format(number=number, marker=repr(PLACEHOLDER)))
+    print(
+        _("Question {number} added, its parts to fill in marked {marker}:").format(
+            number=number, marker=repr(PLACEHOLDER)
+        )
+    )
     for path in files:
         print(f"  {path}")
-    print(_("Next: write the solution, the oracle and the suite, run the stub tool, add the corpus files, translate the new "
-            "texts (python -m autograder.maintainer.catalog), and run `python -m autograder dev-check`, which lists every {marker} "
-            "left.").format(marker=repr(PLACEHOLDER)))
+    print(
+        _(
+            "Next: write the solution, the oracle and the suite, run the stub tool, add the corpus files, translate "
+            "the new texts (python -m autograder.maintainer.catalog), and run `python -m autograder dev-check`, which "
+            "lists every {marker} left."
+        ).format(marker=repr(PLACEHOLDER))
+    )
     return 0

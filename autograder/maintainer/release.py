@@ -13,8 +13,9 @@ from .github_classroom import classroom_files
 from .stubs import BEGIN, END, StubError, expected_stubs
 
 SHIPPED_DIRS = ("autograder",)  # copied whole, caches and hidden files left out
-# What the student build leaves out: the oracle (reference/, not shipped at all), the known-mistakes banks (their variants are
-# one keyword from the answers) and the code that records them; autograder/recordings/ answers for them (autograder.recording).
+# What the student build leaves out: the oracle (reference/, not shipped at all), the known-mistakes banks (their
+# variants are one keyword from the answers) and the code that records them; autograder/recordings/ answers for them
+# (autograder.recording).
 UNSHIPPED = ("autograder/suites/mistakes/", "autograder/recording/record.py", "autograder/recordings/")
 RECORDINGS = "autograder/recordings/"
 SHIPPED_FILES = (".gitignore", "pyproject.toml")  # copied as they are
@@ -24,7 +25,8 @@ IDENTITY = "Attention kit release", "release@attention-kit.invalid"
 DATE = "@1767225600 +0000"  # 2026-01-01 00:00 UTC: fixed, so two releases of one commit are identical
 MESSAGES = {
     "main": "Exercises: stubs to complete\n\nRun `python -m autograder check` to grade them; see README.md.\n",
-    "solutions": "Solutions to every exercise\n\nIn a clone, `git diff origin/solutions~1 origin/solutions` shows exactly the answers.\n",
+    "solutions": "Solutions to every exercise\n\nIn a clone, `git diff origin/solutions~1 origin/solutions` shows "
+                 "exactly the answers.\n",
 }
 
 
@@ -56,8 +58,13 @@ def _copied(root: Path, folder: str) -> dict[str, bytes]:
     files = {}
     for path in sorted((root / folder).rglob("*")):
         relative = path.relative_to(root)
-        if path.is_file() and not SKIPPED_PARTS & set(relative.parts) and path.suffix not in SKIPPED_SUFFIXES \
-                and not any(part.startswith(".") for part in relative.parts) and not relative.as_posix().startswith(UNSHIPPED):
+        if (
+            path.is_file()
+            and not SKIPPED_PARTS & set(relative.parts)
+            and path.suffix not in SKIPPED_SUFFIXES
+            and not any(part.startswith(".") for part in relative.parts)
+            and not relative.as_posix().startswith(UNSHIPPED)
+        ):
             files[relative.as_posix()] = path.read_bytes()
     return files
 
@@ -66,11 +73,14 @@ def _readme(course: Course) -> str:
     """The student README, from release_readme.md and the manifest."""
     rows = "\n".join(f"| {q.number} | {q.title} | {q.points:g} | `{q.file}` |" for q in course.questions)
     template = Template((Path(__file__).parent / "release_readme.md").read_text(encoding="utf-8"))
-    return template.substitute(title=course.title, description=course.description, questions=rows, total=f"{course.max_score:g}")
+    return template.substitute(
+        title=course.title, description=course.description, questions=rows, total=f"{course.max_score:g}"
+    )
 
 
 def main_files(course: Course) -> dict[str, bytes]:
-    """Path -> content of every file on branch main but the recordings: stubs, grader without oracle or banks, manifest, README."""
+    """Path -> content of every file on branch main but the recordings: stubs, grader without oracle or banks,
+    manifest, README."""
     root = course.root
     files: dict[str, bytes] = {}
     for folder in SHIPPED_DIRS:
@@ -110,17 +120,31 @@ def _git_env() -> dict[str, str]:
     """Environment for git: fixed identity and dates, no user or system configuration."""
     env = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")}
     name, email = IDENTITY
-    env |= {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email, "GIT_AUTHOR_DATE": DATE,
-            "GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": email, "GIT_COMMITTER_DATE": DATE,
-            "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1", "TZ": "UTC"}
+    env |= {
+        "GIT_AUTHOR_NAME": name,
+        "GIT_AUTHOR_EMAIL": email,
+        "GIT_AUTHOR_DATE": DATE,
+        "GIT_COMMITTER_NAME": name,
+        "GIT_COMMITTER_EMAIL": email,
+        "GIT_COMMITTER_DATE": DATE,
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "TZ": "UTC",
+    }
     return env
 
 
 def _git(repo: Path, *args: str) -> str:
     """Run one git command in repo; its stdout, or ReleaseError with git's own last line."""
     try:
-        done = subprocess.run(["git", "-c", "commit.gpgsign=false", "-c", "core.autocrlf=false", *args], cwd=repo,
-                              env=_git_env(), capture_output=True, text=True, check=False)
+        done = subprocess.run(
+            ["git", "-c", "commit.gpgsign=false", "-c", "core.autocrlf=false", *args],
+            cwd=repo,
+            env=_git_env(),
+            capture_output=True,
+            text=True,
+            check=False,
+        )
     except FileNotFoundError:
         raise ReleaseError("git is not installed or not on PATH") from None
     if done.returncode != 0:
@@ -156,7 +180,11 @@ def _verify(course: Course, out_dir: Path, files: dict[str, bytes]) -> None:
     theirs = [[decode_answer(s.answer) for s in q.selftest] for q in released.questions]
     if mine != theirs or [q.number for q in released.questions] != course.numbers:
         raise ReleaseError("the release's course.yaml does not decode to the instructor's self-test answers")
-    marked = [path for path, content in files.items() if not path.startswith(RECORDINGS) and _has_marker(content.decode("utf-8", "replace"))]
+    marked = [
+        path
+        for path, content in files.items()
+        if not path.startswith(RECORDINGS) and _has_marker(content.decode("utf-8", "replace"))
+    ]
     if marked:
         raise ReleaseError(f"{marked[0]} on branch main still holds a solution marker line")
 
@@ -182,8 +210,18 @@ def build_release(course: Course, out_dir: Path) -> tuple[str, str]:
 def uncommitted(root: Path) -> list[str]:
     """Shipped paths of root that differ from its git HEAD (none when root is not a git repository)."""
     try:
-        status = _git(root, "status", "--porcelain", "--untracked-files=all", "--", *SHIPPED_DIRS, "reference", *SHIPPED_FILES, "solutions",
-                      "course.yaml")  # reference/ ships as the recordings it gives
+        status = _git(
+            root,
+            "status",
+            "--porcelain",
+            "--untracked-files=all",
+            "--",
+            *SHIPPED_DIRS,
+            "reference",
+            *SHIPPED_FILES,
+            "solutions",
+            "course.yaml",
+        )  # reference/ ships as the recordings it gives
     except ReleaseError:
         return []
     paths = [line.split(maxsplit=1)[-1] for line in status.splitlines()]
@@ -199,7 +237,9 @@ def write_release(course: Course, out_dir: Path) -> int:
         return 1
     dirty = uncommitted(course.root)
     if dirty:
-        print(f"autograder: release: note: built from uncommitted files ({len(dirty)}), e.g. {dirty[0]}", file=sys.stderr)
+        print(
+            f"autograder: release: note: built from uncommitted files ({len(dirty)}), e.g. {dirty[0]}", file=sys.stderr
+        )
     count = len(_git(out_dir, "ls-tree", "-r", "--name-only", "main").splitlines())
     print(f"Wrote the learner repository {out_dir}:")
     print(f"  main       {main}  {count} files, exercises/ as stubs (tree {_git(out_dir, 'rev-parse', 'main^{tree}')})")

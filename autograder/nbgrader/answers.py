@@ -21,7 +21,8 @@ def _source(cell: dict) -> str:
 
 
 def answers(course: Course, notebook: dict) -> dict[int, str]:
-    """Question number -> source of its answer cell in a notebook (a parsed .ipynb), by grade_id, else as `check` finds it."""
+    """Question number -> source of its answer cell in a notebook (a parsed .ipynb), by grade_id, else as `check`
+    finds it."""
     wanted = {answer_id(q.number): q.number for q in course.questions}
     code = [cell for cell in notebook.get("cells", []) if isinstance(cell, dict) and cell.get("cell_type") == "code"]
     sources: dict[int, str] = {}
@@ -35,8 +36,8 @@ def answers(course: Course, notebook: dict) -> dict[int, str]:
 
 
 def read_answers(course: Course, data: bytes | Path, name: str) -> tuple[dict[int, str], str]:
-    """(answers, "") of a notebook file (its bytes, or its path), or ({}, why) when it cannot be read, is not a notebook or
-    holds none of the assignment's answers; name: what the problem calls the file."""
+    """(answers, "") of a notebook file (its bytes, or its path), or ({}, why) when it cannot be read, is not a
+    notebook or holds none of the assignment's answers; name: what the problem calls the file."""
     try:
         notebook = json.loads((data.read_bytes() if isinstance(data, Path) else data).decode("utf-8"))
         if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
@@ -44,9 +45,12 @@ def read_answers(course: Course, data: bytes | Path, name: str) -> tuple[dict[in
         found = answers(course, notebook)
     except Exception as error:  # noqa: BLE001 - any unreadable notebook is reported, never fatal
         first = (str(error).strip().splitlines() or [""])[0]
-        return {}, _("{name} cannot be read as a notebook ({error}: {message})").format(name=name, error=type(error).__name__,
-                                                                                         message=first[:200])
+        return {}, _("{name} cannot be read as a notebook ({error}: {message})").format(
+            name=name, error=type(error).__name__, message=first[:200]
+        )
     if not found:
-        return {}, _("{name} has none of the assignment's answer cells (grade_id q01_answer, ...): is it this assignment's notebook?").format(
-            name=name)
+        return {}, _(
+            "{name} has none of the assignment's answer cells (grade_id q01_answer, ...): is it this assignment's "
+            "notebook?"
+        ).format(name=name)
     return found, ""

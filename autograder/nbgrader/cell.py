@@ -1,14 +1,13 @@
 """What an autograder test cell runs under `nbgrader autograde`: the question graded in the kit's sandbox.
 
-In the kernel, grade_question only collects the source of the cells executed so far (IPython's input
-history) and hands it to a grading process (`python -I`, started by the first test cell and kept for the
-others), which picks each answer cell, writes them into a temporary exercises-like package and grades the
-question as `check` does (the same hidden pytest suites, sandbox and plugin, engine/run.py): the student's
-functions run in the sandbox with the question's time limit, never in the kernel, and the results are
-judged in a process the student's cells cannot patch. Its inputs are drawn from the course secret, as in every
-class grading (engine/secret.py; `python -m autograder nbgrader` makes it). The cell prints a summary on stdout (never stderr:
-nbgrader would score the cell 0) and returns the points, which nbgrader records as partial credit.
-"""
+In the kernel, grade_question only collects the source of the cells executed so far (IPython's input history) and
+hands it to a grading process (`python -I`, started by the first test cell and kept for the others), which picks each
+answer cell, writes them into a temporary exercises-like package and grades the question as `check` does (the same
+hidden pytest suites, sandbox and plugin, engine/run.py): the student's functions run in the sandbox with the
+question's time limit, never in the kernel, and the results are judged in a process the student's cells cannot patch.
+Its inputs are drawn from the course secret, as in every class grading (engine/secret.py; `python -m autograder
+nbgrader` makes it). The cell prints a summary on stdout (never stderr: nbgrader would score the cell 0) and returns
+the points, which nbgrader records as partial credit."""
 import json
 import select
 import subprocess
@@ -21,7 +20,8 @@ from ..sandbox import isolated_python
 from pathlib import Path
 
 KIT_DIR = str(Path(__file__).resolve().parents[2])  # the folder that holds the autograder package
-GRADING_TIMEOUT = None  # no wait of the kernel's own: the sandbox bounds every question, and nbgrader's cell timeout the cell
+# no wait of the kernel's own: the sandbox bounds every question, and nbgrader's cell timeout the cell
+GRADING_TIMEOUT = None
 _CHILD = "import sys; sys.path.insert(0, sys.argv[1]); from autograder.nbgrader.cell import main; sys.exit(main())"
 
 
@@ -113,7 +113,8 @@ def main() -> int:
     from ..engine.secret import for_class_grading
 
     warnings.simplefilter("ignore")
-    for_class_grading(create=False)  # a test cell's hidden part runs in the instructor's copy: class grading, secret inputs
+    # a test cell's hidden part runs in the instructor's copy: class grading, secret inputs
+    for_class_grading(create=False)
     grader = Grader()
     try:
         for line in sys.stdin:

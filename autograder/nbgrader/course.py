@@ -33,7 +33,8 @@ def drop_relative_imports(source: str) -> str:
 
 
 def answer_source(question: Question, solution: str) -> str:
-    """The answer cell of question: marker line, then the solution module with a TODO line above each solution region."""
+    """The answer cell of question: marker line, then the solution module with a TODO line above each solution
+    region."""
     lines = []
     for line in drop_relative_imports(solution).splitlines():
         begin = BEGIN.match(line)
@@ -48,7 +49,9 @@ def answer_source(question: Question, solution: str) -> str:
 def _names(question: Question) -> str:
     """`a`, `b` and `c`."""
     quoted = [f"`{name}`" for name in question.functions]
-    return quoted[0] if len(quoted) == 1 else _("{first} and {last}").format(first=", ".join(quoted[:-1]), last=quoted[-1])
+    return (
+        quoted[0] if len(quoted) == 1 else _("{first} and {last}").format(first=", ".join(quoted[:-1]), last=quoted[-1])
+    )
 
 
 def instructions(course: Course, question: Question) -> str:
@@ -56,18 +59,28 @@ def instructions(course: Course, question: Question) -> str:
     earlier = [course.question(n) for n in question.requires]
     uses = ""
     if earlier:
-        listed = ", ".join(_("question {number} ({title})").format(number=q.number, title=q.title.lower()) for q in earlier)
-        uses = " " + _("It builds on your answers to {listed}: their cells above define those names, so use them directly.").format(listed=listed)
+        listed = ", ".join(
+            _("question {number} ({title})").format(number=q.number, title=q.title.lower()) for q in earlier
+        )
+        uses = " " + _(
+            "It builds on your answers to {listed}: their cells above define those names, so use them directly."
+        ).format(listed=listed)
     hints = "\n".join(f"{index}. {hint}" for index, hint in enumerate(question.hints, start=1))
     parts = [
-        "## " + _("Question {number}: {title} ({points:g} points)").format(number=question.number, title=question.title, points=question.points),
-        _("Complete {names} in the answer cell below: replace each `raise NotImplementedError` with your code, "
-          "keeping the names, signatures and docstrings.{uses} Answers may import torch, numpy and math only.").format(
-            names=_names(question), uses=uses),
-        _("Run the answer cell, then the test cell after it. The test cell checks that your names are defined; "
-          "the graded checks are hidden and run when your notebook is graded, in a sandbox limited to "
-          "{seconds:g} seconds for this question. Your score is the question's points times the weighted "
-          "share of those checks that pass.").format(seconds=question.time_limit),
+        "## "
+        + _("Question {number}: {title} ({points:g} points)").format(
+            number=question.number, title=question.title, points=question.points
+        ),
+        _(
+            "Complete {names} in the answer cell below: replace each `raise NotImplementedError` with your code, "
+            "keeping the names, signatures and docstrings.{uses} Answers may import torch, numpy and math only."
+        ).format(names=_names(question), uses=uses),
+        _(
+            "Run the answer cell, then the test cell after it. The test cell checks that your names are defined; "
+            "the graded checks are hidden and run when your notebook is graded, in a sandbox limited to "
+            "{seconds:g} seconds for this question. Your score is the question's points times the weighted "
+            "share of those checks that pass."
+        ).format(seconds=question.time_limit),
         _("Keep the first line of the answer cell: the grader finds your answer by it."),
     ]
     if hints:
@@ -79,23 +92,34 @@ def instructions(course: Course, question: Question) -> str:
 def grading_cell_source(course: Course, question: Question, kit_dir: str = KIT_DIR) -> str:
     """Source of the autograder test cell: a visible check that the names exist, the hidden sandboxed grading last."""
     names = ", ".join(repr(name) for name in question.functions)
-    return "\n".join([
-        f"# Tests for question {question.number} ({question.points:g} points). Run this cell after your answer cell.",
-        f"for _name in [{names}]:",
-        "    print(_name, 'is defined' if callable(globals().get(_name)) else 'is MISSING: define it in the answer cell above')",
-        "### BEGIN HIDDEN TESTS",
-        "import sys as _kit_sys",
-        f"if {kit_dir!r} not in _kit_sys.path:",
-        f"    _kit_sys.path.insert(0, {kit_dir!r})",
-        "from autograder.nbgrader.cell import grade_question as _kit_grade",
-        f"_kit_grade({str(course.root.resolve())!r}, {question.number})",
-        "### END HIDDEN TESTS",
-    ])
+    return "\n".join(
+        [
+            f"# Tests for question {question.number} ({question.points:g} points). Run this cell after your answer "
+            f"cell.",
+            f"for _name in [{names}]:",
+            "    print(_name, 'is defined' if callable(globals().get(_name)) else 'is MISSING: define it in the answer "
+            "cell above')",
+            "### BEGIN HIDDEN TESTS",
+            "import sys as _kit_sys",
+            f"if {kit_dir!r} not in _kit_sys.path:",
+            f"    _kit_sys.path.insert(0, {kit_dir!r})",
+            "from autograder.nbgrader.cell import grade_question as _kit_grade",
+            f"_kit_grade({str(course.root.resolve())!r}, {question.number})",
+            "### END HIDDEN TESTS",
+        ]
+    )
 
 
 def _meta(grade_id: str, *, grade: bool, solution: bool, locked: bool, points: float | None = None) -> dict:
     """nbgrader cell metadata, schema version 3."""
-    meta = {"grade": grade, "grade_id": grade_id, "locked": locked, "schema_version": 3, "solution": solution, "task": False}
+    meta = {
+        "grade": grade,
+        "grade_id": grade_id,
+        "locked": locked,
+        "schema_version": 3,
+        "solution": solution,
+        "task": False,
+    }
     if points is not None:
         meta["points"] = points
     return {"nbgrader": meta} | ({"deletable": False, "editable": False} if locked else {})
@@ -105,21 +129,36 @@ def build_notebook(course: Course, kit_dir: str = KIT_DIR) -> "nbformat.Notebook
     """The assignment notebook (an nbformat NotebookNode) for every question of course."""
     from nbformat import v4
 
-    cells = [v4.new_markdown_cell(
-        f"# {course.title}\n\n{course.description}\n\n" + _("Work from top to bottom: a later answer may use the names "
-                                                              "defined by earlier answer cells. The questions are worth {points:g} points in all.").format(
-            points=course.max_score),
-        id="intro", metadata=_meta("intro", grade=False, solution=False, locked=True))]
+    cells = [
+        v4.new_markdown_cell(
+            f"# {course.title}\n\n{course.description}\n\n"
+            + _(
+                "Work from top to bottom: a later answer may use the names defined by earlier answer cells. The "
+                "questions are worth {points:g} points in all."
+            ).format(points=course.max_score),
+            id="intro",
+            metadata=_meta("intro", grade=False, solution=False, locked=True),
+        )
+    ]
     for question in course.questions:
         solution = (course.root / "solutions" / Path(question.file).name).read_text(encoding="utf-8")
         tid = graded_id(question.number)
         cells += [
-            v4.new_markdown_cell(instructions(course, question), id=f"{tid}-instructions",
-                                 metadata=_meta(f"{tid}_instructions", grade=False, solution=False, locked=True)),
-            v4.new_code_cell(answer_source(question, solution), id=f"{tid}-answer",
-                             metadata=_meta(answer_id(question.number), grade=False, solution=True, locked=False)),
-            v4.new_code_cell(grading_cell_source(course, question, kit_dir), id=f"{tid}-tests",
-                             metadata=_meta(tid, grade=True, solution=False, locked=True, points=question.points)),
+            v4.new_markdown_cell(
+                instructions(course, question),
+                id=f"{tid}-instructions",
+                metadata=_meta(f"{tid}_instructions", grade=False, solution=False, locked=True),
+            ),
+            v4.new_code_cell(
+                answer_source(question, solution),
+                id=f"{tid}-answer",
+                metadata=_meta(answer_id(question.number), grade=False, solution=True, locked=False),
+            ),
+            v4.new_code_cell(
+                grading_cell_source(course, question, kit_dir),
+                id=f"{tid}-tests",
+                metadata=_meta(tid, grade=True, solution=False, locked=True, points=question.points),
+            ),
         ]
     notebook = v4.new_notebook(cells=cells)
     notebook.metadata["kernelspec"] = dict(KERNELSPEC)
@@ -176,10 +215,20 @@ def write_course(course: Course, course_dir: Path, assignment: str) -> int:
         print(_("autograder: the nbgrader command needs nbgrader: pip install nbgrader"), file=sys.stderr)
         return 2
     if not re.fullmatch(r"[A-Za-z0-9_.-]+", assignment):
-        print(_("autograder: {assignment} is not a usable assignment name (letters, digits, _ . -)").format(assignment=repr(assignment)), file=sys.stderr)
+        print(
+            _("autograder: {assignment} is not a usable assignment name (letters, digits, _ . -)").format(
+                assignment=repr(assignment)
+            ),
+            file=sys.stderr,
+        )
         return 2
     if not (course.root / "solutions").is_dir():
-        print(_("autograder: no solutions/ in {root}: run this in the instructor's copy of the kit").format(root=course.root), file=sys.stderr)
+        print(
+            _("autograder: no solutions/ in {root}: run this in the instructor's copy of the kit").format(
+                root=course.root
+            ),
+            file=sys.stderr,
+        )
         return 2
     course_dir = course_dir.resolve()
     target = course_dir / "source" / assignment / f"{NOTEBOOK}.ipynb"
@@ -189,11 +238,23 @@ def write_course(course: Course, course_dir: Path, assignment: str) -> int:
         config.write_text(config_text(course, course_dir), encoding="utf-8")
         print(_("wrote {path}").format(path=config))
     elif CONFIG_MARK not in config.read_text(encoding="utf-8"):
-        print(_("kept your {path}; make sure it has these settings:").format(path=config) + "\n\n" + config_text(course, course_dir).split("\n", 1)[1])
+        print(
+            _("kept your {path}; make sure it has these settings:").format(path=config)
+            + "\n\n"
+            + config_text(course, course_dir).split("\n", 1)[1]
+        )
     from ..engine.secret import class_secret
 
     class_secret()  # the hidden tests draw their inputs from the course secret (engine/secret.py): made now if need be
     nbformat.write(build_notebook(course), str(target))
-    print(_("wrote {path} ({questions} questions, {points:g} points)").format(path=target, questions=len(course.questions), points=course.max_score))
-    print(_("next: cd {folder} && nbgrader generate_assignment {assignment}").format(folder=course_dir, assignment=assignment))
+    print(
+        _("wrote {path} ({questions} questions, {points:g} points)").format(
+            path=target, questions=len(course.questions), points=course.max_score
+        )
+    )
+    print(
+        _("next: cd {folder} && nbgrader generate_assignment {assignment}").format(
+            folder=course_dir, assignment=assignment
+        )
+    )
     return 0

@@ -36,7 +36,8 @@ class Submission:
 
 @dataclass
 class Assignment:
-    """An assignment of an nbgrader course folder: its submitted folders (submitted/<student>/<assignment>) and its gradebook."""
+    """An assignment of an nbgrader course folder: its submitted folders (submitted/<student>/<assignment>) and its
+    gradebook."""
 
     course_dir: Path
     name: str
@@ -71,11 +72,15 @@ def _kit_scores_class() -> type:
         def preprocess_cell(self, cell: "NotebookNode", resources: dict, index: int) -> tuple:  # noqa: F821
             """Give a graded test cell the summary and the points as its outputs."""
             if cell.cell_type == "code" and utils.is_grade(cell):
-                found = self.results.get(resources["nbgrader"]["student"], {}).get(cell.metadata["nbgrader"]["grade_id"])
+                found = self.results.get(resources["nbgrader"]["student"], {}).get(
+                    cell.metadata["nbgrader"]["grade_id"]
+                )
                 if found is not None:
                     score, summary = found
-                    cell.outputs = [new_output("stream", name="stdout", text=summary),
-                                    new_output("execute_result", data={"text/plain": repr(float(score))}, execution_count=None)]
+                    cell.outputs = [
+                        new_output("stream", name="stdout", text=summary),
+                        new_output("execute_result", data={"text/plain": repr(float(score))}, execution_count=None),
+                    ]
             return cell, resources
 
     return KitScores
@@ -119,11 +124,12 @@ def _zero(gradebook_args: tuple[str, str], assignment: str, student: str) -> Non
         gb.db.commit()
 
 
-def gradebook_scores(course: Course, gradebook_args: tuple[str, str], assignment: str,
-                     students: list[str]) -> tuple[list[tuple[str, dict[int, str], str]], bool]:
-    """The scores in the gradebook, as nbgrader's export gives them: (one row per student: name, question number -> score
-    text, total text; whether any was entered by hand). A score entered by hand (manual_score) replaces the kit's and is
-    marked *; students not in the gradebook are left out."""
+def gradebook_scores(
+    course: Course, gradebook_args: tuple[str, str], assignment: str, students: list[str]
+) -> tuple[list[tuple[str, dict[int, str], str]], bool]:
+    """The scores in the gradebook, as nbgrader's export gives them: (one row per student: name, question number ->
+    score text, total text; whether any was entered by hand). A score entered by hand (manual_score) replaces the
+    kit's and is marked *; students not in the gradebook are left out."""
     from nbgrader.api import Gradebook, MissingEntry
 
     numbers = {graded_id(q.number): q.number for q in course.questions}
@@ -147,8 +153,8 @@ def gradebook_scores(course: Course, gradebook_args: tuple[str, str], assignment
 
 
 def open_assignment(course_dir: Path, assignment: str) -> Assignment:
-    """The assignment in course_dir's gradebook and its submitted folders (the course's exclusions left out); NbgraderError
-    when nbgrader is not installed, the gradebook has no such assignment or nobody submitted."""
+    """The assignment in course_dir's gradebook and its submitted folders (the course's exclusions left out);
+    NbgraderError when nbgrader is not installed, the gradebook has no such assignment or nobody submitted."""
     try:
         from nbgrader.api import Gradebook, MissingEntry
         from nbgrader.coursedir import CourseDirectory
@@ -156,7 +162,8 @@ def open_assignment(course_dir: Path, assignment: str) -> Assignment:
         raise NbgraderError(_("grading with --nbgrader needs nbgrader: pip install nbgrader")) from None
     from sqlalchemy.exc import SAWarning
 
-    warnings.filterwarnings("ignore", category=SAWarning)  # nbgrader's own session use; `nbgrader autograde` prints them too
+    # nbgrader's own session use; `nbgrader autograde` prints them too
+    warnings.filterwarnings("ignore", category=SAWarning)
     course_dir = course_dir.resolve()
     config = _config(course_dir, assignment, None)
     coursedir = CourseDirectory(config=config)
@@ -165,8 +172,12 @@ def open_assignment(course_dir: Path, assignment: str) -> Assignment:
         with Gradebook(*gradebook_args) as gb:
             notebooks = [notebook.name for notebook in gb.find_assignment(assignment).notebooks]
     except MissingEntry:
-        raise NbgraderError(_("no assignment {name} in the gradebook of {folder}: run `nbgrader generate_assignment {assignment}` there first").format(
-            name=repr(assignment), folder=course_dir, assignment=assignment)) from None
+        raise NbgraderError(
+            _(
+                "no assignment {name} in the gradebook of {folder}: run `nbgrader generate_assignment {assignment}` "
+                "there first"
+            ).format(name=repr(assignment), folder=course_dir, assignment=assignment)
+        ) from None
     submitted = Path(coursedir.format_path(coursedir.submitted_directory, ".", "."))
     excluded = [s for s in coursedir.student_id_exclude.split(",") if s]  # the course's own exclusions stay excluded
     folders = sorted(p for p in submitted.glob(f"*/{assignment}") if p.is_dir() and p.parent.name not in excluded)
@@ -175,36 +186,55 @@ def open_assignment(course_dir: Path, assignment: str) -> Assignment:
     return Assignment(course_dir, assignment, config, gradebook_args, notebooks, excluded, folders)
 
 
-def write_gradebook(course: Course, assignment: Assignment, reports: dict[str, EntryReport], graded_now: set[str]) -> Recorded:
-    """Write the kit's results (student -> report) into the assignment's gradebook as `nbgrader autograde` would, for the
-    students graded now or whose autograded notebook is missing; an unreadable submission, or one nbgrader rejects,
-    scores 0 there and is said on stdout."""
+def write_gradebook(
+    course: Course, assignment: Assignment, reports: dict[str, EntryReport], graded_now: set[str]
+) -> Recorded:
+    """Write the kit's results (student -> report) into the assignment's gradebook as `nbgrader autograde` would, for
+    the students graded now or whose autograded notebook is missing; an unreadable submission, or one nbgrader
+    rejects, scores 0 there and is said on stdout."""
     from nbgrader.converters import Autograde, NbGraderException
     from nbgrader.coursedir import CourseDirectory
-    from nbgrader.preprocessors import (
-        AssignLatePenalties,
-        IgnorePattern,
-        LimitOutput,
-        SaveAutoGrades,
-    )
+    from nbgrader.preprocessors import AssignLatePenalties, IgnorePattern, LimitOutput, SaveAutoGrades
     from nbconvert.preprocessors import ClearMetadataPreprocessor
 
     config, notebooks = assignment.config, assignment.notebooks
     coursedir = CourseDirectory(config=config)
     submissions = [Submission(student, report.problem) for student, report in sorted(reports.items())]
     KitScores = _kit_scores_class()
-    KitScores.results = {student: {graded_id(q["number"]): (q["score"], summary_text(question_from_dict(q), course)) for q in report.questions}
-                         for student, report in reports.items()}
-    already = {s.student for s in submissions if all((Path(coursedir.format_path(coursedir.autograded_directory, s.student, assignment.name))
-                                                      / f"{name}.ipynb").exists() for name in notebooks)}
-    unchanged = [s.student for s in submissions if not s.problem and s.student not in graded_now and s.student in already]
+    KitScores.results = {
+        student: {
+            graded_id(q["number"]): (q["score"], summary_text(question_from_dict(q), course)) for q in report.questions
+        }
+        for student, report in reports.items()
+    }
+    already = {
+        s.student
+        for s in submissions
+        if all(
+            (
+                Path(coursedir.format_path(coursedir.autograded_directory, s.student, assignment.name))
+                / f"{name}.ipynb"
+            ).exists()
+            for name in notebooks
+        )
+    }
+    unchanged = [
+        s.student for s in submissions if not s.problem and s.student not in graded_now and s.student in already
+    ]
     left = [s.student for s in submissions if s.problem] + unchanged
     readable = [s for s in submissions if s.student not in left]
     config.CourseDirectory.student_id_exclude = ",".join(assignment.excluded + left)
     # nbgrader's own list with Execute replaced by the kit's scores; its closing CheckCellMetadata is left out: the
-    # sanitize step has just validated the same metadata, and nothing here changes it (a second pass costs 0.05 s a notebook)
-    config.Autograde.autograde_preprocessors = [KitScores, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
-                                                SaveAutoGrades, AssignLatePenalties]
+    # sanitize step has just validated the same metadata, and nothing here changes it (a second pass costs 0.05 s a
+    # notebook)
+    config.Autograde.autograde_preprocessors = [
+        KitScores,
+        IgnorePattern,
+        ClearMetadataPreprocessor,
+        LimitOutput,
+        SaveAutoGrades,
+        AssignLatePenalties,
+    ]
     config.Autograde.force = True
     config.Autograde.create_student = True
     config.OverwriteCells.add_missing_cells = True
@@ -222,15 +252,27 @@ def write_gradebook(course: Course, assignment: Assignment, reports: dict[str, E
     for submission in readable:
         autograded = Path(coursedir.format_path(coursedir.autograded_directory, submission.student, assignment.name))
         if not all((autograded / f"{name}.ipynb").exists() for name in notebooks):
-            reason = next((m for m in collected.messages if submission.student in m), _("nbgrader could not process it"))
-            submission.problem = _("nbgrader rejected the notebook: {reason}").format(reason=reason.strip().splitlines()[0])
+            reason = next(
+                (m for m in collected.messages if submission.student in m), _("nbgrader could not process it")
+            )
+            submission.problem = _("nbgrader rejected the notebook: {reason}").format(
+                reason=reason.strip().splitlines()[0]
+            )
             rejected.append(submission)
     if readable and len(rejected) == len(readable) > 1:  # the whole class failed: nbgrader's problem, not the students'
-        print(_("autograder: nbgrader could not write any submission into the gradebook:") + "\n  " + "\n  ".join(collected.messages[-5:]),
-              file=sys.stderr)
+        print(
+            _("autograder: nbgrader could not write any submission into the gradebook:")
+            + "\n  "
+            + "\n  ".join(collected.messages[-5:]),
+            file=sys.stderr,
+        )
         return Recorded(0, len(unchanged), True, failed=True)
     for submission in rejected + [s for s in submissions if s.problem and s.student in graded_now]:
         _zero(assignment.gradebook_args, assignment.name, submission.student)
     for submission in rejected:
-        print(_("{student}: scored 0 in the gradebook, {problem}").format(student=submission.student, problem=submission.problem))
+        print(
+            _("{student}: scored 0 in the gradebook, {problem}").format(
+                student=submission.student, problem=submission.problem
+            )
+        )
     return Recorded(len(readable) - len(rejected), len(unchanged), any(s.problem for s in submissions))

@@ -30,8 +30,9 @@ def graded_id(number: int) -> str:
 
 def marker(question: Question) -> str:
     """First line of an answer cell: the comment by which the test cells find the cell's code."""
-    return "# " + _("{grade_id}: your answer to question {number}. Keep this line: the grader finds your code by it.").format(
-        grade_id=answer_id(question.number), number=question.number)
+    return "# " + _(
+        "{grade_id}: your answer to question {number}. Keep this line: the grader finds your code by it."
+    ).format(grade_id=answer_id(question.number), number=question.number)
 
 
 def _defines(source: str, names: tuple[str, ...]) -> bool:
@@ -40,7 +41,9 @@ def _defines(source: str, names: tuple[str, ...]) -> bool:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return False
-    defined = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    defined = {
+        node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    }
     return bool(defined & set(names))
 
 
@@ -122,8 +125,14 @@ def summary_text(result: QuestionResult, course: Course | None = None) -> str:
 
     feedback = course.feedback if course is not None else Feedback()
     result = shown_question(result, feedback)
-    lines = [_("Question {number}, {title}: {score} points ({status})").format(
-        number=result.number, title=result.title, score=score_text(result.score, result.max_score), status=_(result.status))]
+    lines = [
+        _("Question {number}, {title}: {score} points ({status})").format(
+            number=result.number,
+            title=result.title,
+            score=score_text(result.score, result.max_score),
+            status=_(result.status),
+        )
+    ]
     if result.status not in (PASSED, FAILED) and result.reason:
         lines.append(f"  {result.reason}")
     passed, failed = _(PASSED), _("FAILED")

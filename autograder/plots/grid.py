@@ -33,7 +33,11 @@ class Heatmaps:
     def figure(self) -> Figure:
         """The grid as a matplotlib Figure (Agg canvas, no display): one heatmap per panel and one shared colour bar."""
         rows, cols, height, width = self.panels.shape
-        side = max(PANEL_INCHES, 0.6 + CELL_INCHES * max(height, width)) if height * width <= ANNOTATED_CELLS else PANEL_INCHES
+        side = (
+            max(PANEL_INCHES, 0.6 + CELL_INCHES * max(height, width))
+            if height * width <= ANNOTATED_CELLS
+            else PANEL_INCHES
+        )
         curve = 0 if self.losses is None else 1  # one more column, as tall as the grid, for the losses
         figure = Figure(figsize=(1.2 + (side + 0.3) * (cols + 1.4 * curve), 0.9 + side * rows), layout="constrained")
         FigureCanvasAgg(figure)
@@ -54,11 +58,17 @@ class Heatmaps:
         return figure
 
     def _losses(self, ax: Axes) -> None:
-        """The loss at each training step, and the uniform guess's loss dashed across: a training that fails shows here."""
+        """The loss at each training step, and the uniform guess's loss dashed across: a training that fails shows
+        here."""
         ax.plot(range(1, len(self.losses) + 1), self.losses, linewidth=1.0)
         if self.guessing is not None:
-            ax.axhline(self.guessing, linestyle="--", color="grey", linewidth=0.8,
-                       label=_("guessing: {loss}").format(loss=number_text(self.guessing, ".2f")))
+            ax.axhline(
+                self.guessing,
+                linestyle="--",
+                color="grey",
+                linewidth=0.8,
+                label=_("guessing: {loss}").format(loss=number_text(self.guessing, ".2f")),
+            )
             ax.legend(fontsize=8)
         ax.set_title(_("training loss"), fontsize=9)
         ax.set_xlabel(_("step"), fontsize=9)
@@ -74,8 +84,15 @@ class Heatmaps:
         if table.size <= ANNOTATED_CELLS:
             for (i, j), value in np.ndenumerate(table):
                 shade = (value - low) / (high - low) if np.isfinite(value) else 0.0
-                ax.text(j, i, number_text(value, ".2f"), ha="center", va="center", fontsize=VALUE_POINTS,
-                        color="black" if shade > 0.6 else "white")
+                ax.text(
+                    j,
+                    i,
+                    number_text(value, ".2f"),
+                    ha="center",
+                    va="center",
+                    fontsize=VALUE_POINTS,
+                    color="black" if shade > 0.6 else "white",
+                )
         if self.diagonal is not None:
             for i in range(height):
                 j = i + self.diagonal

@@ -17,12 +17,17 @@ from .grid import Heatmaps
 from .timing import Timings
 
 GATHER: dict[int, Callable[[Student, str], Heatmaps | Timings]] = {
-    3: attention.single_head, 5: attention.heads, 7: tanh.tanh_removal, 9: timing.real_timings, 10: copy_task.trained_heads,
+    3: attention.single_head,
+    5: attention.heads,
+    7: tanh.tanh_removal,
+    9: timing.real_timings,
+    10: copy_task.trained_heads,
 }
 
 
 def gather(course: Course, package: Path, number: int, sandbox: Sandbox) -> Heatmaps | Timings:
-    """Question number's picture data: the student's code run in a child of sandbox; CheckFailure when it cannot be drawn."""
+    """Question number's picture data: the student's code run in a child of sandbox; CheckFailure when it cannot be
+    drawn."""
     question = course.question(number)
     plugin = KitPlugin(course, package, sandbox)
     student = plugin.start(question)
@@ -41,17 +46,26 @@ def write(picture: Heatmaps | Timings, out: Path) -> Path:
 
 
 def main(args: argparse.Namespace, course: Course, package: Path) -> int:
-    """`plot N`: print the path of each PNG written (exit 0), or one line saying why question N could not be drawn (exit 1)."""
+    """`plot N`: print the path of each PNG written (exit 0), or one line saying why question N could not be drawn
+    (exit 1)."""
     number = int(args.number)
     sandbox = start_sandbox()
     try:
         picture = gather(course, package, number, sandbox)
     except CheckFailure as failure:
-        print(_("autograder: cannot draw question {number}: {message} (`check {number}` says more)").format(number=number, message=failure.message),
-              file=sys.stderr)
+        print(
+            _("autograder: cannot draw question {number}: {message} (`check {number}` says more)").format(
+                number=number, message=failure.message
+            ),
+            file=sys.stderr,
+        )
         return 1
-    except NotRecorded as missing:  # the student build: the expected side of this picture was not recorded (question 9's fit)
-        print(_("autograder: cannot draw question {number}: {message}").format(number=number, message=missing), file=sys.stderr)
+    # the student build: the expected side of this picture was not recorded (question 9's fit)
+    except NotRecorded as missing:
+        print(
+            _("autograder: cannot draw question {number}: {message}").format(number=number, message=missing),
+            file=sys.stderr,
+        )
         return 1
     finally:
         sandbox.close()

@@ -28,12 +28,26 @@ def tanh_removal(student: Student, label: str) -> Heatmaps:
     rows = []
     for use_tanh in (True, False):
         got = student.weights_across_states(*inputs, use_tanh=use_tanh)
-        yours = table(got, (S, T), _("weights_across_states(..., use_tanh={use_tanh}) for {S} states and T = {T}").format(
-            use_tanh=use_tanh, S=S, T=T))
+        yours = table(
+            got,
+            (S, T),
+            _("weights_across_states(..., use_tanh={use_tanh}) for {S} states and T = {T}").format(
+                use_tanh=use_tanh, S=S, T=T
+            ),
+        )
         rows.append([yours, additive.weights_across_states(*inputs, use_tanh=use_tanh).numpy()])
     panels = np.array(rows)  # (2, 2, S, T)
-    title = _("{S} decoder states attending over the same {T} source positions\nwithout tanh, the rows differ by up to "
-              "{yours} in yours and {reference} in the reference").format(S=S, T=T, yours=number_text(spread(panels[1, 0]), ".2g"),
-                                                                         reference=number_text(spread(panels[1, 1]), ".2g"))
-    return Heatmaps("q07_tanh_removal.png", title, panels, [_("with tanh"), _("without tanh")],
-                    [_("yours ({label})").format(label=label), _("reference")], (_("decoder state"), _("source position j")))
+    title = _(
+        "{S} decoder states attending over the same {T} source positions\nwithout tanh, the rows differ by up to "
+        "{yours} in yours and {reference} in the reference"
+    ).format(
+        S=S, T=T, yours=number_text(spread(panels[1, 0]), ".2g"), reference=number_text(spread(panels[1, 1]), ".2g")
+    )
+    return Heatmaps(
+        "q07_tanh_removal.png",
+        title,
+        panels,
+        [_("with tanh"), _("without tanh")],
+        [_("yours ({label})").format(label=label), _("reference")],
+        (_("decoder state"), _("source position j")),
+    )

@@ -22,7 +22,13 @@ def _canon(value: object, out: list[bytes]) -> None:
     if type(value) is torch.Tensor or isinstance(value, torch.nn.Parameter):
         tensor = value.detach().cpu().contiguous()
         out.append(b"T%s%s:" % (str(tensor.dtype).encode(), str(tuple(tensor.shape)).encode()))
-        out.append(hashlib.sha256(tensor.numpy().tobytes() if tensor.dtype != torch.bfloat16 else tensor.view(torch.int16).numpy().tobytes()).digest())
+        out.append(
+            hashlib.sha256(
+                tensor.numpy().tobytes()
+                if tensor.dtype != torch.bfloat16
+                else tensor.view(torch.int16).numpy().tobytes()
+            ).digest()
+        )
     elif value is None or isinstance(value, (bool, int, float, str)):
         out.append(b"%s:%s;" % (type(value).__name__.encode(), repr(value).encode()))
     elif isinstance(value, torch.dtype):
@@ -44,8 +50,11 @@ def _canon(value: object, out: list[bytes]) -> None:
             _canon(field.name, out)
             _canon(getattr(value, field.name), out)
         out.append(b")")
-    elif callable(value) and hasattr(value, "__qualname__") and hasattr(value, "__code__"):  # the grader's function, where it is written
-        out.append(b"F%s.%s:%d;" % (str(value.__module__).encode(), value.__qualname__.encode(), value.__code__.co_firstlineno))
+    # the grader's function, where it is written
+    elif callable(value) and hasattr(value, "__qualname__") and hasattr(value, "__code__"):
+        out.append(
+            b"F%s.%s:%d;" % (str(value.__module__).encode(), value.__qualname__.encode(), value.__code__.co_firstlineno)
+        )
     else:
         raise Uncanonical(f"no canonical form for {type(value).__name__}")
 
@@ -77,7 +86,8 @@ class Results(dict):
 
 
 class Section(Mapping):
-    """A results table as read: its JSON text, parsed at the first lookup (a check reads a few of its question's tables)."""
+    """A results table as read: its JSON text, parsed at the first lookup (a check reads a few of its question's
+    tables)."""
 
     def __init__(self, text: bytes) -> None:
         self.text, self.table = text, None
@@ -110,12 +120,21 @@ def encode(value: object, blobs: Blobs) -> Any:
         tensor = value.detach().cpu()
         size = 1 + sum((n - 1) * s for n, s in zip(tensor.shape, tensor.stride())) if tensor.numel() else 0
         start = tensor.storage_offset() * tensor.element_size()
-        data = bytes(tensor.untyped_storage())[start:start + size * tensor.element_size()]
-        return {"t": [blobs.add(data), str(tensor.dtype).removeprefix("torch."), list(tensor.shape), list(tensor.stride()), int(value.requires_grad)]}
+        data = bytes(tensor.untyped_storage())[start : start + size * tensor.element_size()]
+        return {
+            "t": [
+                blobs.add(data),
+                str(tensor.dtype).removeprefix("torch."),
+                list(tensor.shape),
+                list(tensor.stride()),
+                int(value.requires_grad),
+            ]
+        }
     if isinstance(value, BaseException):
         return {"raised": type(value).__name__}
     if isinstance(value, float) and math.isfinite(value):
-        return float(f"{value:.{FLOAT_DIGITS}g}")  # LAPACK's last bits vary with memory alignment: a release stays the same bytes
+        # LAPACK's last bits vary with memory alignment: a release stays the same bytes
+        return float(f"{value:.{FLOAT_DIGITS}g}")
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     if isinstance(value, torch.dtype):
@@ -189,18 +208,24 @@ def dump(table: dict, blobs: list[bytes]) -> bytes:
     outline = _outline(table, sections)
     body = sections + list(blobs)
     spans = _spans(body)
-    text = json.dumps({"table": outline, "sections": spans[:len(sections)], "blobs": spans[len(sections):]}, sort_keys=True,
-                      separators=(",", ":")).encode()
+    text = json.dumps(
+        {"table": outline, "sections": spans[: len(sections)], "blobs": spans[len(sections) :]},
+        sort_keys=True,
+        separators=(",", ":"),
+    ).encode()
     return FORMAT + zlib.compress(b"%d\n" % len(text) + text + b"".join(body), 9)
 
 
 def load(data: bytes) -> tuple[dict, list[bytes]]:
-    """(table, blobs) of a recording file's bytes, its results tables parsed when first read; ValueError when they are not one."""
+    """(table, blobs) of a recording file's bytes, its results tables parsed when first read; ValueError when they
+    are not one."""
     if not data.startswith(FORMAT):
         raise ValueError("not a recording of this kit")
-    rest = zlib.decompress(data[len(FORMAT):])
+    rest = zlib.decompress(data[len(FORMAT) :])
     length, _, rest = rest.partition(b"\n")
-    document = json.loads(rest[:int(length)])
-    body = memoryview(rest)[int(length):]
-    sections = [Section(bytes(body[start:start + size])) for start, size in document["sections"]]
-    return _filled(document["table"], sections), [bytes(body[start:start + size]) for start, size in document["blobs"]]
+    document = json.loads(rest[: int(length)])
+    body = memoryview(rest)[int(length) :]
+    sections = [Section(bytes(body[start : start + size])) for start, size in document["sections"]]
+    return _filled(document["table"], sections), [
+        bytes(body[start : start + size]) for start, size in document["blobs"]
+    ]

@@ -130,13 +130,15 @@ class Ladders:
         return result
 
     def _run(self, body: Callable[..., object], arguments: dict) -> list[tuple[str, tuple, dict]]:
-        """The student calls of body(**arguments); RecordingError when the solutions fail it (a recording made of a part of
-        the calls, such as a child stopped by a loaded machine, would differ from one release to the next)."""
+        """The student calls of body(**arguments); RecordingError when the solutions fail it (a recording made of a
+        part of the calls, such as a child stopped by a loaded machine, would differ from one release to the
+        next)."""
         self.recorder.seen = []
         try:
             body(**arguments)
         except Exception as error:
-            raise RecordingError(f"the solutions fail {getattr(body, '__name__', 'a check')} on a smaller input: {error}") from error
+            raise RecordingError(f"the solutions fail {getattr(body, '__name__', 'a check')} on a smaller input: "
+                                 f"{error}") from error
         return self.recorder.seen
 
     def _drawn(self, item: pytest.Item, arguments: dict, make_one: Callable, choices: tuple, order: Callable) -> None:
@@ -163,6 +165,7 @@ class Ladders:
         shrink(make_one, choices, always, order)
         shrink(make_one, choices, in_float64, order)
         for model in range(COIN_MODELS):  # students who fail on about half the inputs: the paths beside the others
+
             def coin(values: dict, model: int = model) -> bool:
                 calls(values)
                 try:
@@ -174,8 +177,10 @@ class Ladders:
         number = self.recorder.question
         found = mistakes.bank(number)
         for mistake in found.mistakes if found else ():
+
             def fails(values: dict, mistake: mistakes.Mistake = mistake) -> bool:
-                made, self.recorder.question = calls(values), None  # the bank's own use of the oracle is not the suites'
+                # the bank's own use of the oracle is not the suites'
+                made, self.recorder.question = calls(values), None
                 try:
                     return any(_differs(found, mistake, call) for call in made)
                 finally:
@@ -188,8 +193,10 @@ class Ladders:
 
         strategies = item.obj.hypothesis._given_kwargs
         smallest = {name: find(strategy, lambda value: True) for name, strategy in strategies.items()}
-        values = {name: [smallest[name], find(strategy, lambda value, low=smallest[name]: value != low)]
-                  for name, strategy in strategies.items()}
+        values = {
+            name: [smallest[name], find(strategy, lambda value, low=smallest[name]: value != low)]
+            for name, strategy in strategies.items()
+        }
         for combination in itertools.product(*values.values()):
             self._run(item.obj.hypothesis.inner_test, {**arguments, **dict(zip(values, combination))})
 
@@ -231,14 +238,24 @@ def _bank_table(recorder: Recorder, number: int) -> dict | None:
                     pass
         return tables
 
-    return {"correct": results(found.correct),
-            "mistakes": [{"name": m.name, "explanation": m.explanation, "hint": m.hint, "hint_of": m.hint_of, "variants": results(m.variants)}
-                         for m in found.mistakes]}
+    return {
+        "correct": results(found.correct),
+        "mistakes": [
+            {
+                "name": m.name,
+                "explanation": m.explanation,
+                "hint": m.hint,
+                "hint_of": m.hint_of,
+                "variants": results(m.variants),
+            }
+            for m in found.mistakes
+        ],
+    }
 
 
 def _record_plots(course: Course, numbers: list[int], recorder: Recorder, sandbox: object) -> None:
-    """The oracle's side of each `plot N` picture, drawn from the solutions (question 9's slope is fitted to timings measured
-    on the student's machine: it cannot be recorded, and `plot 9` says so on the student build)."""
+    """The oracle's side of each `plot N` picture, drawn from the solutions (question 9's slope is fitted to timings
+    measured on the student's machine: it cannot be recorded, and `plot 9` says so on the student build)."""
     from ..plots.make import GATHER, gather
 
     for number in sorted(set(GATHER) & set(numbers) - {9}):
@@ -257,10 +274,19 @@ def record(course: Course, numbers: list[int]) -> dict[str, bytes]:
 
     torch.set_num_threads(1)  # the oracle works on tiny tensors: a thread pool only adds waiting
     recorder = Recorder()
-    modules = {info.name: importlib.import_module(f"reference.{info.name}") for info in pkgutil.iter_modules(reference.__path__)}
+    modules = {
+        info.name: importlib.import_module(f"reference.{info.name}")
+        for info in pkgutil.iter_modules(reference.__path__)
+    }
     saved = {name: dict(vars(module)) for name, module in modules.items()}
-    functions = {name: sorted(f for f, value in vars(module).items() if callable(value) and getattr(value, "__module__", "") == module.__name__
-                              and not f.startswith("_")) for name, module in modules.items()}
+    functions = {
+        name: sorted(
+            f
+            for f, value in vars(module).items()
+            if callable(value) and getattr(value, "__module__", "") == module.__name__ and not f.startswith("_")
+        )
+        for name, module in modules.items()
+    }
     latest = proxy._latest
     sandbox = start_sandbox()
     try:
@@ -268,7 +294,9 @@ def record(course: Course, numbers: list[int]) -> dict[str, bytes]:
             for function in functions[name]:
                 setattr(module, function, recorder.watched(f"reference.{name}.{function}", getattr(module, function)))
         proxy._latest = _Latest(recorder)
-        roomy = dataclasses.replace(course, questions=tuple(dataclasses.replace(q, time_limit=q.time_limit * ROOM) for q in course.questions))
+        roomy = dataclasses.replace(
+            course, questions=tuple(dataclasses.replace(q, time_limit=q.time_limit * ROOM) for q in course.questions)
+        )
         kit = KitPlugin(roomy, course.root, sandbox, notes=False, first_failure_only=True)
         submission = Submission(course.root / "solutions")
         each = EachSubmission(kit, numbers, [submission])
@@ -282,7 +310,10 @@ def record(course: Course, numbers: list[int]) -> dict[str, bytes]:
         _record_plots(roomy, numbers, recorder, sandbox)
         recorder.question = None
         if submission.report is None or submission.failed or submission.report.score != submission.report.max_score:
-            raise RecordingError(f"the solutions do not pass their suites, so nothing can be recorded:\n{said.getvalue()[-2000:]}{submission.failed}")
+            raise RecordingError(
+                f"the solutions do not pass their suites, so nothing can be "
+                f"recorded:\n{said.getvalue()[-2000:]}{submission.failed}"
+            )
         files, index = {}, {"modules": functions, "oracle": {}, "banks": []}
         for number in numbers:
             table = {"oracle": recorder.oracle.get(number, {}), "bank": _bank_table(recorder, number)}

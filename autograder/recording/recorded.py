@@ -53,8 +53,12 @@ def _unknown() -> NotRecorded:
         else:
             if currently_in_test_context():
                 reject()
-    return NotRecorded(_("this input cannot be checked locally (the student copy records the expected results of the public "
-                         "inputs only); the class grader checks it"))
+    return NotRecorded(
+        _(
+            "this input cannot be checked locally (the student copy records the expected results of the public "
+            "inputs only); the class grader checks it"
+        )
+    )
 
 
 def _answer(entries: Callable[[], list[dict]], args: tuple, kwargs: dict) -> object:
@@ -71,6 +75,7 @@ def _answer(entries: Callable[[], list[dict]], args: tuple, kwargs: dict) -> obj
 
 def oracle(name: str) -> Callable[..., object]:
     """The stand-in for the oracle function `reference.dot_product.attention` (name): its recorded results."""
+
     def entries() -> list:
         return [(_question(n)[0]["oracle"].get(name, {}), _question(n)[1]) for n in _index()["oracle"].get(name, [])]
 
@@ -84,6 +89,7 @@ def oracle(name: str) -> Callable[..., object]:
 
 def _variant(number: int, path: tuple[str | int, ...]) -> Callable[..., object]:
     """The stand-in for one function of question number's bank: path leads to its table in the recording."""
+
     def entries() -> list:
         table, blobs = _question(number)
         node = table["bank"]
@@ -101,16 +107,25 @@ def _variant(number: int, path: tuple[str | int, ...]) -> Callable[..., object]:
 def recorded_bank(number: int) -> Bank:
     """Question number's bank: the mistakes' names, sentences and hints, each function answered from the recording."""
     bank = _question(number)[0]["bank"]
-    mistakes = tuple(Mistake(m["name"], m["explanation"], m["hint"], {f: _variant(number, ("mistakes", i, "variants", f))
-                                                                     for f in m["variants"]}, m["hint_of"])
-                     for i, m in enumerate(bank["mistakes"]))
+    mistakes = tuple(
+        Mistake(
+            m["name"],
+            m["explanation"],
+            m["hint"],
+            {f: _variant(number, ("mistakes", i, "variants", f)) for f in m["variants"]},
+            m["hint_of"],
+        )
+        for i, m in enumerate(bank["mistakes"])
+    )
     return Bank(number, {f: _variant(number, ("correct", f)) for f in bank["correct"]}, mistakes)
 
 
 class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Imports `reference`, its modules, and the banks as modules built from the recordings."""
 
-    def find_spec(self, fullname: str, path: object = None, target: object = None) -> importlib.machinery.ModuleSpec | None:
+    def find_spec(
+        self, fullname: str, path: object = None, target: object = None
+    ) -> importlib.machinery.ModuleSpec | None:
         """A spec for the names the recordings stand in for, None for any other."""
         if fullname == "reference" or fullname == BANKS:
             return importlib.machinery.ModuleSpec(fullname, self, is_package=True)

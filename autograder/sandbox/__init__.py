@@ -1,30 +1,62 @@
 """The sandbox, behind one interface: everything the rest of the kit uses is imported from here, never from a backend.
 
-`start_sandbox()` starts the backend that sandbox/choice.py picks by probing each feature it needs (AUTOGRADER_SANDBOX=linux
-or portable forces one): linux/ is the zygote backend (fork, Landlock, seccomp, a subreaper), portable/ spawns one
-child per question and runs wherever Python does. child/ is the code that runs in every child beside the student's,
-whatever the backend; codec.py is the wire format both sides speak; base.py is what the backends' grader sides share
-(it knows no backend: each backend imports it, and only this module imports a backend); limits.py every limit they
-enforce.
-"""
+`start_sandbox()` starts the backend that sandbox/choice.py picks by probing each feature it needs
+(AUTOGRADER_SANDBOX=linux or portable forces one): linux/ is the zygote backend (fork, Landlock, seccomp, a
+subreaper), portable/ spawns one child per question and runs wherever Python does. child/ is the code that runs in
+every child beside the student's, whatever the backend; codec.py is the wire format both sides speak; base.py is what
+the backends' grader sides share (it knows no backend: each backend imports it, and only this module imports a
+backend); limits.py every limit they enforce."""
 import sys
 from pathlib import Path
 
-from .base import CRASHED, ERROR, TIMEOUT, Child, ChildStopped, Ending, Sandbox, isolated_python, process_state, sweep_stale
+from .base import (
+    CRASHED,
+    ERROR,
+    TIMEOUT,
+    Child,
+    ChildStopped,
+    Ending,
+    Sandbox,
+    isolated_python,
+    process_state,
+    sweep_stale,
+)
 from .limits import STALE_SECONDS, STARTUP_SECONDS, WALL_FACTOR
 from .choice import FORCE_VARIABLE, LINUX, PORTABLE, Choice, choose
 from .machine import memory_warning
 from .walls import missing as missing_walls
 
-__all__ = ["CRASHED", "ERROR", "FORCE_VARIABLE", "LINUX", "PORTABLE", "STALE_SECONDS", "STARTUP_SECONDS", "TIMEOUT", "WALL_FACTOR", "Child", "ChildStopped",
-           "Choice", "Ending", "Sandbox", "choose", "missing_walls", "isolated_python", "process_state", "start_sandbox", "sweep_stale"]
+__all__ = [
+    "CRASHED",
+    "ERROR",
+    "FORCE_VARIABLE",
+    "LINUX",
+    "PORTABLE",
+    "STALE_SECONDS",
+    "STARTUP_SECONDS",
+    "TIMEOUT",
+    "WALL_FACTOR",
+    "Child",
+    "ChildStopped",
+    "Choice",
+    "Ending",
+    "Sandbox",
+    "choose",
+    "missing_walls",
+    "isolated_python",
+    "process_state",
+    "start_sandbox",
+    "sweep_stale",
+]
 
 
 def start_sandbox(parent: Path | None = None) -> Sandbox:
-    """Start the backend the probes choose (AUTOGRADER_SANDBOX forces one), after a warning on stderr when the machine has
-    less memory than grading with it needs. parent: where the sandbox's folder is made (default: the temporary folder)."""
+    """Start the backend the probes choose (AUTOGRADER_SANDBOX forces one), after a warning on stderr when the
+    machine has less memory than grading with it needs. parent: where the sandbox's folder is made (default: the
+    temporary folder)."""
     choice = choose()
-    if choice.backend == LINUX:  # only the chosen backend is imported: the other's modules would lengthen `check`'s start-up
+    # only the chosen backend is imported: the other's modules would lengthen `check`'s start-up
+    if choice.backend == LINUX:
         from .linux.parent import LinuxSandbox as backend  # the chosen backend only (above)
     else:
         from .portable.parent import PortableSandbox as backend  # the chosen backend only (above)

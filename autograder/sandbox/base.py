@@ -1,4 +1,5 @@
-"""What every sandbox backend shares on the grader's side: the statuses, the limits, a stopped child, the frames, the folders."""
+"""What every sandbox backend shares on the grader's side: the statuses, the limits, a stopped child, the frames, the
+folders."""
 import abc
 import ast
 import hmac
@@ -27,15 +28,18 @@ SIGNALS = {-11: N_("a segmentation fault"), -6: N_("an abort"), -9: N_("being ki
            -7: N_("a bus error"), -8: N_("a floating-point exception"),
            -31: N_("a forbidden system call (starting a process or a program, opening a socket, making a device, "
                    "pushing input into a terminal, or reaching another process)")}
-CPU_SIGNAL = getattr(signal, "SIGXCPU", 0)  # what the kernel sends a child at its CPU-time rlimit (0: none on this system)
-WINDOWS_CRASHES = {0xC0000005: -11, 0xC0000409: -6, 0xC0000094: -8, 0xC000008E: -8}  # access violation, fast fail, divisions
+# what the kernel sends a child at its CPU-time rlimit (0: none on this system)
+CPU_SIGNAL = getattr(signal, "SIGXCPU", 0)
+# access violation, fast fail, divisions
+WINDOWS_CRASHES = {0xC0000005: -11, 0xC0000409: -6, 0xC0000094: -8, 0xC000008E: -8}
 
 
 
 def over_disk(folder: Path, pid: int | None = None) -> str | None:
-    """Why a question's folder is over its disk limit (DISK_BYTES in all, DISK_ENTRIES entries), or None: the limit is
-    the question's, however many files its code wrote (the kernel limits each file to OUTPUT_BYTES). pid: the child, whose
-    files removed while it keeps them open count too (no listing shows them; the disk holds them until it ends)."""
+    """Why a question's folder is over its disk limit (DISK_BYTES in all, DISK_ENTRIES entries), or None: the limit
+    is the question's, however many files its code wrote (the kernel limits each file to OUTPUT_BYTES). pid: the
+    child, whose files removed while it keeps them open count too (no listing shows them; the disk holds them until
+    it ends)."""
     used, entries, folders = held_unlisted(pid), 0, [str(folder)]
     while folders:
         listing = _listing(folders.pop())
@@ -52,8 +56,9 @@ def over_disk(folder: Path, pid: int | None = None) -> str | None:
                 if stat.S_ISDIR(info.st_mode):
                     folders.append(entry.path)
                 if used > DISK_BYTES or entries > DISK_ENTRIES:
-                    return _("wrote more than {size} MiB or {count} files in its folder: an answer writes nothing to disk").format(
-                        size=DISK_BYTES >> 20, count=DISK_ENTRIES)
+                    return _(
+                        "wrote more than {size} MiB or {count} files in its folder: an answer writes nothing to disk"
+                    ).format(size=DISK_BYTES >> 20, count=DISK_ENTRIES)
     return None
 
 
@@ -78,9 +83,9 @@ def held_unlisted(pid: int | None) -> int:
 
 
 class ChildStopped(Exception):
-    """The child is gone (time limit, crash, exit, killed worker): status and a one-line reason. environment: the sandbox
-    itself could not start (the kit's installation, not the student's code). ended: "child" when the child ended on its
-    own, "zygote" when the process it was forked from died; "" when the grader stopped it."""
+    """The child is gone (time limit, crash, exit, killed worker): status and a one-line reason. environment: the
+    sandbox itself could not start (the kit's installation, not the student's code). ended: "child" when the child
+    ended on its own, "zygote" when the process it was forked from died; "" when the grader stopped it."""
 
     def __init__(self, status: str, reason: str, environment: bool = False, ended: str = "") -> None:
         super().__init__(reason)
@@ -96,8 +101,8 @@ class Ending:
 
 
 class Sandbox(abc.ABC):
-    """The interface every backend implements (linux/, portable/): `start_sandbox()` (sandbox/__init__.py) starts the one the
-    probes of sandbox/choice.py choose.
+    """The interface every backend implements (linux/, portable/): `start_sandbox()` (sandbox/__init__.py) starts the
+    one the probes of sandbox/choice.py choose.
 
     open() gives one Child per question, which runs the student's module in its own process; close() ends them all.
     """
@@ -112,7 +117,14 @@ class Sandbox(abc.ABC):
         return choice.to_dict() | {"backend": self.backend}
 
     @abc.abstractmethod
-    def open(self, package: Path, module: str, time_limit: float, hidden: tuple[Path, ...] = (), preload: tuple[str, ...] = ()) -> "Child":
+    def open(
+        self,
+        package: Path,
+        module: str,
+        time_limit: float,
+        hidden: tuple[Path, ...] = (),
+        preload: tuple[str, ...] = (),
+    ) -> "Child":
         """A child that imports exercises.<module> from package and answers requests until closed (see the backends)."""
         raise NotImplementedError
 
@@ -121,13 +133,14 @@ class Sandbox(abc.ABC):
         """Wait up to timeout seconds until the sandbox can start a question at once (torch imported)."""
         raise NotImplementedError
 
-    def prepare(self, preload: tuple[str, ...]) -> None:
-        """Modules that later questions' children preload (their suites' preload markers), said before the first question: a
-        backend that can import them ahead, beside the questions graded first, does; the others import them when asked."""
+    def prepare(self, preload: tuple[str, ...]) -> None:  # noqa: B027 - a backend that cannot import ahead keeps this
+        """Modules that later questions' children preload (their suites' preload markers), said before the first
+        question: a backend that can import them ahead, beside the questions graded first, does; the others import
+        them when asked."""
 
     def renew(self) -> bool:
-        """Make the next child start from a process no earlier child touched; True when that took a new one (a backend whose
-        children start from nothing shared has nothing to renew)."""
+        """Make the next child start from a process no earlier child touched; True when that took a new one (a
+        backend whose children start from nothing shared has nothing to renew)."""
         return False
 
     @abc.abstractmethod
@@ -149,7 +162,8 @@ class Child:
         raise NotImplementedError
 
     def ask(self, request: dict) -> dict:
-        """Send one request (plain data and tensors) and return the child's answer; ChildStopped when it cannot answer."""
+        """Send one request (plain data and tensors) and return the child's answer; ChildStopped when it cannot
+        answer."""
         raise NotImplementedError
 
     def ended(self) -> bool:
@@ -159,7 +173,7 @@ class Child:
     def printed(self) -> int:
         """How many bytes the child has printed so far (its output.txt, in each backend's workdir); 0 when unknown."""
         try:
-            info = os.lstat(Path(getattr(self, "workdir")) / "output.txt")
+            info = os.lstat(Path(self.workdir) / "output.txt")
         except (OSError, AttributeError, TypeError):
             return 0
         return info.st_size if stat.S_ISREG(info.st_mode) else 0
@@ -173,7 +187,8 @@ class Child:
         raise NotImplementedError
 
     def key_frame(self) -> bytes:
-        """The child's first request frame: a fresh random key, with which its own loop tags every answer (child/serve.py)."""
+        """The child's first request frame: a fresh random key, with which its own loop tags every answer
+        (child/serve.py)."""
         from . import codec  # here, not at the top: the sandbox is started before the grader imports torch
 
         key = secrets.token_bytes(codec.KEY_BYTES)
@@ -181,21 +196,32 @@ class Child:
         return frame({"key": key.hex()})
 
     def _answer(self, data: bytes) -> dict:
-        """The answer one frame of the child's holds, as plain data; ChildStopped when it is not one, flagged when its tag is
-        not the one the child's own loop makes (student code wrote it). Reading it is charged to the question."""
+        """The answer one frame of the child's holds, as plain data; ChildStopped when it is not one, flagged when
+        its tag is not the one the child's own loop makes (student code wrote it). Reading it is charged to the
+        question."""
         start = time.monotonic()
         try:
-            body, tag = data[:-self._tag_bytes], data[-self._tag_bytes:]
+            body, tag = data[: -self._tag_bytes], data[-self._tag_bytes :]
             if len(data) < self._tag_bytes or not hmac.compare_digest(tag, self._tag(body)):
-                raise self._stop(FLAGGED, _("flagged for review: the code reaches into the grader ({what})").format(
-                    what=_("an answer the sandbox did not send: the code writes to the grader itself")))
+                raise self._stop(
+                    FLAGGED,
+                    _("flagged for review: the code reaches into the grader ({what})").format(
+                        what=_("an answer the sandbox did not send: the code writes to the grader itself")
+                    ),
+                )
             try:
                 answer = load_answer(body)
             except Exception as error:  # noqa: BLE001 - the frame is the student's process's word
-                raise self._stop(ERROR, _("sent back data the grader cannot read ({error})").format(error=type(error).__name__)) from None
+                raise self._stop(
+                    ERROR, _("sent back data the grader cannot read ({error})").format(error=type(error).__name__)
+                ) from None
         finally:
             self.spent += time.monotonic() - start
-        if not isinstance(answer, dict) or not isinstance(answer.get("ok"), bool) or not isinstance(answer.get("refused", []), list):
+        if (
+            not isinstance(answer, dict)
+            or not isinstance(answer.get("ok"), bool)
+            or not isinstance(answer.get("refused", []), list)
+        ):
             raise self._stop(ERROR, _("sent back data the grader cannot read (not an answer)"))
         return answer
 
@@ -211,9 +237,17 @@ def child_env(folder: Path) -> dict[str, str]:
     and TMPDIR, one thread for the math libraries, and the grader's sys.path (sandbox/boot.py reads it)."""
     env = {key: os.environ[key] for key in KEPT_ENV if key in os.environ}
     kit = os.path.realpath(Path(__file__).resolve().parent.parent.parent)
-    path = [entry for entry in sys.path if entry and os.path.isdir(entry) and os.path.realpath(entry) != kit]  # never the kit's own folder
-    env.update(HOME=str(folder), TMPDIR=str(folder), TEMP=str(folder), TMP=str(folder), OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
-               AUTOGRADER_SYS_PATH=json.dumps(path))
+    # never the kit's own folder
+    path = [entry for entry in sys.path if entry and os.path.isdir(entry) and os.path.realpath(entry) != kit]
+    env.update(
+        HOME=str(folder),
+        TMPDIR=str(folder),
+        TEMP=str(folder),
+        TMP=str(folder),
+        OMP_NUM_THREADS="1",
+        MKL_NUM_THREADS="1",
+        AUTOGRADER_SYS_PATH=json.dumps(path),
+    )
     return env
 
 
@@ -221,10 +255,11 @@ _KEPT: dict[Path, Path] = {}  # a sandbox's errors file -> the log kept of it
 
 
 def could_not_start(errors: Path, backend: str = "linux", killed: bool = False) -> ChildStopped:
-    """The stop of a question whose sandbox could not start (no torch for the child, a missing piece, too little memory, too
-    few processes, a process that died before it could take a job): the cause in one line, what to do (what the machine
-    lacks, when it lacks something), and a kept copy of errors (what the processes said). backend: the one running; killed:
-    the process was killed (SIGKILL) before it said anything, as the kernel kills a process when memory runs out."""
+    """The stop of a question whose sandbox could not start (no torch for the child, a missing piece, too little
+    memory, too few processes, a process that died before it could take a job): the cause in one line, what to do
+    (what the machine lacks, when it lacks something), and a kept copy of errors (what the processes said). backend:
+    the one running; killed: the process was killed (SIGKILL) before it said anything, as the kernel kills a process
+    when memory runs out."""
     try:
         text = errors.read_bytes().decode("utf-8", "replace")
     except OSError:
@@ -232,7 +267,8 @@ def could_not_start(errors: Path, backend: str = "linux", killed: bool = False) 
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     cause = lines[-1][:300] if lines else _("it stopped before saying why")
     try:
-        if errors not in _KEPT:  # one log per sandbox, in the user's private folder, rewritten with what its processes said since
+        # one log per sandbox, in the user's private folder, rewritten with what its processes said since
+        if errors not in _KEPT:
             _KEPT[errors] = new_file("sandbox") or errors
         log = _KEPT[errors]
         log.write_text(f"python: {sys.executable}\nsys.path: {sys.path}\n\n{text}", encoding="utf-8")
@@ -241,18 +277,26 @@ def could_not_start(errors: Path, backend: str = "linux", killed: bool = False) 
     lacking = environment_problem(text, backend) or (memory_shortage(backend) if killed and not lines else None)
     missing = re.search(r"No module named '([^']+)'", cause)
     if lacking:
-        reason = _("the sandbox could not start, a problem of this machine and not of your code: {cause}. {todo} "
-                   "The details are in {log}.").format(cause=cause, todo=lacking, log=log)
+        reason = _(
+            "the sandbox could not start, a problem of this machine and not of your code: {cause}. {todo} "
+            "The details are in {log}."
+        ).format(cause=cause, todo=lacking, log=log)
         return ChildStopped(ERROR, reason, environment=True)
     if missing:
         todo = _("Install {module} for the Python that runs the kit ({python}), then check again.").format(
-            module=missing.group(1).split(".")[0], python=sys.executable)
+            module=missing.group(1).split(".")[0], python=sys.executable
+        )
     elif backend == "linux":
-        todo = _("Reinstall the kit (`pip install -e .` in its folder); setting AUTOGRADER_SANDBOX=portable tries the other sandbox.")
+        todo = _(
+            "Reinstall the kit (`pip install -e .` in its folder); setting AUTOGRADER_SANDBOX=portable tries the other "
+            "sandbox."
+        )
     else:
         todo = _("Reinstall the kit (`pip install -e .` in its folder).")
-    reason = _("the sandbox could not start, a problem of the kit's installation and not of your code: {cause}. {todo} "
-               "The details are in {log}.").format(cause=cause, todo=todo, log=log)
+    reason = _(
+        "the sandbox could not start, a problem of the kit's installation and not of your code: {cause}. {todo} "
+        "The details are in {log}."
+    ).format(cause=cause, todo=todo, log=log)
     return ChildStopped(ERROR, reason, environment=True)
 
 
@@ -264,17 +308,21 @@ def could_not_start(errors: Path, backend: str = "linux", killed: bool = False) 
 MEMORY_NEEDED = {"linux": 503 << 20, "portable": 595 << 20}
 PROCESSES_NEEDED = {"linux": 4, "portable": 3}
 _OUT_OF_PROCESSES = re.compile(r"BlockingIOError|Resource temporarily unavailable|EAGAIN|\[Errno 11\]")
-_OUT_OF_MEMORY = re.compile(r"MemoryError|[Cc]annot allocate memory|failed to map segment|std::bad_alloc|[Oo]ut of memory|ENOMEM|"
-                            r"\[Errno 12\]")
+_OUT_OF_MEMORY = re.compile(
+    r"MemoryError|[Cc]annot allocate memory|failed to map segment|std::bad_alloc|[Oo]ut of memory|ENOMEM|"
+    r"\[Errno 12\]"
+)
 
 
 def environment_problem(text: str, backend: str) -> str | None:
-    """What the machine lacks, as a sentence that says what the kit needs, when text (what a sandbox's process said before it
-    died) shows the system refused it a process or memory; None otherwise."""
+    """What the machine lacks, as a sentence that says what the kit needs, when text (what a sandbox's process said
+    before it died) shows the system refused it a process or memory; None otherwise."""
     if _OUT_OF_PROCESSES.search(text):
-        return _("The system refused to start another process: a limit on processes (`ulimit -u`, or a container's pids.max) "
-                 "is reached. The kit needs {count} processes of its own at once, besides their threads; raise the limit or "
-                 "end other processes.").format(count=PROCESSES_NEEDED.get(backend, max(PROCESSES_NEEDED.values())))
+        return _(
+            "The system refused to start another process: a limit on processes (`ulimit -u`, or a container's "
+            "pids.max) is reached. The kit needs {count} processes of its own at once, besides their threads; raise "
+            "the limit or end other processes."
+        ).format(count=PROCESSES_NEEDED.get(backend, max(PROCESSES_NEEDED.values())))
     if _OUT_OF_MEMORY.search(text):
         return memory_shortage(backend)
     return None
@@ -282,18 +330,26 @@ def environment_problem(text: str, backend: str) -> str | None:
 
 def memory_shortage(backend: str) -> str:
     """The sentence for a sandbox that ran out of memory: what grading needs with this backend, and what to do."""
-    return _("The machine ran out of memory: grading needs about {needed} MB (the {backend} sandbox; {other} MB with the "
-             "other one). Close other programs, or give the container or notebook server more memory.").format(
-        needed=MEMORY_NEEDED.get(backend, max(MEMORY_NEEDED.values())) >> 20, backend=backend,
-        other=MEMORY_NEEDED["portable" if backend == "linux" else "linux"] >> 20)
+    return _(
+        "The machine ran out of memory: grading needs about {needed} MB (the {backend} sandbox; {other} MB with the "
+        "other one). Close other programs, or give the container or notebook server more memory."
+    ).format(
+        needed=MEMORY_NEEDED.get(backend, max(MEMORY_NEEDED.values())) >> 20,
+        backend=backend,
+        other=MEMORY_NEEDED["portable" if backend == "linux" else "linux"] >> 20,
+    )
 
 
 def refused(error: OSError, backend: str) -> ChildStopped:
     """The stop of a question whose process the system refused to start (error: what starting it raised)."""
-    lacking = environment_problem(f"{type(error).__name__}: {error}", backend) or _("it could not start a process ({error})").format(
-        error=error)
-    return ChildStopped(ERROR, _("the sandbox could not start, a problem of this machine and not of your code: {todo}").format(
-        todo=lacking), environment=True)
+    lacking = environment_problem(f"{type(error).__name__}: {error}", backend) or _(
+        "it could not start a process ({error})"
+    ).format(error=error)
+    return ChildStopped(
+        ERROR,
+        _("the sandbox could not start, a problem of this machine and not of your code: {todo}").format(todo=lacking),
+        environment=True,
+    )
 
 
 class RefusedChild(Child):
@@ -325,7 +381,8 @@ def timed_out(seconds: float, where: str = "") -> str:
 
 
 STACK_FILE, STACK_SIGNAL = "stack.txt", getattr(signal, "SIGUSR1", None)  # as child/serve.py writes it
-STACK_WAIT = 3.0  # the most the grader waits for a stopped child's stack: a child starved of a core on a busy machine is slow to
+# the most the grader waits for a stopped child's stack: a child starved of a core on a busy machine is slow to
+STACK_WAIT = 3.0
 STACK_SETTLED = 0.1  # write it, and the wait ends once the dump has not grown for this long
 STACK_SHOWN = 64 << 10  # the end of the stack file that is read
 SOURCE_READ = 1 << 20  # the most of a student's file read to find the loop a stopped child was in
@@ -360,30 +417,46 @@ def where_it_ran(pid: int | None, workdir: Path, package: Path) -> str:
     ordered = current[-1:] + latest[::-1] if STACK_SIGNAL is not None else latest[::-1]
     root = str(package.resolve())
     for block in ordered:
-        frames = [match for match in map(_FRAME.match, block.splitlines())
-                  if match and (match.group(1) == root or match.group(1).startswith(root + os.sep))]  # innermost first
+        frames = [
+            match
+            for match in map(_FRAME.match, block.splitlines())
+            if match and (match.group(1) == root or match.group(1).startswith(root + os.sep))
+        ]  # innermost first
         if not frames:
             continue
-        looping = [(match, start) for match in frames for start in [_loop_start(Path(match.group(1)), int(match.group(2)))] if start]
-        match, number = looping[0] if looping else (frames[0], int(frames[0].group(2)))  # a loop's first line: where a dump
+        looping = [
+            (match, start)
+            for match in frames
+            for start in [_loop_start(Path(match.group(1)), int(match.group(2)))]
+            if start
+        ]
+        # a loop's first line: where a dump
+        match, number = looping[0] if looping else (frames[0], int(frames[0].group(2)))
         file = os.path.relpath(match.group(1), os.path.dirname(root)).replace(os.sep, "/")[:120]  # lands in it varies
         function = match.group(3).strip()[:80]
         if function == "<module>":
             return " " + _("It was importing {file}, at line {line}.").format(file=file, line=number)
-        return " " + _("It was running `{function}` ({file}, line {line}).").format(function=function, file=file, line=number)
+        return " " + _("It was running `{function}` ({file}, line {line}).").format(
+            function=function, file=file, line=number
+        )
     return ""
 
 
 def _loop_start(path: Path, line: int) -> int | None:
-    """The first line of the outermost loop (for, while) around line in its own function of the student's file path, None
-    when line is in no loop or the file cannot be read (read_child_file) and parsed; the file is parsed, never run."""
+    """The first line of the outermost loop (for, while) around line in its own function of the student's file path,
+    None when line is in no loop or the file cannot be read (read_child_file) and parsed; the file is parsed,
+    never run."""
     try:
         node: ast.AST = ast.parse(read_child_file(path, SOURCE_READ).decode("utf-8", "replace"))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     start = None
     while True:
-        inside = [child for child in ast.iter_child_nodes(node) if getattr(child, "lineno", line + 1) <= line <= (getattr(child, "end_lineno", 0) or 0)]
+        inside = [
+            child
+            for child in ast.iter_child_nodes(node)
+            if getattr(child, "lineno", line + 1) <= line <= (getattr(child, "end_lineno", 0) or 0)
+        ]
         if not inside:
             return start
         node = inside[0]
@@ -394,24 +467,33 @@ def _loop_start(path: Path, line: int) -> int | None:
 
 
 def died(code: int | None, time_limit: float) -> tuple[str, str]:
-    """(status, reason) of a child that ended on its own before answering, from its exit code (-N: signal N; None: unknown;
-    from 0xC0000000 up, the exception that ended a Windows process). Its CPU-time limit (rlimit's SIGXCPU, at
-    time_limit + CPU_GRACE_SECONDS) is a timeout, as the grader's own clock would have said a moment later."""
+    """(status, reason) of a child that ended on its own before answering, from its exit code (-N: signal N; None:
+    unknown; from 0xC0000000 up, the exception that ended a Windows process). Its CPU-time limit (rlimit's
+    SIGXCPU, at time_limit + CPU_GRACE_SECONDS) is a timeout, as the grader's own clock would have said a moment
+    later."""
     if CPU_SIGNAL and code == -CPU_SIGNAL:
         return TIMEOUT, timed_out(time_limit)
     if code is not None and code >= 0xC0000000:
         if code not in WINDOWS_CRASHES:
-            return CRASHED, _("the process crashed with {cause}").format(cause=_("the Windows exception {code:#x}").format(code=code))
+            return CRASHED, _("the process crashed with {cause}").format(
+                cause=_("the Windows exception {code:#x}").format(code=code)
+            )
         code = WINDOWS_CRASHES[code]
     if code is not None and code < 0:
         cause = _(SIGNALS[code]) if code in SIGNALS else _("signal {number}").format(number=-code)
         return CRASHED, _("the process crashed with {cause}").format(cause=cause)
     if code is None:
-        return ERROR, _("the answer closed the sandbox's channel to the grader: leave file descriptors you did not open alone")
+        return ERROR, _(
+            "the answer closed the sandbox's channel to the grader: leave file descriptors you did not open alone"
+        )
     if code == CHILD_FAILED:
-        return ERROR, _("the sandbox could not send your results back after your code ran: the answer changed something "
-                        "it relies on (file descriptors, signal handlers, the recursion limit)")
-    return CRASHED, _("the process exited (exit code {code}): do not call sys.exit() or os._exit() in an answer").format(code=code)
+        return ERROR, _(
+            "the sandbox could not send your results back after your code ran: the answer changed something "
+            "it relies on (file descriptors, signal handlers, the recursion limit)"
+        )
+    return CRASHED, _(
+        "the process exited (exit code {code}): do not call sys.exit() or os._exit() in an answer"
+    ).format(code=code)
 
 
 def read_output(workdir: Path) -> str:
@@ -420,10 +502,10 @@ def read_output(workdir: Path) -> str:
 
 
 def read_child_file(path: Path, limit: int, last: bool = False) -> bytes:
-    """At most limit bytes of a file in a child's folder (its last ones when last), b"" unless it is a plain file: the only
-    way the grader reads what a child could replace. Opened without following a link and without waiting (a FIFO whose
-    writer never comes, a device), then checked by fstat, so the child's word never blocks the grader or points it
-    elsewhere."""
+    """At most limit bytes of a file in a child's folder (its last ones when last), b"" unless it is a plain file:
+    the only way the grader reads what a child could replace. Opened without following a link and without waiting
+    (a FIFO whose writer never comes, a device), then checked by fstat, so the child's word never blocks the
+    grader or points it elsewhere."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
     try:
         fd = os.open(path, flags)
@@ -499,15 +581,20 @@ def remove(folder: Path) -> None:
         shutil.rmtree(folder)
     except (OSError, RecursionError):
         if shutil.which("rm"):
-            subprocess.run(["rm", "-rf", "--one-file-system", str(folder)], check=False, stdin=subprocess.DEVNULL,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            subprocess.run(
+                ["rm", "-rf", "--one-file-system", str(folder)],
+                check=False,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
 
 
 def sweep_stale(folder: Path) -> int:
-    """Remove the folders that killed graders left in folder (SIGKILL skips every cleanup); how many. Such a folder is named
-    autograder-<pid>-... or autograder-class-<pid>-..., is ours, has been untouched for STALE_SECONDS and its process is
-    gone. They hold copies of students' code, and each entry of the temporary folder costs every later child one
-    Landlock rule."""
+    """Remove the folders that killed graders left in folder (SIGKILL skips every cleanup); how many. Such a folder
+    is named autograder-<pid>-... or autograder-class-<pid>-..., is ours, has been untouched for STALE_SECONDS and
+    its process is gone. They hold copies of students' code, and each entry of the temporary folder costs every
+    later child one Landlock rule."""
     removed = 0
     for entry in folder.glob("autograder-*"):
         match = re.match(r"autograder-(?:class-)?(\d+)-", entry.name)

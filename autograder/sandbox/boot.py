@@ -37,7 +37,9 @@ def load_child() -> object:
     (load_limits): never the grader's package."""
     load_limits()
     folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "child")
-    spec = importlib.util.spec_from_file_location("_child", os.path.join(folder, "__init__.py"), submodule_search_locations=[folder])
+    spec = importlib.util.spec_from_file_location(
+        "_child", os.path.join(folder, "__init__.py"), submodule_search_locations=[folder]
+    )
     module = importlib.util.module_from_spec(spec)
     sys.modules["_child"] = module
     spec.loader.exec_module(module)
@@ -47,6 +49,7 @@ def load_child() -> object:
 
 
 def load_walls() -> object:
-    """The kernel's walls (autograder/sandbox/walls.py: Landlock, seccomp), imported by path as `_walls`, after load_child."""
+    """The kernel's walls (autograder/sandbox/walls.py: Landlock, seccomp), imported by path as `_walls`, after
+    load_child."""
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "walls.py")
     return sys.modules["_child"].serve.load_module("_walls", path)

@@ -1,4 +1,5 @@
-"""Which backend runs the sandbox: the Linux zygote where every piece it needs answers its probe, the portable one elsewhere.
+"""Which backend runs the sandbox: the Linux zygote where every piece it needs answers its probe, the portable one
+elsewhere.
 
 Each piece is probed (does the function exist, does it work on this process), never the platform's name: a Linux
 without /proc or pidfd_open gets the portable backend too, and so does any platform nobody here has tried.
@@ -12,7 +13,11 @@ FORCE_VARIABLE = "AUTOGRADER_SANDBOX"
 
 
 def _fork() -> bool:
-    return callable(getattr(os, "fork", None)) and callable(getattr(os, "waitpid", None)) and hasattr(os, "waitstatus_to_exitcode")
+    return (
+        callable(getattr(os, "fork", None))
+        and callable(getattr(os, "waitpid", None))
+        and hasattr(os, "waitstatus_to_exitcode")
+    )
 
 
 def _pidfd() -> bool:
@@ -103,10 +108,10 @@ def missing_pieces() -> tuple[str, ...]:
 
 
 def choose() -> Choice:
-    """The backend for this process: AUTOGRADER_SANDBOX's when set to a known one, else linux when no piece is missing."""
+    """The backend for this process: AUTOGRADER_SANDBOX's when set to a known one, else linux when no piece is
+    missing."""
     missing = missing_pieces()
     forced = os.environ.get(FORCE_VARIABLE, "").strip().lower()
     if forced in (LINUX, PORTABLE):
         return Choice(forced, True, missing)
     return Choice(PORTABLE if missing else LINUX, False, missing)
-

@@ -24,14 +24,29 @@ MAX_DIMS = 32
 
 # Bound at import, in the zygote, before any student code runs: patching torch or struct later does not reach the codec.
 _pack, _Tensor, _uint8 = struct.pack, torch.Tensor, torch.uint8
-_detach, _contiguous, _resolve_conj, _resolve_neg = torch.Tensor.detach, torch.Tensor.contiguous, torch.Tensor.resolve_conj, torch.Tensor.resolve_neg
-_reshape, _view, _numpy, _clone, _frombuffer, _empty = (torch.Tensor.reshape, torch.Tensor.view, torch.Tensor.numpy,
-                                                        torch.Tensor.clone, torch.frombuffer, torch.empty)
+_detach, _contiguous, _resolve_conj, _resolve_neg = (
+    torch.Tensor.detach,
+    torch.Tensor.contiguous,
+    torch.Tensor.resolve_conj,
+    torch.Tensor.resolve_neg,
+)
+_reshape, _view, _numpy, _clone, _frombuffer, _empty = (
+    torch.Tensor.reshape,
+    torch.Tensor.view,
+    torch.Tensor.numpy,
+    torch.Tensor.clone,
+    torch.frombuffer,
+    torch.empty,
+)
 _type, _len, _isinstance = type, len, isinstance
 _I64 = (-(1 << 63), (1 << 63) - 1)
 KEY_BYTES, TAG_BYTES = 32, 16  # a child's answer key (random, per child) and the tag each answer frame ends with
-_blake2b = hashlib.blake2b  # a C type that cannot be patched (hmac.HMAC, a Python class, can: a patched copy() would hand over its state)
-_STRUCTS = {fmt: struct.Struct(fmt) for fmt in ("<c", "<q", "<I", "<d", "<B", "<BB", "<Q", *(f"<{dims}q" for dims in range(MAX_DIMS + 1)))}
+# a C type that cannot be patched (hmac.HMAC, a Python class, can: a patched copy() would hand over its state)
+_blake2b = hashlib.blake2b
+_STRUCTS = {
+    fmt: struct.Struct(fmt)
+    for fmt in ("<c", "<q", "<I", "<d", "<B", "<BB", "<Q", *(f"<{dims}q" for dims in range(MAX_DIMS + 1)))
+}
 
 
 def encode(value: object) -> bytes:
@@ -132,7 +147,7 @@ class _Reader:
         if size > _len(self.frame) - self.position:
             raise ValueError("a length beyond the end of the frame")
         start, self.position = self.position, self.position + size
-        return self.frame[start:self.position]
+        return self.frame[start : self.position]
 
     def value(self, depth: int) -> object:
         """The next value of the frame."""
@@ -192,4 +207,5 @@ class _Reader:
         data = self._bytes(size)
         if not numel:
             return _empty(shape, dtype=dtype)
-        return _reshape(_clone(_frombuffer(bytearray(data), dtype=dtype)), shape)  # cloned: storage of its own, which can grow
+        # cloned: storage of its own, which can grow
+        return _reshape(_clone(_frombuffer(bytearray(data), dtype=dtype)), shape)

@@ -11,8 +11,8 @@ OUTPUT_KILLED_BYTES = 2 * OUTPUT_BYTES  # where no kernel limits a file (portabl
 DISK_BYTES = 64 << 20  # the most a question's files may take in its folder, all together
 DISK_ENTRIES = 10_000  # the most files and folders a question may make in its folder
 ANSWER_BYTES = 64 << 20  # largest answer the grader reads back
-# Python threads a child may run at once besides its main one, on every platform and under either backend: a count of the
-# question's own, so that a thread bomb fails in its question (the Linux backend also puts it in RLIMIT_NPROC).
+# Python threads a child may run at once besides its main one, on every platform and under either backend: a count of
+# the question's own, so that a thread bomb fails in its question (the Linux backend also puts it in RLIMIT_NPROC).
 CHILD_THREADS = 64
 CPU_GRACE_SECONDS = 2  # a child's CPU-time rlimit is its time limit plus this: the grader stops it first
 STARTUP_SECONDS = 120  # the most a child may take to start (it imports torch) before it is given up
@@ -30,7 +30,8 @@ CELL_MARGIN = 120
 
 
 def wall_seconds(time_limit: float) -> float:
-    """The most a question with this time limit may take on the wall clock: its child's start, then WALL_FACTOR times it."""
+    """The most a question with this time limit may take on the wall clock: its child's start, then WALL_FACTOR times
+    it."""
     return STARTUP_SECONDS + WALL_FACTOR * time_limit
 
 

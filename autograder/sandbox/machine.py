@@ -24,7 +24,13 @@ def _cgroup_room(root: Path, membership: str) -> int | None:
     rooms = []
     for line in membership.splitlines():
         _number, controllers, path = (line.split(":", 2) + ["", ""])[:3]
-        files, base = (V2_FILES, root) if controllers == "" else (V1_FILES, root / "memory") if "memory" in controllers.split(",") else (None, None)
+        files, base = (
+            (V2_FILES, root)
+            if controllers == ""
+            else (V1_FILES, root / "memory")
+            if "memory" in controllers.split(",")
+            else (None, None)
+        )
         if files is None:
             continue
         for folder in (base / path.lstrip("/"), base):
@@ -61,7 +67,8 @@ def memory_warning(backend: str, available: int | None = None) -> str | None:
     needed = MEMORY_NEEDED.get(backend, max(MEMORY_NEEDED.values()))
     if available is None or available >= needed:
         return None
-    return _("autograder: only {available} MB of memory are available here, and grading needs about {needed} MB (the {backend} "
-             "sandbox): the system may stop it without a word. Close other programs, or give the container or notebook server "
-             "more memory.").format(available=available >> 20, needed=needed >> 20, backend=backend)
-
+    return _(
+        "autograder: only {available} MB of memory are available here, and grading needs about {needed} MB (the "
+        "{backend} sandbox): the system may stop it without a word. Close other programs, or give the container or "
+        "notebook server more memory."
+    ).format(available=available >> 20, needed=needed >> 20, backend=backend)

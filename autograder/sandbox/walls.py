@@ -31,9 +31,10 @@ FS_WRITE_FILE, FS_READ_FILE, FS_READ_DIR, FS_TRUNCATE, FS_REFER = 1 << 1, 1 << 2
 FS_CHANGES = sum(1 << bit for bit in range(4, 13))  # remove dir/file, make char/dir/reg/sock/fifo/block/sym
 READS = FS_READ_FILE | FS_READ_DIR  # reading a file, listing a folder: granted together, never one without the other
 FILE_RIGHTS = FS_WRITE_FILE | FS_READ_FILE | FS_TRUNCATE  # the rights a rule on a file (not a folder) may carry
-# Readable by every child besides Python's folders, the kit, the package and its own folder: the system's libraries and data,
-# the kernel's views of the processes and the machine (/proc: another process's secrets are the ptrace check's), and the
-# harmless devices. Nothing else: not /tmp (other sandboxes, stand-in copies, scratch files), /root, /home, /opt, /srv, /var.
+# Readable by every child besides Python's folders, the kit, the package and its own folder: the system's libraries and
+# data, the kernel's views of the processes and the machine (/proc: another process's secrets are the ptrace check's),
+# and the harmless devices. Nothing else: not /tmp (other sandboxes, stand-in copies, scratch files), /root, /home,
+# /opt, /srv, /var.
 SYSTEM_READABLE = ("/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin", "/etc", "/proc", "/sys", "/dev/null",
                    "/dev/zero", "/dev/urandom", "/dev/random", "/dev/full")
 
@@ -58,25 +59,30 @@ class _Beneath(ctypes.Structure):
 
 
 class Landlock:
-    """Linux Landlock, kernel-enforced even for C code (torch.save, torch.from_file): a child writes only in its folder and
-    reads (files, and folders' listings) only what it needs.
+    """Linux Landlock, kernel-enforced even for C code (torch.save, torch.from_file): a child writes only in its
+    folder and reads (files, and folders' listings) only what it needs.
 
-    Readable: Python's folders (python_folders), the kit but its hidden folders and the zip files at its top, the system's libraries and data
-    (SYSTEM_READABLE) but what only root may read there (root_only), the package and the child's folder; nothing else, so a
-    child that keeps root's right to read (CAP_DAC_READ_SEARCH, where Python sits under /root) reads no other root-only
-    file. Hidden: the kit's oracle, solutions, suites and .git, plus the job's extra folders (the sandbox's folder, where the
-    other children's channels are, and the folders holding other students' packages), except the package and the child's
-    folder themselves. Landlock only grants, so every other entry of each readable folder above a hidden one gets its own
-    read rule. The zygote plans the rules before each fork and opens their paths, listing those folders again only when one
-    of them changed; the child only adds the opened rules (a few microseconds each, where opening them costs ten).
-    """
+    Readable: Python's folders (python_folders), the kit but its hidden folders and the zip files at its top, the
+    system's libraries and data (SYSTEM_READABLE) but what only root may read there (root_only), the package and the
+    child's folder; nothing else, so a child that keeps root's right to read (CAP_DAC_READ_SEARCH, where Python sits
+    under /root) reads no other root-only file. Hidden: the kit's oracle, solutions, suites and .git, plus the job's
+    extra folders (the sandbox's folder, where the other children's channels are, and the folders holding other
+    students' packages), except the package and the child's folder themselves. Landlock only grants, so every other
+    entry of each readable folder above a hidden one gets its own read rule. The zygote plans the rules before each
+    fork and opens their paths, listing those folders again only when one of them changed; the child only adds the
+    opened rules (a few microseconds each, where opening them costs ten)."""
 
     def __init__(self) -> None:
         """Ask the kernel which Landlock version it has, 0 for none (no C handle is kept: a child's student code could
         reach it)."""
         libc = _linux_libc()
-        self.abi = 0 if libc is None else max(0, libc.syscall(LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(1)))
-        self.listings: dict[tuple, tuple[list[int], list[tuple[int, int]]]] = {}  # (folders, hidden) -> (their mtimes, opened rules)
+        self.abi = (
+            0
+            if libc is None
+            else max(0, libc.syscall(LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(1)))
+        )
+        # (folders, hidden) -> (their mtimes, opened rules)
+        self.listings: dict[tuple, tuple[list[int], list[tuple[int, int]]]] = {}
 
     def plan(self, workdir: str, package_dir: str, extra_hidden: list[str]) -> dict | None:
         """The zygote's part: {"handled": rights, "rules": [(fd, rights)], "job_fds": [...]} for a child, None without
@@ -86,24 +92,36 @@ class Landlock:
             return None  # no Landlock in this kernel: the Guard alone watches Python's own file access
         root = os.path.realpath(KIT_ROOT)
         package, own = os.path.realpath(package_dir), os.path.realpath(workdir)
-        kit_hidden = {h for h in (os.path.realpath(os.path.join(root, name)) for name in [*HIDDEN_FOLDERS, *kit_archives(root)])
-                      if os.path.exists(h) and package != h and not package.startswith(h + os.sep)}
+        kit_hidden = {
+            h
+            for h in (os.path.realpath(os.path.join(root, name)) for name in [*HIDDEN_FOLDERS, *kit_archives(root)])
+            if os.path.exists(h) and package != h and not package.startswith(h + os.sep)
+        }
         hidden = frozenset(kit_hidden | {os.path.realpath(h) for h in extra_hidden if os.path.isdir(h)} | root_only())
-        readable = frozenset(os.path.realpath(path) for path in (root, *SYSTEM_READABLE, *python_folders()) if os.path.exists(path))
-        chains = frozenset(a for h in hidden for a in ancestors(h) if _inside(a, readable))  # readable folders above a hidden one
+        readable = frozenset(
+            os.path.realpath(path) for path in (root, *SYSTEM_READABLE, *python_folders()) if os.path.exists(path)
+        )
+        # readable folders above a hidden one
+        chains = frozenset(a for h in hidden for a in ancestors(h) if _inside(a, readable))
         kept = [package, own]
-        tunnels = {a for k in kept for a in [k, *ancestors(k)] if _inside(a, hidden)} - set(kept)  # hidden, on the way to a kept one
+        # hidden, on the way to a kept one
+        tunnels = {a for k in kept for a in [k, *ancestors(k)] if _inside(a, hidden)} - set(kept)
         writes = FS_WRITE_FILE | FS_CHANGES | (FS_REFER if self.abi >= 2 else 0) | (FS_TRUNCATE if self.abi >= 3 else 0)
         whole = [(path, READS) for path in sorted(readable) if path not in chains and not _inside(path, hidden)]
         job_rules = _opened([(package, READS), (workdir, writes | READS), (os.devnull, writes | FS_READ_FILE)])
         rules = self._beside(tuple(sorted(chains - tunnels)), hidden, chains, tuple(whole)) + job_rules
         return {"handled": writes | READS, "rules": rules, "job_fds": [fd for fd, _ in job_rules]}
 
-    def _beside(self, folders: tuple[str, ...], hidden: frozenset[str], chains: frozenset[str],
-                whole: tuple[tuple[str, int], ...]) -> list[tuple[int, int]]:
-        """The read rules (opened) of the readable folders that hold nothing hidden (whole) and of every entry of folders
-        that is neither hidden nor above a hidden one (links left out); listed again when a folder's modification time
-        changed since the last listing."""
+    def _beside(
+        self,
+        folders: tuple[str, ...],
+        hidden: frozenset[str],
+        chains: frozenset[str],
+        whole: tuple[tuple[str, int], ...],
+    ) -> list[tuple[int, int]]:
+        """The read rules (opened) of the readable folders that hold nothing hidden (whole) and of every entry of
+        folders that is neither hidden nor above a hidden one (links left out); listed again when a folder's
+        modification time changed since the last listing."""
         times = []
         for folder in folders:
             try:
@@ -119,8 +137,11 @@ class Landlock:
                 entries = list(os.scandir(folder))
             except OSError:
                 continue
-            paths += [(entry.path, READS) for entry in entries
-                      if not (_inside(entry.path, hidden) or entry.path in chains or entry.is_symlink())]
+            paths += [
+                (entry.path, READS)
+                for entry in entries
+                if not (_inside(entry.path, hidden) or entry.path in chains or entry.is_symlink())
+            ]
         for _, opened in self.listings.values():
             for fd, _ in opened:
                 os.close(fd)
@@ -128,14 +149,16 @@ class Landlock:
         return self.listings[key][1]
 
     def restrict(self, plan: dict | None) -> bool:
-        """The child's part: apply plan to this process for good, closing the rules' descriptors; False where that is not
-        possible."""
+        """The child's part: apply plan to this process for good, closing the rules' descriptors; False where that is
+        not possible."""
         if plan is None:
             return False
         libc = _linux_libc()
         try:
             handled = ctypes.c_uint64(plan["handled"])
-            ruleset = libc.syscall(LANDLOCK_CREATE_RULESET, ctypes.byref(handled), ctypes.c_size_t(8), ctypes.c_uint32(0))
+            ruleset = libc.syscall(
+                LANDLOCK_CREATE_RULESET, ctypes.byref(handled), ctypes.c_size_t(8), ctypes.c_uint32(0)
+            )
             if ruleset < 0:
                 return False
             rule, add_rule, flags = _Beneath(0, -1), libc.syscall, ctypes.c_uint32(0)
@@ -164,12 +187,20 @@ def python_folders() -> tuple[str, ...]:
     nothing came from (a grading script's own folder, a broad PYTHONPATH such as the home folder) stays closed."""
     import torch  # called once torch is imported (the child's side): importing walls must not import it on the grader's
 
-    loaded = [os.path.realpath(path) for module in list(sys.modules.values())
-              if isinstance(path := getattr(module, "__file__", None), str)]
+    loaded = [
+        os.path.realpath(path)
+        for module in list(sys.modules.values())
+        if isinstance(path := getattr(module, "__file__", None), str)
+    ]
     entries = {os.path.realpath(entry) for entry in sys.path if entry and os.path.isdir(entry)}
-    used = {entry for entry in entries
-            if os.path.basename(entry) in INSTALL_FOLDERS or any(path.startswith(entry + os.sep) for path in loaded)}
-    return tuple(sorted(used | {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, os.path.dirname(torch.__file__))}))
+    used = {
+        entry
+        for entry in entries
+        if os.path.basename(entry) in INSTALL_FOLDERS or any(path.startswith(entry + os.sep) for path in loaded)
+    }
+    return tuple(
+        sorted(used | {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, os.path.dirname(torch.__file__))})
+    )
 
 
 @functools.cache
@@ -192,7 +223,8 @@ def root_only() -> frozenset[str]:
 
 
 def _opened(rules: list[tuple[str, int]]) -> list[tuple[int, int]]:
-    """(O_PATH descriptor, rights) of each (path, rights) that can be opened, a file's rights cut to those a file takes."""
+    """(O_PATH descriptor, rights) of each (path, rights) that can be opened, a file's rights cut to those a file
+    takes."""
     opened = []
     for path, rights in rules:
         try:
@@ -221,85 +253,288 @@ def ancestors(path: str) -> list[str]:
 
 # seccomp, by architecture (AUDIT_ARCH value, x32 bit or None, {name: number}): the syscalls a child may never make (a
 # new process or program, a socket, io_uring (whose operations seccomp does not see), mounts and namespaces, another
-# process's memory or descriptors, the kernel's keyrings, BPF, perf, System V IPC (shared memory, semaphores, message queues)
-# and POSIX message queues, kernel objects that outlive the process that made them), those checked by argument (signals: only the child
-# itself or its own group; clone: threads only; mknod: no device; fcntl and ioctl: the commands below) and clone3,
-# which gets ENOSYS so that the C library falls back to clone, whose flags a filter can read.
+# process's memory or descriptors, the kernel's keyrings, BPF, perf, System V IPC (shared memory, semaphores, message
+# queues) and POSIX message queues, kernel objects that outlive the process that made them), those checked by argument
+# (signals: only the child itself or its own group; clone: threads only; mknod: no device; fcntl and ioctl: the commands
+# below) and clone3, which gets ENOSYS so that the C library falls back to clone, whose flags a filter can read.
 SECCOMP_ARCHES = {
-    "x86_64": (0xC000003E, 0x40000000, {
-        "kill": 62, "tkill": 200, "tgkill": 234, "rt_sigqueueinfo": 129, "rt_tgsigqueueinfo": 297, "pidfd_open": 434,
-        "pidfd_send_signal": 424, "pidfd_getfd": 438, "ptrace": 101, "process_vm_readv": 310, "process_vm_writev": 311,
-        "fcntl": 72, "ioctl": 16, "clone": 56, "clone3": 435, "fork": 57, "vfork": 58, "execve": 59, "execveat": 322,
-        "socket": 41, "socketpair": 53, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
-        "mknod": 133, "mknodat": 259, "unshare": 272, "setns": 308, "mount": 165, "umount2": 166, "pivot_root": 155,
-        "chroot": 161, "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsmount": 432, "open_by_handle_at": 304,
-        "bpf": 321, "perf_event_open": 298, "userfaultfd": 323, "keyctl": 250, "add_key": 248, "request_key": 249,
-        "shmget": 29, "shmat": 30, "shmctl": 31, "shmdt": 67, "semget": 64, "semop": 65, "semctl": 66, "semtimedop": 220,
-        "msgget": 68, "msgsnd": 69, "msgrcv": 70, "msgctl": 71, "mq_open": 240, "mq_unlink": 241, "mq_timedsend": 242,
-        "mq_timedreceive": 243, "mq_notify": 244, "mq_getsetattr": 245, "kcmp": 312, "process_madvise": 440,
-        "process_mrelease": 448, "prlimit64": 302, "sched_setparam": 142, "sched_setscheduler": 144, "sched_setaffinity": 203,
-        "sched_setattr": 314, "migrate_pages": 256, "move_pages": 279, "setpriority": 141, "ioprio_set": 251,
-        "memfd_create": 319, "memfd_secret": 447, "chmod": 90, "fchmod": 91, "fchmodat": 268, "fchmodat2": 452, "chown": 92,
-        "fchown": 93, "lchown": 94, "fchownat": 260, "setxattr": 188, "lsetxattr": 189, "fsetxattr": 190, "removexattr": 197,
-        "lremovexattr": 198, "fremovexattr": 199, "setxattrat": 463, "removexattrat": 466, "utime": 132, "utimes": 235,
-        "futimesat": 261, "utimensat": 280}),
-    "aarch64": (0xC00000B7, None, {
-        "kill": 129, "tkill": 130, "tgkill": 131, "rt_sigqueueinfo": 138, "rt_tgsigqueueinfo": 240, "pidfd_open": 434,
-        "pidfd_send_signal": 424, "pidfd_getfd": 438, "ptrace": 117, "process_vm_readv": 270, "process_vm_writev": 271,
-        "fcntl": 25, "ioctl": 29, "clone": 220, "clone3": 435, "execve": 221, "execveat": 281,
-        "socket": 198, "socketpair": 199, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
-        "mknodat": 33, "unshare": 97, "setns": 268, "mount": 40, "umount2": 39, "pivot_root": 41,
-        "chroot": 51, "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsmount": 432, "open_by_handle_at": 265,
-        "bpf": 280, "perf_event_open": 241, "userfaultfd": 282, "keyctl": 219, "add_key": 217, "request_key": 218,
-        "shmget": 194, "shmat": 196, "shmctl": 195, "shmdt": 197, "semget": 190, "semop": 193, "semctl": 191, "semtimedop": 192,
-        "msgget": 186, "msgsnd": 189, "msgrcv": 188, "msgctl": 187, "mq_open": 180, "mq_unlink": 181, "mq_timedsend": 182,
-        "mq_timedreceive": 183, "mq_notify": 184, "mq_getsetattr": 185, "kcmp": 272, "process_madvise": 440,
-        "process_mrelease": 448, "prlimit64": 261, "sched_setparam": 118, "sched_setscheduler": 119, "sched_setaffinity": 122,
-        "sched_setattr": 274, "migrate_pages": 238, "move_pages": 239, "setpriority": 140, "ioprio_set": 30,
-        "memfd_create": 279, "memfd_secret": 447, "fchmod": 52, "fchmodat": 53, "fchmodat2": 452, "fchownat": 54, "fchown": 55,
-        "setxattr": 5, "lsetxattr": 6, "fsetxattr": 7, "removexattr": 14, "lremovexattr": 15, "fremovexattr": 16,
-        "setxattrat": 463, "removexattrat": 466, "utimensat": 88}),
+    "x86_64": (
+        0xC000003E,
+        0x40000000,
+        {
+            "kill": 62,
+            "tkill": 200,
+            "tgkill": 234,
+            "rt_sigqueueinfo": 129,
+            "rt_tgsigqueueinfo": 297,
+            "pidfd_open": 434,
+            "pidfd_send_signal": 424,
+            "pidfd_getfd": 438,
+            "ptrace": 101,
+            "process_vm_readv": 310,
+            "process_vm_writev": 311,
+            "fcntl": 72,
+            "ioctl": 16,
+            "clone": 56,
+            "clone3": 435,
+            "fork": 57,
+            "vfork": 58,
+            "execve": 59,
+            "execveat": 322,
+            "socket": 41,
+            "socketpair": 53,
+            "io_uring_setup": 425,
+            "io_uring_enter": 426,
+            "io_uring_register": 427,
+            "mknod": 133,
+            "mknodat": 259,
+            "unshare": 272,
+            "setns": 308,
+            "mount": 165,
+            "umount2": 166,
+            "pivot_root": 155,
+            "chroot": 161,
+            "open_tree": 428,
+            "move_mount": 429,
+            "fsopen": 430,
+            "fsmount": 432,
+            "open_by_handle_at": 304,
+            "bpf": 321,
+            "perf_event_open": 298,
+            "userfaultfd": 323,
+            "keyctl": 250,
+            "add_key": 248,
+            "request_key": 249,
+            "shmget": 29,
+            "shmat": 30,
+            "shmctl": 31,
+            "shmdt": 67,
+            "semget": 64,
+            "semop": 65,
+            "semctl": 66,
+            "semtimedop": 220,
+            "msgget": 68,
+            "msgsnd": 69,
+            "msgrcv": 70,
+            "msgctl": 71,
+            "mq_open": 240,
+            "mq_unlink": 241,
+            "mq_timedsend": 242,
+            "mq_timedreceive": 243,
+            "mq_notify": 244,
+            "mq_getsetattr": 245,
+            "kcmp": 312,
+            "process_madvise": 440,
+            "process_mrelease": 448,
+            "prlimit64": 302,
+            "sched_setparam": 142,
+            "sched_setscheduler": 144,
+            "sched_setaffinity": 203,
+            "sched_setattr": 314,
+            "migrate_pages": 256,
+            "move_pages": 279,
+            "setpriority": 141,
+            "ioprio_set": 251,
+            "memfd_create": 319,
+            "memfd_secret": 447,
+            "chmod": 90,
+            "fchmod": 91,
+            "fchmodat": 268,
+            "fchmodat2": 452,
+            "chown": 92,
+            "fchown": 93,
+            "lchown": 94,
+            "fchownat": 260,
+            "setxattr": 188,
+            "lsetxattr": 189,
+            "fsetxattr": 190,
+            "removexattr": 197,
+            "lremovexattr": 198,
+            "fremovexattr": 199,
+            "setxattrat": 463,
+            "removexattrat": 466,
+            "utime": 132,
+            "utimes": 235,
+            "futimesat": 261,
+            "utimensat": 280,
+        },
+    ),
+    "aarch64": (
+        0xC00000B7,
+        None,
+        {
+            "kill": 129,
+            "tkill": 130,
+            "tgkill": 131,
+            "rt_sigqueueinfo": 138,
+            "rt_tgsigqueueinfo": 240,
+            "pidfd_open": 434,
+            "pidfd_send_signal": 424,
+            "pidfd_getfd": 438,
+            "ptrace": 117,
+            "process_vm_readv": 270,
+            "process_vm_writev": 271,
+            "fcntl": 25,
+            "ioctl": 29,
+            "clone": 220,
+            "clone3": 435,
+            "execve": 221,
+            "execveat": 281,
+            "socket": 198,
+            "socketpair": 199,
+            "io_uring_setup": 425,
+            "io_uring_enter": 426,
+            "io_uring_register": 427,
+            "mknodat": 33,
+            "unshare": 97,
+            "setns": 268,
+            "mount": 40,
+            "umount2": 39,
+            "pivot_root": 41,
+            "chroot": 51,
+            "open_tree": 428,
+            "move_mount": 429,
+            "fsopen": 430,
+            "fsmount": 432,
+            "open_by_handle_at": 265,
+            "bpf": 280,
+            "perf_event_open": 241,
+            "userfaultfd": 282,
+            "keyctl": 219,
+            "add_key": 217,
+            "request_key": 218,
+            "shmget": 194,
+            "shmat": 196,
+            "shmctl": 195,
+            "shmdt": 197,
+            "semget": 190,
+            "semop": 193,
+            "semctl": 191,
+            "semtimedop": 192,
+            "msgget": 186,
+            "msgsnd": 189,
+            "msgrcv": 188,
+            "msgctl": 187,
+            "mq_open": 180,
+            "mq_unlink": 181,
+            "mq_timedsend": 182,
+            "mq_timedreceive": 183,
+            "mq_notify": 184,
+            "mq_getsetattr": 185,
+            "kcmp": 272,
+            "process_madvise": 440,
+            "process_mrelease": 448,
+            "prlimit64": 261,
+            "sched_setparam": 118,
+            "sched_setscheduler": 119,
+            "sched_setaffinity": 122,
+            "sched_setattr": 274,
+            "migrate_pages": 238,
+            "move_pages": 239,
+            "setpriority": 140,
+            "ioprio_set": 30,
+            "memfd_create": 279,
+            "memfd_secret": 447,
+            "fchmod": 52,
+            "fchmodat": 53,
+            "fchmodat2": 452,
+            "fchownat": 54,
+            "fchown": 55,
+            "setxattr": 5,
+            "lsetxattr": 6,
+            "fsetxattr": 7,
+            "removexattr": 14,
+            "lremovexattr": 15,
+            "fremovexattr": 16,
+            "setxattrat": 463,
+            "removexattrat": 466,
+            "utimensat": 88,
+        },
+    ),
 }
 SIGNAL_SYSCALLS = ("kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")
 # Calls that change a process's limits, priority, scheduling, CPUs or memory placement: allowed on the child itself only
 # (a pid of 0, or its own), EPERM for any other process. Without them a child running under the grader's own user (an
 # instructor who is not root) could lower the zygote's or the grader's limits and zero every classmate graded after it.
-# PID_FIRST: the pid is the first argument; WHICH_WHO: (which, who), allowed only for which = one process (PRIO_PROCESS 0,
-# IOPRIO_WHO_PROCESS 1), never a process group or a user (who 0 there is the caller's whole group or user).
-PID_FIRST = ("prlimit64", "sched_setparam", "sched_setscheduler", "sched_setaffinity", "sched_setattr", "migrate_pages", "move_pages")
+# PID_FIRST: the pid is the first argument; WHICH_WHO: (which, who), allowed only for which = one process (PRIO_PROCESS
+# 0, IOPRIO_WHO_PROCESS 1), never a process group or a user (who 0 there is the caller's whole group or user).
+PID_FIRST = (
+    "prlimit64",
+    "sched_setparam",
+    "sched_setscheduler",
+    "sched_setaffinity",
+    "sched_setattr",
+    "migrate_pages",
+    "move_pages",
+)
 WHICH_WHO = (("setpriority", 0), ("ioprio_set", 1))
-# fcntl and ioctl commands refused: those that make the kernel signal a chosen process later (SIGIO to an owner: F_SETOWN,
-# F_SETSIG, F_SETOWN_EX; FIOSETOWN, SIOCSPGRP, TIOCSPGRP), that push input into a terminal (TIOCSTI, TIOCLINUX) and that
-# set an inode's flags (FS_IOC_SETFLAGS and its 32-bit form, FS_IOC_FSSETXATTR: chattr +i).
-OWNER_COMMANDS = {"fcntl": (8, 10, 15), "ioctl": (0x8901, 0x8902, 0x5410, 0x5412, 0x541C, 0x40086602, 0x40046602, 0x401C5820)}
-# By argument: (syscall, offset of the argument's low 32 bits in struct seccomp_data, mask, values refused after masking).
+# fcntl and ioctl commands refused: those that make the kernel signal a chosen process later (SIGIO to an owner:
+# F_SETOWN, F_SETSIG, F_SETOWN_EX; FIOSETOWN, SIOCSPGRP, TIOCSPGRP), that push input into a terminal (TIOCSTI,
+# TIOCLINUX) and that set an inode's flags (FS_IOC_SETFLAGS and its 32-bit form, FS_IOC_FSSETXATTR: chattr +i).
+OWNER_COMMANDS = {
+    "fcntl": (8, 10, 15),
+    "ioctl": (0x8901, 0x8902, 0x5410, 0x5412, 0x541C, 0x40086602, 0x40046602, 0x401C5820),
+}
+# By argument: (syscall, offset of the argument's low 32 bits in struct seccomp_data, mask, values refused after
+# masking).
 DEVICE_TYPES = (0o020000, 0o060000)  # S_IFCHR, S_IFBLK: mknod of a FIFO or a plain file stays allowed
 CHECKED_MODES = (("mknod", 24, 0o170000, DEVICE_TYPES), ("mknodat", 32, 0o170000, DEVICE_TYPES))
 CLONE_THREAD, ENOSYS, EACCES, EPERM = 0x00010000, 38, 13, 1
-# Refused with EPERM, as a process that does not own the file is refused: memory files (memfd_create, memfd_secret: their
-# pages count in no address-space limit, so files of the output limit by the thousand would take the machine's memory past
-# the question's memory limit) and a file's metadata (its mode, owner, extended attributes and times), which Landlock does
-# not guard: under an ordinary user the child owns what the instructor owns, and would otherwise make a classmate's files
-# or the kit's suites unreadable by their path (mode 000), or change their times.
-REFUSED_NOT_PERMITTED = ("memfd_create", "memfd_secret", "chmod", "fchmod", "fchmodat", "fchmodat2", "chown", "fchown", "lchown",
-                         "fchownat", "setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr",
-                         "setxattrat", "removexattrat", "utime", "utimes", "futimesat", "utimensat")
-# No socket is ever made, but these fail with EACCES instead of killing the child: the C library itself tries a Unix socket
-# (the name-service cache) when torch looks up the user's name, and falls back to the files when that fails.
+# Refused with EPERM, as a process that does not own the file is refused: memory files (memfd_create, memfd_secret:
+# their pages count in no address-space limit, so files of the output limit by the thousand would take the machine's
+# memory past the question's memory limit) and a file's metadata (its mode, owner, extended attributes and times), which
+# Landlock does not guard: under an ordinary user the child owns what the instructor owns, and would otherwise make a
+# classmate's files or the kit's suites unreadable by their path (mode 000), or change their times.
+REFUSED_NOT_PERMITTED = (
+    "memfd_create",
+    "memfd_secret",
+    "chmod",
+    "fchmod",
+    "fchmodat",
+    "fchmodat2",
+    "chown",
+    "fchown",
+    "lchown",
+    "fchownat",
+    "setxattr",
+    "lsetxattr",
+    "fsetxattr",
+    "removexattr",
+    "lremovexattr",
+    "fremovexattr",
+    "setxattrat",
+    "removexattrat",
+    "utime",
+    "utimes",
+    "futimesat",
+    "utimensat",
+)
+# No socket is ever made, but these fail with EACCES instead of killing the child: the C library itself tries a Unix
+# socket (the name-service cache) when torch looks up the user's name, and falls back to the files when that fails.
 REFUSED_CALLS = ("socket", "socketpair")
-PR_SET_SECCOMP, SECCOMP_MODE_FILTER, SECCOMP_RET_ALLOW, SECCOMP_RET_KILL = 22, 2, 0x7FFF0000, 0x80000000  # kill: SIGSYS, reported
+# kill: SIGSYS, reported
+PR_SET_SECCOMP, SECCOMP_MODE_FILTER, SECCOMP_RET_ALLOW, SECCOMP_RET_KILL = 22, 2, 0x7FFF0000, 0x80000000
 SECCOMP_RET_ERRNO = 0x00050000
 
 
 def seccomp_program() -> list[tuple[int, int, int, int | str]] | None:
-    """The zygote's part of the seccomp filter: its BPF instructions (code, jt, jf, k), k "me" or "-me" where the child's
-    pid goes; None where this architecture is not known here. A syscall of another architecture (x86_64's int 0x80, x32)
-    kills the child: its numbers are not the ones checked here."""
+    """The zygote's part of the seccomp filter: its BPF instructions (code, jt, jf, k), k "me" or "-me" where the
+    child's pid goes; None where this architecture is not known here. A syscall of another architecture (x86_64's
+    int 0x80, x32) kills the child: its numbers are not the ones checked here."""
     if platform.machine() not in SECCOMP_ARCHES:
         return None
     arch, x32, numbers = SECCOMP_ARCHES[platform.machine()]
-    checked = {*SIGNAL_SYSCALLS, *OWNER_COMMANDS, *REFUSED_CALLS, *REFUSED_NOT_PERMITTED, "clone", "clone3", *(name for name, *_ in CHECKED_MODES),
-               *PID_FIRST, *(name for name, _ in WHICH_WHO)}
+    checked = {
+        *SIGNAL_SYSCALLS,
+        *OWNER_COMMANDS,
+        *REFUSED_CALLS,
+        *REFUSED_NOT_PERMITTED,
+        "clone",
+        "clone3",
+        *(name for name, *_ in CHECKED_MODES),
+        *PID_FIRST,
+        *(name for name, _ in WHICH_WHO),
+    }
     program: list[tuple] = [("ld", 4), ("jeq", arch, None, "deny"), ("ld", 0)]
     if x32 is not None:
         program.append(("jge", x32, "deny", None))
@@ -316,7 +551,13 @@ def seccomp_program() -> list[tuple[int, int, int, int | str]] | None:
     program += [("jeq", command, "deny", None) for commands in OWNER_COMMANDS.values() for command in commands]
     program += [("ret", SECCOMP_RET_ALLOW), ("label", "nosys"), ("ret", SECCOMP_RET_ERRNO | ENOSYS)]
     program += [("label", "refused"), ("ret", SECCOMP_RET_ERRNO | EACCES)]
-    program += [("label", "clone"), ("ld", 16), ("jset", CLONE_THREAD, "thread", "deny"), ("label", "thread"), ("ret", SECCOMP_RET_ALLOW)]
+    program += [
+        ("label", "clone"),
+        ("ld", 16),
+        ("jset", CLONE_THREAD, "thread", "deny"),
+        ("label", "thread"),
+        ("ret", SECCOMP_RET_ALLOW),
+    ]
     for name, offset, mask, refused in CHECKED_MODES:
         if name in numbers:
             program += [("label", f"mode-{name}"), ("ld", offset), ("and", mask)]
@@ -328,7 +569,8 @@ def seccomp_program() -> list[tuple[int, int, int, int | str]] | None:
     program += [("label", "other"), ("ret", SECCOMP_RET_ERRNO | EPERM), ("label", "itself"), ("ret", SECCOMP_RET_ALLOW)]
     program += [("label", "target"), ("ld", 16)]
     program += [("jeq", value, "mine", None) for value in ("me", 0, "-me")]  # itself, its group, its group by -pgid
-    program += [("label", "deny"), ("ret", SECCOMP_RET_KILL), ("label", "mine"), ("ret", SECCOMP_RET_ALLOW)]  # BPF jumps forward only
+    # BPF jumps forward only
+    program += [("label", "deny"), ("ret", SECCOMP_RET_KILL), ("label", "mine"), ("ret", SECCOMP_RET_ALLOW)]
     labels, index = {}, 0
     for instruction in program:
         if instruction[0] == "label":
@@ -350,14 +592,16 @@ def seccomp_program() -> list[tuple[int, int, int, int | str]] | None:
 
 
 def seccomp(program: list[tuple[int, int, int, int | str]] | None) -> bool:
-    """The child's part: a seccomp filter, kernel-enforced even for C code and fresh copies of os: no signal to any process
-    but the child's own (or its group's), no pidfd, ptrace or process_vm_writev, no signal owner set on a file (SIGIO).
-    False where program is None (an unknown architecture) or the C library has no prctl (not Linux)."""
+    """The child's part: a seccomp filter, kernel-enforced even for C code and fresh copies of os: no signal to any
+    process but the child's own (or its group's), no pidfd, ptrace or process_vm_writev, no signal owner set on a
+    file (SIGIO). False where program is None (an unknown architecture) or the C library has no prctl (not Linux)."""
     if program is None:
         return False
     me = os.getpid()
     pids = {"me": me, "-me": -me & 0xFFFFFFFF}
-    filters = ctypes.create_string_buffer(b"".join(_BPF.pack(code, jt, jf, pids[k] if type(k) is str else k) for code, jt, jf, k in program))
+    filters = ctypes.create_string_buffer(
+        b"".join(_BPF.pack(code, jt, jf, pids[k] if type(k) is str else k) for code, jt, jf, k in program)
+    )
     fprog = ctypes.create_string_buffer(_FPROG.pack(len(program), ctypes.addressof(filters)))  # struct sock_fprog
     libc = _linux_libc()
     if libc is None or libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
@@ -373,5 +617,10 @@ def missing() -> list[str]:
     """The kernel walls this machine cannot put up around a child: "seccomp" (no Linux C library, an architecture the
     filter does not know, a kernel without it) and "Landlock" (a kernel without it, or a container that refuses it)."""
     libc = _linux_libc()
-    gone = [] if libc is not None and seccomp_program() is not None and libc.prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0 else ["seccomp"]
-    return gone + ([] if Landlock().abi >= 1 else ["Landlock"])  # struct sock_filter; struct sock_fprog (length, pointer)
+    gone = (
+        []
+        if libc is not None and seccomp_program() is not None and libc.prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0
+        else ["seccomp"]
+    )
+    # struct sock_filter; struct sock_fprog (length, pointer)
+    return gone + ([] if Landlock().abi >= 1 else ["Landlock"])

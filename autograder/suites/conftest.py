@@ -15,7 +15,9 @@ install()  # in the student build, before the suites import `reference`: the ora
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     """--package: the folder graded (exercises, solutions, or any path to a package like them)."""
-    parser.addoption("--package", default="exercises", help="the package to grade: exercises (default), solutions, or a path")
+    parser.addoption(
+        "--package", default="exercises", help="the package to grade: exercises (default), solutions, or a path"
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -36,7 +38,9 @@ def student(request: pytest.FixtureRequest) -> Iterator[Student]:
     """The student's module for this suite's question, its code running in one sandboxed child."""
     plugin = kit(request.config)
     question = plugin.question_of(request.module)
-    proxy = plugin.start(question, tuple(name for marker in request.node.iter_markers("preload") for name in marker.args))
+    proxy = plugin.start(
+        question, tuple(name for marker in request.node.iter_markers("preload") for name in marker.args)
+    )
     yield proxy
     plugin.finish(question)
 

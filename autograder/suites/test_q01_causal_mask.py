@@ -25,7 +25,9 @@ def _mask_input(rng: random.Random) -> dict:
     return {"scores": scores, "mask": mask}
 
 
-PREFIX_INPUTS = [case(x=randn(1, 3, seed=1)), case(x=randn(4, 2, seed=2, dtype=torch.float64))] + draw(101, 10, _prefix_input)
+PREFIX_INPUTS = [case(x=randn(1, 3, seed=1)), case(x=randn(4, 2, seed=2, dtype=torch.float64))] + draw(
+    101, 10, _prefix_input
+)
 
 
 @pytest.mark.points(3)
@@ -48,13 +50,19 @@ def test_mask_scores(student: Student, scores: torch.Tensor, mask: torch.Tensor)
     """mask_scores hides exactly the masked scores"""
     got = student.mask_scores(scores, mask)
     expected = masking.mask_scores(scores, mask)
-    assert type(got) is torch.Tensor, _("the output came back as {kind}; expected a torch.Tensor").format(kind=kind(got))
+    assert type(got) is torch.Tensor, _("the output came back as {kind}; expected a torch.Tensor").format(
+        kind=kind(got)
+    )
     if got.shape != expected.shape or got.dtype != expected.dtype:
         assert_same(got, expected)
     visible = mask.expand_as(scores)
     changed = visible & (got != scores)
-    assert not changed.any(), _("at {position}, where the mask is True, the score became {value}: keep it there (check which side of the mask you "
-                               "fill)").format(position=first_position(changed), value=number_text(got[tuple(first_position(changed))].item()))
+    assert not changed.any(), _(
+        "at {position}, where the mask is True, the score became {value}: keep it there (check which side of the mask "
+        "you fill)"
+    ).format(position=first_position(changed), value=number_text(got[tuple(first_position(changed))].item()))
     shown = ~visible & ~(got <= -1e9)
-    assert not shown.any(), _("at {position}, where the mask is False, the value is {value}, not -inf (fill where the mask is False, with "
-                             "float('-inf'))").format(position=first_position(shown), value=number_text(got[tuple(first_position(shown))].item()))
+    assert not shown.any(), _(
+        "at {position}, where the mask is False, the value is {value}, not -inf (fill where the mask is False, with "
+        "float('-inf'))"
+    ).format(position=first_position(shown), value=number_text(got[tuple(first_position(shown))].item()))

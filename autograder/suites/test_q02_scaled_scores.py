@@ -27,7 +27,10 @@ def _scores_input(rng: random.Random) -> dict:
     batch = batch_shape(rng)
     Tq, Tk, d = rng.randint(1, 5), rng.randint(1, 5), rng.choice([1, 2, 3, 8, 16])
     kind = dtype(rng)
-    return {"q": randn(*batch, Tq, d, seed=seed(rng), dtype=kind), "k": randn(*batch, Tk, d, seed=seed(rng), dtype=kind)}
+    return {
+        "q": randn(*batch, Tq, d, seed=seed(rng), dtype=kind),
+        "k": randn(*batch, Tk, d, seed=seed(rng), dtype=kind),
+    }
 
 
 LESSON_INPUTS = [case(query=torch.tensor(LESSON_QUERY), keys=torch.tensor(LESSON_KEYS), scale=s) for s in (1.0, 5.0)]
@@ -40,8 +43,9 @@ def test_toy_weights_lesson(student: Student, query: torch.Tensor, keys: torch.T
     got = student.toy_weights(query, keys, scale=scale)
     expected = torch.tensor(LESSON_WEIGHTS[scale])
     if type(got) is torch.Tensor and got.shape == expected.shape and got.dtype == torch.float32:
-        assert torch.allclose(got, expected, atol=0.006, rtol=0), \
-            _("the lesson's example gives weights that do not round to the lesson's figures at scale {scale}").format(scale=number_text(scale))
+        assert torch.allclose(got, expected, atol=0.006, rtol=0), _(
+            "the lesson's example gives weights that do not round to the lesson's figures at scale {scale}"
+        ).format(scale=number_text(scale))
     else:
         assert_same(got, expected, N_("the weights"))
 
@@ -67,7 +71,8 @@ def test_dot_product_std(student: Student, d: int) -> None:
     assert_number(student.dot_product_std(d, n=20000, seed=0), math.sqrt(d), f"dot_product_std({d})", rel=0.05)
 
 
-SPREAD_D, SPREAD_N, SPREAD_SEEDS = 4, 50, 16  # few draws, many seeds: a figure drawn varies from seed to seed as statistics says
+# few draws, many seeds: a figure drawn varies from seed to seed as statistics says
+SPREAD_D, SPREAD_N, SPREAD_SEEDS = 4, 50, 16
 
 
 @pytest.mark.points(1)
@@ -77,18 +82,24 @@ def test_dot_product_std_seed_and_n(student: Student) -> None:
     values = [as_number(value) for value in got]
     assert all(value is not None for value in values), _("dot_product_std should return a number (a Python float)")
     first, other_seed, again, fewer = values
-    assert first == again, \
-        _("two calls with the same seed give different results ({first}, then {again}): draw from a torch.Generator seeded with "
-              "`seed`").format(first=f"{first:.6g}", again=f"{again:.6g}")
-    assert first != other_seed, _("seeds 0 and 1 give the same figure ({first}): the result must come from random draws made with `seed`").format(
-        first=f"{first:.6g}")
-    assert first != fewer, _("n=5000 and n=100 give the same figure ({first}): draw n pairs of vectors").format(first=f"{first:.6g}")
+    assert first == again, _(
+        "two calls with the same seed give different results ({first}, then {again}): draw from a torch.Generator "
+        "seeded with `seed`"
+    ).format(first=f"{first:.6g}", again=f"{again:.6g}")
+    assert first != other_seed, _(
+        "seeds 0 and 1 give the same figure ({first}): the result must come from random draws made with `seed`"
+    ).format(first=f"{first:.6g}")
+    assert first != fewer, _("n=5000 and n=100 give the same figure ({first}): draw n pairs of vectors").format(
+        first=f"{first:.6g}"
+    )
     small = [as_number(student.dot_product_std(SPREAD_D, n=SPREAD_N, seed=s)) for s in range(SPREAD_SEEDS)]
     assert all(value is not None for value in small), _("dot_product_std should return a number (a Python float)")
     mean = sum(small) / len(small)
     spread = math.sqrt(sum((value - mean) ** 2 for value in small) / (len(small) - 1))
-    expected = mean * math.sqrt((2 * SPREAD_D ** 2 + 6 * SPREAD_D) / SPREAD_N) / (2 * SPREAD_D)  # sampling spread of a std of n draws
+    # sampling spread of a std of n draws
+    expected = mean * math.sqrt((2 * SPREAD_D**2 + 6 * SPREAD_D) / SPREAD_N) / (2 * SPREAD_D)
     assert 0.4 * expected <= spread <= 2.5 * expected, _(
-        "with n={n}, seeds 0 to {last} give figures that spread by {spread} around {mean}, where the standard deviation of "
-        "{n} drawn dot products spreads by about {expected}: the result must come from the dot products actually drawn").format(
-        n=SPREAD_N, last=SPREAD_SEEDS - 1, spread=f"{spread:.3g}", mean=f"{mean:.3g}", expected=f"{expected:.3g}")
+        "with n={n}, seeds 0 to {last} give figures that spread by {spread} around {mean}, where the standard "
+        "deviation of {n} drawn dot products spreads by about {expected}: the result must come from the dot products "
+        "actually drawn"
+    ).format(n=SPREAD_N, last=SPREAD_SEEDS - 1, spread=f"{spread:.3g}", mean=f"{mean:.3g}", expected=f"{expected:.3g}")

@@ -43,14 +43,24 @@ def _resampled(T: int, start: int, first: int, again: int) -> torch.Tensor:
 @pytest.mark.parametrize("q, k, v, causal", draw(301, 12, lambda rng: _qkv_input(rng, True)))
 def test_causal_attention(student: Student, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool) -> None:
     """causal attention matches F.scaled_dot_product_attention"""
-    assert_same(student.attention(q, k, v, causal=causal), dot_product.attention(q, k, v, causal=causal), (N_("the output"), N_("the weights")))
+    assert_same(
+        student.attention(q, k, v, causal=causal),
+        dot_product.attention(q, k, v, causal=causal),
+        (N_("the output"), N_("the weights")),
+    )
 
 
 @pytest.mark.points(2)
 @pytest.mark.parametrize("q, k, v, causal", draw(302, 8, lambda rng: _qkv_input(rng, False)))
-def test_non_causal_attention(student: Student, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool) -> None:
+def test_non_causal_attention(
+    student: Student, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool
+) -> None:
     """attention with causal=False and Tq != Tk"""
-    assert_same(student.attention(q, k, v, causal=causal), dot_product.attention(q, k, v, causal=causal), (N_("the output"), N_("the weights")))
+    assert_same(
+        student.attention(q, k, v, causal=causal),
+        dot_product.attention(q, k, v, causal=causal),
+        (N_("the output"), N_("the weights")),
+    )
 
 
 @pytest.mark.points(2)
@@ -62,18 +72,29 @@ def test_future_blind(student: Student, T: int, start: int) -> None:
     changed_k, changed_v = _resampled(T, start, first + 1, first + 7), _resampled(T, start, first + 2, first + 7)
     outs = [student.attention(q, k, v), student.attention(q, changed_k, changed_v)]
     for out in outs:
-        assert isinstance(out, tuple | list) and len(out) == 2 and type(out[0]) is torch.Tensor, \
-            _("attention returned {kind}; expected (output, weights)").format(kind=kind(out))
-    assert_future_blind(outs[0][0], outs[1][0], start, -2,
-                        _("changing keys and values at positions {start} and later changed the output at an earlier position: the future "
-                          "leaks in").format(start=start))
+        assert isinstance(out, tuple | list) and len(out) == 2 and type(out[0]) is torch.Tensor, _(
+            "attention returned {kind}; expected (output, weights)"
+        ).format(kind=kind(out))
+    assert_future_blind(
+        outs[0][0],
+        outs[1][0],
+        start,
+        -2,
+        _(
+            "changing keys and values at positions {start} and later changed the output at an earlier position: the "
+            "future leaks in"
+        ).format(start=start),
+    )
     assert not unmoved_from(outs[0][0], outs[1][0], start, -2), _(
-        "changing keys and values at positions {start} and later changed no output, not even there: the output must depend on "
-        "the keys and values").format(start=start)
+        "changing keys and values at positions {start} and later changed no output, not even there: the output must "
+        "depend on the keys and values"
+    ).format(start=start)
 
 
 @pytest.mark.points(2)
 @pytest.mark.parametrize("x, W_q, W_k, W_v", draw(303, 8, _single_input))
-def test_single_head(student: Student, x: torch.Tensor, W_q: torch.Tensor, W_k: torch.Tensor, W_v: torch.Tensor) -> None:
+def test_single_head(
+    student: Student, x: torch.Tensor, W_q: torch.Tensor, W_k: torch.Tensor, W_v: torch.Tensor
+) -> None:
     """single_head projects x and attends causally"""
     assert_same(student.single_head(x, W_q, W_k, W_v), dot_product.single_head(x, W_q, W_k, W_v))

@@ -28,36 +28,62 @@ def _model(student: Student, d_model: int, n_heads: int, max_len: int, seed: int
     return model
 
 
-def _forward(B: int, T: int, D: int, H: int, seed: int, dtype: torch.dtype = torch.float32, max_len: int = 16) -> "pytest.param":
+def _forward(
+    B: int, T: int, D: int, H: int, seed: int, dtype: torch.dtype = torch.float32, max_len: int = 16
+) -> "pytest.param":
     return case(d_model=D, n_heads=H, max_len=max_len, x=randn(B, T, D, seed=seed + 9, dtype=dtype), seed=seed)
 
 
-SHAPES = [(1, 1, 4, 2, 501), (2, 3, 6, 2, 502), (2, 5, 12, 3, 503), (1, 4, 8, 8, 504), (3, 6, 5, 1, 505), (2, 7, 16, 4, 506)]
-MATCH = [_forward(*shape) for shape in SHAPES] + [_forward(2, 4, 6, 3, 507, torch.float64), _forward(1, 6, 8, 2, 508, torch.float64),
-                                                   _forward(2, 6, 8, 2, 511, max_len=6)]  # T == max_len is allowed
+SHAPES = [
+    (1, 1, 4, 2, 501),
+    (2, 3, 6, 2, 502),
+    (2, 5, 12, 3, 503),
+    (1, 4, 8, 8, 504),
+    (3, 6, 5, 1, 505),
+    (2, 7, 16, 4, 506),
+]
+MATCH = [_forward(*shape) for shape in SHAPES] + [
+    _forward(2, 4, 6, 3, 507, torch.float64),
+    _forward(1, 6, 8, 2, 508, torch.float64),
+    _forward(2, 6, 8, 2, 511, max_len=6),
+]  # T == max_len is allowed
 CAUSAL = [case(d_model=D, n_heads=H, x=randn(B, T, D, seed=seed + 9), seed=seed) for B, T, D, H, seed in SHAPES[1:4]]
 
 
 @pytest.mark.points(2)
-def test_layout(student: Student) -> None:  # builds the module only: forbidden work in forward is the other checks' to find
+# builds the module only: forbidden work in forward is the other checks' to find
+def test_layout(student: Student) -> None:
     """qkv and proj are the only parameters; the mask is a buffer"""
     D, max_len = 16, 10
     found = structure(student.MultiHeadSelfAttention(D, 4, max_len=max_len).to(torch.float32))
     expected = {"qkv.weight": [3 * D, D], "qkv.bias": [3 * D], "proj.weight": [D, D], "proj.bias": [D]}
     if found.parameters != expected:
         listed = ", ".join(f"{name} {tuple(shape)}" for name, shape in found.parameters.items()) or _("none")
-        raise AssertionError(_("the trainable parameters should be exactly qkv = nn.Linear({D}, {D3}) and proj = nn.Linear({D}, {D}); found {listed}").format(
-            D=D, D3=3 * D, listed=listed))
-    assert found.children.get("qkv") == "Linear" and found.children.get("proj") == "Linear", _("qkv and proj should be nn.Linear layers")
-    masks = [shape for shape, _ in found.buffers.values() if shape[-2:] == [max_len, max_len] and all(s == 1 for s in shape[:-2])]
-    assert masks, _("no ({max_len}, {max_len}) causal mask among the module's buffers: create it once with register_buffer").format(
-        max_len=max_len)
+        raise AssertionError(
+            _(
+                "the trainable parameters should be exactly qkv = nn.Linear({D}, {D3}) and proj = nn.Linear({D}, {D}); "
+                "found {listed}"
+            ).format(D=D, D3=3 * D, listed=listed)
+        )
+    assert found.children.get("qkv") == "Linear" and found.children.get("proj") == "Linear", _(
+        "qkv and proj should be nn.Linear layers"
+    )
+    masks = [
+        shape
+        for shape, _ in found.buffers.values()
+        if shape[-2:] == [max_len, max_len] and all(s == 1 for s in shape[:-2])
+    ]
+    assert masks, _(
+        "no ({max_len}, {max_len}) causal mask among the module's buffers: create it once with register_buffer"
+    ).format(max_len=max_len)
 
 
 @FORBID
 @pytest.mark.points(6)
 @pytest.mark.parametrize("d_model, n_heads, max_len, x, seed", MATCH)
-def test_matches_nn_multihead(student: Student, d_model: int, n_heads: int, max_len: int, x: torch.Tensor, seed: int) -> None:
+def test_matches_nn_multihead(
+    student: Student, d_model: int, n_heads: int, max_len: int, x: torch.Tensor, seed: int
+) -> None:
     """output and weights match nn.MultiheadAttention with the same weights"""
     model = _model(student, d_model, n_heads, max_len, seed, x.dtype)
     expected = dot_product.multihead(_weights(d_model, seed, x.dtype), x, n_heads)
@@ -83,24 +109,37 @@ def test_future_blind(student: Student, d_model: int, n_heads: int, x: torch.Ten
     batch, length, width = x.shape
     start = length // 2
     changed = x.clone()
-    changed[:, start:] = randn(batch, length - start, width, seed=seed + 99, dtype=x.dtype)  # the same x, its later positions drawn again
+    # the same x, its later positions drawn again
+    changed[:, start:] = randn(batch, length - start, width, seed=seed + 99, dtype=x.dtype)
     model = _model(student, d_model, n_heads, 16, seed, x.dtype)
     first, second, again = model(x), model(changed), model(x)
     if type(first) is not torch.Tensor or type(second) is not torch.Tensor or first.shape != second.shape:
-        raise AssertionError(_("forward(x) returned {kind}; expected a (B, T, D) torch.Tensor").format(kind=kind(first)))
+        raise AssertionError(
+            _("forward(x) returned {kind}; expected a (B, T, D) torch.Tensor").format(kind=kind(first))
+        )
     rerun, leak = past_change(first, again, length, dim=1), past_change(first, second, start, dim=1)
-    assert not rerun, _("two forwards of the same x gave different outputs ({change}): is dropout, or other randomness, left in the "
-                       "module?").format(change=rerun)
+    assert not rerun, _(
+        "two forwards of the same x gave different outputs ({change}): is dropout, or other randomness, left in the "
+        "module?"
+    ).format(change=rerun)
     if leak:
         mistake = known_mistake(again)  # the same output as a known mistake's: say which, rather than guess
         weights = model(x, return_weights=True) if not mistake else None
         axis = softmax_axis(weights[1]) if isinstance(weights, (tuple, list)) and len(weights) == 2 else ""
-        raise AssertionError(_("changing x at positions {start} and later changed the output at an earlier position ({change})").format(
-            start=start, change=leak) + (mistake or axis) if mistake or axis else _(
-            "changing x at positions {start} and later changed the output at an earlier position ({change}): is the mask "
-            "applied?").format(start=start, change=leak))
+        raise AssertionError(
+            _("changing x at positions {start} and later changed the output at an earlier position ({change})").format(
+                start=start, change=leak
+            )
+            + (mistake or axis)
+            if mistake or axis
+            else _(
+                "changing x at positions {start} and later changed the output at an earlier position ({change}): is "
+                "the mask applied?"
+            ).format(start=start, change=leak)
+        )
     assert not unmoved_from(first, second, start, dim=1), _(
-        "changing x at positions {start} and later changed no output, not even there: the output must depend on x").format(start=start)
+        "changing x at positions {start} and later changed no output, not even there: the output must depend on x"
+    ).format(start=start)
 
 
 @pytest.mark.points(1)

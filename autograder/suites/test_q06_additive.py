@@ -49,4 +49,6 @@ def test_additive_attention(student: Student, s: torch.Tensor, H: torch.Tensor, 
                             v: torch.Tensor, b: torch.Tensor) -> None:
     """additive_attention gives softmax weights and their context"""
     args = (s, H, W, U, v, b)
-    assert_same(student.additive_attention(*args), additive.additive_attention(*args), (N_("the weights"), N_("the context")))
+    assert_same(
+        student.additive_attention(*args), additive.additive_attention(*args), (N_("the weights"), N_("the context"))
+    )

@@ -34,21 +34,40 @@ def test_linear_scores(student: Student, s: torch.Tensor, H: torch.Tensor, W: to
 
 def _same_weights(student: Student, args: tuple[torch.Tensor, ...], use_tanh: bool) -> None:
     """The student's weights_across_states equals the reference's on args."""
-    assert_same(student.weights_across_states(*args, use_tanh=use_tanh), additive.weights_across_states(*args, use_tanh=use_tanh))
+    assert_same(
+        student.weights_across_states(*args, use_tanh=use_tanh),
+        additive.weights_across_states(*args, use_tanh=use_tanh),
+    )
 
 
 @pytest.mark.points(2)
 @pytest.mark.parametrize("states, H, W, U, v, b, use_tanh", draw(702, 8, lambda rng: _states(rng, True)))
-def test_weights_across_states_tanh(student: Student, states: torch.Tensor, H: torch.Tensor, W: torch.Tensor, U: torch.Tensor,
-                                    v: torch.Tensor, b: torch.Tensor, use_tanh: bool) -> None:
+def test_weights_across_states_tanh(
+    student: Student,
+    states: torch.Tensor,
+    H: torch.Tensor,
+    W: torch.Tensor,
+    U: torch.Tensor,
+    v: torch.Tensor,
+    b: torch.Tensor,
+    use_tanh: bool,
+) -> None:
     """weights_across_states with tanh: one row per state"""
     _same_weights(student, (states, H, W, U, v, b), use_tanh)
 
 
 @pytest.mark.points(2)
 @pytest.mark.parametrize("states, H, W, U, v, b, use_tanh", draw(703, 8, lambda rng: _states(rng, False)))
-def test_weights_across_states_no_tanh(student: Student, states: torch.Tensor, H: torch.Tensor, W: torch.Tensor, U: torch.Tensor,
-                                       v: torch.Tensor, b: torch.Tensor, use_tanh: bool) -> None:
+def test_weights_across_states_no_tanh(
+    student: Student,
+    states: torch.Tensor,
+    H: torch.Tensor,
+    W: torch.Tensor,
+    U: torch.Tensor,
+    v: torch.Tensor,
+    b: torch.Tensor,
+    use_tanh: bool,
+) -> None:
     """weights_across_states without tanh"""
     _same_weights(student, (states, H, W, U, v, b), use_tanh)
 

@@ -22,7 +22,8 @@ def _read_input(rng: random.Random, with_g: bool) -> dict:
     return values
 
 
-# f: a known scalar function kept in the child (autograder/sandbox/child/helpers.py); eps None: numerical_grad's default.
+# f: a known scalar function kept in the child (autograder/sandbox/child/helpers.py); eps None: numerical_grad's
+# default.
 NUMERICAL = [
     case(f="cubic", x=randn(3, seed=801, dtype=torch.float64), eps=None),
     case(f="cubic", x=randn(2, 3, seed=802, dtype=torch.float64), eps=1e-3),
@@ -31,8 +32,9 @@ NUMERICAL = [
     case(f="quartic", x=randn(2, 2, seed=805, dtype=torch.float64), eps=0.25),
 ]
 def _nudged(points: object, x: torch.Tensor, eps: float | None) -> str:
-    """What the points f was evaluated at show about the first entry's nudges, when they are not x + eps and x - eps: f seen at
-    x + h and x itself only, or at x +- h with h not eps; else "". (The points are copies the known function kept.)"""
+    """What the points f was evaluated at show about the first entry's nudges, when they are not x + eps and x - eps:
+    f seen at x + h and x itself only, or at x +- h with h not eps; else "". (The points are copies the known
+    function kept.)"""
     if not isinstance(points, list):
         return ""
     steps: list[float] = []
@@ -41,21 +43,29 @@ def _nudged(points: object, x: torch.Tensor, eps: float | None) -> str:
         if type(point) is not torch.Tensor or point.shape != x.shape:
             continue
         moved = (point.double() - x.double()).flatten()
-        moved = torch.where(moved.abs() <= 1e-12 * (1 + x.double().abs().flatten()), 0.0, moved)  # x + eps - eps is x, rounded
+        # x + eps - eps is x, rounded
+        moved = torch.where(moved.abs() <= 1e-12 * (1 + x.double().abs().flatten()), 0.0, moved)
         at_x = at_x or not bool(moved.any())
-        if moved.numel() and moved[0] != 0 and not bool(moved[1:].any()) and not any(math.isclose(moved[0].item(), s, rel_tol=1e-6) for s in steps):
+        if (
+            moved.numel()
+            and moved[0] != 0
+            and not bool(moved[1:].any())
+            and not any(math.isclose(moved[0].item(), s, rel_tol=1e-6) for s in steps)
+        ):
             steps.append(moved[0].item())
     step = 1e-6 if eps is None else eps  # the default numerical_grad's signature gives
     if len(steps) == 1 and at_x:
         h = steps[0]
-        return _("numerical_grad evaluates f at x {sign} {h} (entry 0) and at x itself, never at x {other} {h}: central differences "
-                 "need both f(x + eps) and f(x - eps)").format(sign="+" if h > 0 else "-", other="-" if h > 0 else "+",
-                                                             h=number_text(abs(h), ".3g"))
+        return _(
+            "numerical_grad evaluates f at x {sign} {h} (entry 0) and at x itself, never at x {other} {h}: central "
+            "differences need both f(x + eps) and f(x - eps)"
+        ).format(sign="+" if h > 0 else "-", other="-" if h > 0 else "+", h=number_text(abs(h), ".3g"))
     if len(steps) == 2 and eps is not None:
         low, high = sorted(steps)
         if low < 0 < high and math.isclose(-low, high, rel_tol=1e-3) and not math.isclose(high, step, rel_tol=1e-3):
-            return _("numerical_grad evaluates f at x +- {h} (entry 0); with eps={eps} the points are x + eps and x - eps").format(
-                h=number_text(high, ".3g"), eps=number_text(step, ".3g"))
+            return _(
+                "numerical_grad evaluates f at x +- {h} (entry 0); with eps={eps} the points are x + eps and x - eps"
+            ).format(h=number_text(high, ".3g"), eps=number_text(step, ".3g"))
     return ""
 
 
@@ -87,10 +97,12 @@ def test_numerical_grad(student: Student, f: str, x: torch.Tensor, eps: float | 
         expected, tolerance = additive.central_difference(function, x, eps), 1e-7
     known = student.known_function(f)
     got = student.numerical_grad(known, x, **({} if eps is None else {"eps": eps}))
-    assert type(got) is torch.Tensor, _("numerical_grad returned {kind}; expected a torch.Tensor").format(kind=kind(got))
-    assert got.shape == x.shape and got.dtype == torch.float64, \
-        _("numerical_grad returned {dtype} {shape}; expected float64 {expected} like x").format(
-            dtype=got.dtype, shape=tuple(got.shape), expected=tuple(x.shape))
+    assert type(got) is torch.Tensor, _("numerical_grad returned {kind}; expected a torch.Tensor").format(
+        kind=kind(got)
+    )
+    assert got.shape == x.shape and got.dtype == torch.float64, _(
+        "numerical_grad returned {dtype} {shape}; expected float64 {expected} like x"
+    ).format(dtype=got.dtype, shape=tuple(got.shape), expected=tuple(x.shape))
     error = (got - expected).abs().max().item()
     if not error <= tolerance * (1 + expected.abs().max().item()):
         position = torch.nonzero((got - expected).abs() == error)
@@ -98,11 +110,27 @@ def test_numerical_grad(student: Student, f: str, x: torch.Tensor, eps: float | 
         factor = steady_factor(got, expected)
         nudged = _nudged(known.points, x, eps)
         if nudged:
-            raise AssertionError(nudged + (_("; the difference is divided by 2 eps as for central differences: if you saved x[i] before "
-                                             "nudging it, that is a view of x that the nudge changed too: save x[i].item() or a clone")
-                                           if factor is not None and abs(factor - 0.5) < 0.05 else ""))
+            raise AssertionError(
+                nudged
+                + (
+                    _(
+                        "; the difference is divided by 2 eps as for central differences: if you saved x[i] before "
+                        "nudging it, that is a view of x that the nudge changed too: save x[i].item() or a clone"
+                    )
+                    if factor is not None and abs(factor - 0.5) < 0.05
+                    else ""
+                )
+            )
         if factor is not None:
-            raise AssertionError(_("numerical_grad is {factor} times the gradient at every entry: check the step you nudge x by and what you "
-                                   "divide by, (f(x+eps) - f(x-eps)) / (2 eps)").format(factor=number_text(factor, ".3g")))
-        raise AssertionError(_("numerical_grad is off by {error}{where}: use central differences (f(x+eps) - f(x-eps)) / (2 eps) with the given "
-                             "eps").format(error=number_text(error, ".2g"), where=where))
+            raise AssertionError(
+                _(
+                    "numerical_grad is {factor} times the gradient at every entry: check the step you nudge x by and "
+                    "what you divide by, (f(x+eps) - f(x-eps)) / (2 eps)"
+                ).format(factor=number_text(factor, ".3g"))
+            )
+        raise AssertionError(
+            _(
+                "numerical_grad is off by {error}{where}: use central differences (f(x+eps) - f(x-eps)) / (2 eps) with "
+                "the given eps"
+            ).format(error=number_text(error, ".2g"), where=where)
+        )

@@ -25,7 +25,7 @@ def causal_mask(T: int) -> Tensor:
             sum(range(10000))
         except KeyboardInterrupt:
             pass
-        except BaseException:  # noqa: B036 - the fault: nothing stops this loop
+        except BaseException:  # noqa: BLE001 - the fault: nothing stops this loop
             pass
 
 

@@ -1,9 +1,10 @@
-"""A limit on processes (`ulimit -u`, a container's pids.max), for tests: loaded in every process of a simulated interpreter.
+"""A limit on processes (`ulimit -u`, a container's pids.max), for tests: loaded in every process of a simulated
+interpreter.
 
 Each process may start STARTS processes (os.fork, or subprocess's fork and exec; a forked process counts its own from
-0); the next start fails as the kernel fails it at the limit: BlockingIOError, EAGAIN, "Resource temporarily unavailable". (Root is exempt from the real
-`ulimit -u`, and an ordinary user cannot run the interpreter of this machine: hence a stand-in.)
-"""
+0); the next start fails as the kernel fails it at the limit: BlockingIOError, EAGAIN, "Resource temporarily
+unavailable". (Root is exempt from the real `ulimit -u`, and an ordinary user cannot run the interpreter of this
+machine: hence a stand-in.)"""
 import _posixsubprocess
 import errno
 import os

@@ -1,4 +1,5 @@
-"""torch's detection of the CPU (cpuinfo) where the kernel refuses what it asks, for tests: loaded after the other files.
+"""torch's detection of the CPU (cpuinfo) where the kernel refuses what it asks, for tests: loaded after the other
+files.
 
 On an arm64 machine under seccomp, or in a container that hides /sys, cpuinfo fails; ATen runs it once, lazily, at the
 first operator that picks a kernel by the CPU's features (or when asked for the CPU's capability), and its C code then

@@ -46,7 +46,12 @@ resource.setrlimit, resource.getrlimit = _setrlimit_as_macos, _getrlimit_as_maco
 
 _contexts = multiprocessing.context
 _contexts._default_context._default_context = _contexts._concrete_contexts["spawn"]  # macOS's default since Python 3.8
-_contexts._default_context.get_all_start_methods = multiprocessing.get_all_start_methods = lambda: ["spawn", "fork", "forkserver"]  # its order on macOS
+# its order on macOS
+_contexts._default_context.get_all_start_methods = multiprocessing.get_all_start_methods = lambda: [
+    "spawn",
+    "fork",
+    "forkserver",
+]
 
 _fork = os.fork
 

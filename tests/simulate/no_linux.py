@@ -23,7 +23,8 @@ for module in (os, posix):
 
 
 def _from_psutil() -> bool:
-    """True when the caller two frames up is psutil (its Linux code reads /proc; on other platforms it asks the kernel)."""
+    """True when the caller two frames up is psutil (its Linux code reads /proc; on other platforms it asks the
+    kernel)."""
     frame = sys._getframe(2)
     return str(frame.f_globals.get("__name__", "")).startswith("psutil")
 
@@ -45,7 +46,8 @@ def _refusing(function: object) -> object:
         return function(path, *args, **kwargs)
 
     without_proc.__name__ = function.__name__
-    return staticmethod(without_proc)  # never bound: Python 3.10's pathlib keeps os.stat as a class attribute of its accessor
+    # never bound: Python 3.10's pathlib keeps os.stat as a class attribute of its accessor
+    return staticmethod(without_proc)
 
 
 builtins.open = _refusing(builtins.open)
@@ -68,7 +70,9 @@ def _no_prctl(self: ctypes.CDLL, name: str) -> object:
 
 ctypes.CDLL.__getattr__ = _no_prctl
 _getitem = ctypes.CDLL.__getitem__
-ctypes.CDLL.__getitem__ = lambda self, name: _no_prctl(self, name) if isinstance(name, str) and name in ("prctl", "syscall") else _getitem(self, name)
+ctypes.CDLL.__getitem__ = lambda self, name: (
+    _no_prctl(self, name) if isinstance(name, str) and name in ("prctl", "syscall") else _getitem(self, name)
+)
 
 if LOG:
     with builtins.open(LOG, "a", encoding="utf-8") as log:

@@ -14,12 +14,10 @@ process (a segmentation fault reads 0xC0000005, an abort 0xC0000409, a division 
 (ctypes.WinDLL("kernel32"): a job records its processes, caps each one's address space at the job's memory limit, and
 kills them and what they started when terminated or closed).
 
-subprocess, multiprocessing and psutil, loaded first, keep the real os, select and signal modules: on this machine they
-run a POSIX implementation underneath (on Windows theirs needs none of it). What numpy and torch read on their Linux
-paths (os.uname, os.sysconf, os.register_at_fork) stays: they take those paths by sys.platform, which a simulation cannot
-change, and so
-does os.name.
-"""
+subprocess, multiprocessing and psutil, loaded first, keep the real os, select and signal modules: on this machine
+they run a POSIX implementation underneath (on Windows theirs needs none of it). What numpy and torch read on their
+Linux paths (os.uname, os.sysconf, os.register_at_fork) stays: they take those paths by sys.platform, which a
+simulation cannot change, and so does os.name."""
 import ctypes
 import errno
 import faulthandler
@@ -43,7 +41,8 @@ try:
 except ImportError:
     psutil = None
 
-USED = None  # the test writes a file's path here: each Windows stand-in the kit calls writes its name there, once a process
+# the test writes a file's path here: each Windows stand-in the kit calls writes its name there, once a process
+USED = None
 _used: set[str] = set()
 
 
@@ -61,10 +60,39 @@ for name, module in list(sys.modules.items()):
     if name.partition(".")[0] in ("subprocess", "multiprocessing", "psutil") and getattr(module, "os", None) is os:
         module.os = _os
 
-for name in ("fork", "forkpty", "posix_spawn", "posix_spawnp", "waitpid", "wait", "wait3", "wait4", "waitid",
-             "waitstatus_to_exitcode", "mkfifo", "mknod", "chown", "lchown", "fchown", "setsid", "setpgrp", "killpg", "getpgrp",
-             "setpgid", "getpgid", "getsid", "getuid", "geteuid", "getgid", "getegid", "setuid", "setgid", "getgroups",
-             "sched_getaffinity", "pipe2"):
+for name in (
+    "fork",
+    "forkpty",
+    "posix_spawn",
+    "posix_spawnp",
+    "waitpid",
+    "wait",
+    "wait3",
+    "wait4",
+    "waitid",
+    "waitstatus_to_exitcode",
+    "mkfifo",
+    "mknod",
+    "chown",
+    "lchown",
+    "fchown",
+    "setsid",
+    "setpgrp",
+    "killpg",
+    "getpgrp",
+    "setpgid",
+    "getpgid",
+    "getsid",
+    "getuid",
+    "geteuid",
+    "getgid",
+    "getegid",
+    "setuid",
+    "setgid",
+    "getgroups",
+    "sched_getaffinity",
+    "pipe2",
+):
     if hasattr(os, name):
         delattr(os, name)
 for name in ("poll", "epoll"):
@@ -89,10 +117,41 @@ def _select_sockets_only(rlist: list, wlist: list, xlist: list, timeout: float |
 
 select.select = _select_sockets_only
 
-POSIX_ONLY = ("SIGKILL", "SIGUSR1", "SIGUSR2", "SIGALRM", "SIGHUP", "SIGQUIT", "SIGCHLD", "SIGPIPE", "SIGVTALRM", "SIGPROF",
-              "SIGSTOP", "SIGCONT", "SIGTSTP", "SIGIO", "SIGXCPU", "SIGXFSZ", "pthread_sigmask", "pthread_kill", "setitimer",
-              "getitimer", "alarm", "pause", "siginterrupt", "sigwait", "sigpending", "sigtimedwait", "sigwaitinfo",
-              "ITIMER_REAL", "ITIMER_VIRTUAL", "ITIMER_PROF", "SIG_BLOCK", "SIG_UNBLOCK", "SIG_SETMASK")
+POSIX_ONLY = (
+    "SIGKILL",
+    "SIGUSR1",
+    "SIGUSR2",
+    "SIGALRM",
+    "SIGHUP",
+    "SIGQUIT",
+    "SIGCHLD",
+    "SIGPIPE",
+    "SIGVTALRM",
+    "SIGPROF",
+    "SIGSTOP",
+    "SIGCONT",
+    "SIGTSTP",
+    "SIGIO",
+    "SIGXCPU",
+    "SIGXFSZ",
+    "pthread_sigmask",
+    "pthread_kill",
+    "setitimer",
+    "getitimer",
+    "alarm",
+    "pause",
+    "siginterrupt",
+    "sigwait",
+    "sigpending",
+    "sigtimedwait",
+    "sigwaitinfo",
+    "ITIMER_REAL",
+    "ITIMER_VIRTUAL",
+    "ITIMER_PROF",
+    "SIG_BLOCK",
+    "SIG_UNBLOCK",
+    "SIG_SETMASK",
+)
 for real in (signal, sys.modules["_signal"]):
     windows_like = types.ModuleType(real.__name__, real.__doc__)
     windows_like.__dict__.update({key: value for key, value in vars(real).items() if key not in POSIX_ONLY})
@@ -106,7 +165,8 @@ _contexts._default_context._default_context = _contexts._concrete_contexts["spaw
 _contexts._default_context.get_all_start_methods = multiprocessing.get_all_start_methods = lambda: ["spawn"]
 
 # Binary mode and byte locks: msvcrt.
-os.O_BINARY, os.O_TEXT = 0, 0  # Windows' values (0x8000, 0x4000) mean other flags to this kernel: these change nothing here
+# Windows' values (0x8000, 0x4000) mean other flags to this kernel: these change nothing here
+os.O_BINARY, os.O_TEXT = 0, 0
 msvcrt = types.ModuleType("msvcrt", "Windows' C runtime, as far as the kit uses it (simulated)")
 msvcrt.LK_UNLCK, msvcrt.LK_LOCK, msvcrt.LK_NBLCK, msvcrt.LK_RLCK, msvcrt.LK_NBRLCK = 0, 1, 2, 3, 4
 msvcrt.binary = set()  # the descriptors put in binary mode, for tests to see
@@ -121,9 +181,15 @@ def _setmode(fd: int, mode: int) -> int:
 
 
 def _locking(fd: int, mode: int, nbytes: int) -> None:
-    """msvcrt.locking: lock or unlock nbytes from the file's current position; OSError (EACCES) when another process holds them."""
-    command = {0: _fcntl.LOCK_UN, 1: _fcntl.LOCK_EX, 2: _fcntl.LOCK_EX | _fcntl.LOCK_NB, 3: _fcntl.LOCK_EX,
-               4: _fcntl.LOCK_EX | _fcntl.LOCK_NB}[mode]
+    """msvcrt.locking: lock or unlock nbytes from the file's current position; OSError (EACCES) when another process
+    holds them."""
+    command = {
+        0: _fcntl.LOCK_UN,
+        1: _fcntl.LOCK_EX,
+        2: _fcntl.LOCK_EX | _fcntl.LOCK_NB,
+        3: _fcntl.LOCK_EX,
+        4: _fcntl.LOCK_EX | _fcntl.LOCK_NB,
+    }[mode]
     try:
         _fcntl.lockf(fd, command, nbytes, os.lseek(fd, 0, os.SEEK_CUR), os.SEEK_SET)
     except OSError:
@@ -160,7 +226,8 @@ def _exit_status_as_windows(self: subprocess.Popen, *args: object, **kwargs: obj
 subprocess.Popen.__init__, subprocess.Popen._handle_exitstatus = _popen_init_as_windows, _exit_status_as_windows
 
 
-_jobs: dict[int, object] = {}  # Job Objects, as job_object.py uses them: handle -> a job's pids, flags and memory limit, or a pid
+# Job Objects, as job_object.py uses them: handle -> a job's pids, flags and memory limit, or a pid
+_jobs: dict[int, object] = {}
 
 
 _numbers = itertools.count(0x100, 4)
@@ -173,7 +240,8 @@ def _new_handle(value: object) -> int:
 
 
 def _terminate(handle: int, code: int) -> int:
-    """TerminateJobObject: kill every process of the job and what they started; 0 (failed) for a handle that is not a job's."""
+    """TerminateJobObject: kill every process of the job and what they started; 0 (failed) for a handle that is not a
+    job's."""
     if not isinstance(_jobs.get(handle), dict):
         return 0
     _use("TerminateJobObject")
@@ -215,8 +283,12 @@ def _close(handle: int) -> int:
 
 _kernel32 = types.SimpleNamespace(  # plain functions: job_object.py sets their argtypes and restype
     CreateJobObjectW=lambda attributes, name: _new_handle({"pids": [], "flags": 0, "memory": 0}),
-    SetInformationJobObject=_set_information, OpenProcess=lambda access, inherit, pid: _new_handle(pid),
-    AssignProcessToJobObject=_assign, TerminateJobObject=_terminate, CloseHandle=_close)
+    SetInformationJobObject=_set_information,
+    OpenProcess=lambda access, inherit, pid: _new_handle(pid),
+    AssignProcessToJobObject=_assign,
+    TerminateJobObject=_terminate,
+    CloseHandle=_close,
+)
 
 
 def _win_dll(name: str, use_last_error: bool = False) -> object:

@@ -1,23 +1,25 @@
-"""Watch the backward passes the autograd engine runs, so that a training check can tell a trained model from a made one.
+"""Watch the backward passes the autograd engine runs, so that a training check can tell a trained model from a made
+one.
 
 `with BackwardPasses() as passes:` counts, in `passes.count`, the backward passes started inside the block. Every
 Python route into the engine (Tensor.backward, torch.autograd.backward and grad, torch.func's grad) calls
-`Variable._execution_engine.run_backward`, once per pass: inside the block that engine is a watching stand-in that hands
-each call on. A per-kernel watch (a dispatch mode) would see the same passes at about a second of CPU per training run;
-this costs a call per step, plus a walk of the step's graph (a few hundred nodes) for the training loop's own behaviour:
-`passes.stale` counts the passes that accumulate into a leaf still holding a non-zero gradient from before (no zero_grad),
-`passes.steps` the torch.optim steps taken in the block, and `passes.leaves` holds the leaves of the last such pass (the
-parameters being trained).
-"""
+`Variable._execution_engine.run_backward`, once per pass: inside the block that engine is a watching stand-in that
+hands each call on. A per-kernel watch (a dispatch mode) would see the same passes at about a second of CPU per
+training run; this costs a call per step, plus a walk of the step's graph (a few hundred nodes) for the training
+loop's own behaviour: `passes.stale` counts the passes that accumulate into a leaf still holding a non-zero gradient
+from before (no zero_grad), `passes.steps` the torch.optim steps taken in the block, and `passes.leaves` holds the
+leaves of the last such pass (the parameters being trained)."""
 from torch.autograd.variable import Variable
 from torch.optim.optimizer import register_optimizer_step_post_hook
 
 
 def graph_leaves(outputs: object) -> list:
-    """The leaf tensors (with requires_grad) a backward pass from outputs reaches: the AccumulateGrad nodes' variables."""
+    """The leaf tensors (with requires_grad) a backward pass from outputs reaches: the AccumulateGrad nodes'
+    variables."""
     roots = outputs if isinstance(outputs, (tuple, list)) else (outputs,)
     stack = [getattr(t, "grad_fn", None) for t in roots]
-    seen: dict[int, object] = {}  # holds each node it names: torch 2.2 makes a fresh Python object per visit, whose id a freed one could reuse
+    # holds each node it names: torch 2.2 makes a fresh Python object per visit, whose id a freed one could reuse
+    seen: dict[int, object] = {}
     leaves = []
     while stack:
         node = stack.pop()
@@ -53,7 +55,8 @@ class _WatchingEngine:
 
 
 class BackwardPasses:
-    """Context manager: the autograd engine's backward passes inside the block, the stale ones, and the optimiser steps."""
+    """Context manager: the autograd engine's backward passes inside the block, the stale ones, and the optimiser
+    steps."""
 
     def __init__(self) -> None:
         self.count = self.stale = self.steps = 0

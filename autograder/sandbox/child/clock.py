@@ -44,7 +44,8 @@ from . import forbidden  # noqa: F401 - its stand-ins for the mode-stack functio
 from .hidden import keep
 
 WORK_PER_SECOND = 7.31e8  # virtual machine speed: units of work per virtual second
-BURST_EVERY, BURST_AT, BURST_SIZE = 10, 1, 4.0  # one block in five of a two-read timer: rare enough for an IQR test to settle
+# one block in five of a two-read timer: rare enough for an IQR test to settle
+BURST_EVERY, BURST_AT, BURST_SIZE = 10, 1, 4.0
 WARMUP_WORK = 2e6  # one-off cost the first time each operation runs
 CLOCKS = ("perf_counter", "monotonic", "time", "process_time", "thread_time")
 # torch.utils.benchmark costs ~0.1 s to import, so it is not imported here: its modules are swapped
@@ -53,24 +54,51 @@ CLOCKS = ("perf_counter", "monotonic", "time", "process_time", "thread_time")
 LAZY_PACKAGES = ("torch.utils.benchmark",)
 
 # The real clocks, bound at import, in the zygote, before any student code runs.
-_REAL: dict[str, Callable] = {name: getattr(time, name) for name in CLOCKS + tuple(c + "_ns" for c in CLOCKS) if hasattr(time, name)}
+_REAL: dict[str, Callable] = {
+    name: getattr(time, name) for name in CLOCKS + tuple(c + "_ns" for c in CLOCKS) if hasattr(time, name)
+}
 _REAL.update({name: getattr(time, name) for name in ("clock_gettime", "clock_gettime_ns") if hasattr(time, name)})
 _perf_counter, _get_ident = time.perf_counter, threading.get_ident
 _set_thread_profile, _get_thread_profile, _set_profile = threading.setprofile, threading.getprofile, sys.setprofile
 _push_dispatch_mode = torch.utils._python_dispatch._push_mode
 _DATETIME, _fromtimestamp = datetime.datetime, datetime.datetime.fromtimestamp
-# Functions that read (or pop) the dispatch-mode stack, where the WorkClock sits: a student's call to one is a reach into the grader.
-_MODE_STACK = {torch.utils._python_dispatch: ("_get_current_dispatch_mode", "_get_current_dispatch_mode_stack", "_get_dispatch_stack_at",
-                                              "_pop_mode", "_pop_mode_temporarily", "_disable_current_modes", "_pop_torch_dispatch_stack",
-                                              "_len_torch_dispatch_stack"),
-               torch._C: ("_get_dispatch_stack_at", "_get_dispatch_mode", "_pop_torch_dispatch_stack", "_unset_dispatch_mode",
-                          "_len_torch_dispatch_stack")}
-_MODE_STACK_REAL = {(owner, name): getattr(owner, name) for owner, names in _MODE_STACK.items() for name in names if hasattr(owner, name)}
-_OWN_CODE = (os.path.dirname(torch.__file__) + os.sep, os.path.dirname(__file__) + os.sep)  # torch's and the child's: no reach
+# Functions that read (or pop) the dispatch-mode stack, where the WorkClock sits: a student's call to one is a reach
+# into the grader.
+_MODE_STACK = {
+    torch.utils._python_dispatch: (
+        "_get_current_dispatch_mode",
+        "_get_current_dispatch_mode_stack",
+        "_get_dispatch_stack_at",
+        "_pop_mode",
+        "_pop_mode_temporarily",
+        "_disable_current_modes",
+        "_pop_torch_dispatch_stack",
+        "_len_torch_dispatch_stack",
+    ),
+    torch._C: (
+        "_get_dispatch_stack_at",
+        "_get_dispatch_mode",
+        "_pop_torch_dispatch_stack",
+        "_unset_dispatch_mode",
+        "_len_torch_dispatch_stack",
+    ),
+}
+_MODE_STACK_REAL = {
+    (owner, name): getattr(owner, name)
+    for owner, names in _MODE_STACK.items()
+    for name in names
+    if hasattr(owner, name)
+}
+# torch's and the child's: no reach
+_OWN_CODE = (os.path.dirname(torch.__file__) + os.sep, os.path.dirname(__file__) + os.sep)
 READINGS_KEPT = 4096  # the first readings a call took, sent back so that the grader can tell a mean from a total
 # The fused CPU attention kernel: its own operator from torch 2.3, the flash kernel's CPU implementation before.
-_FLASH_CPU = getattr(torch.ops.aten, "_scaled_dot_product_flash_attention_for_cpu", None) or torch.ops.aten._scaled_dot_product_flash_attention
-# Matrix products, by overload packet: the position of their first factor among the arguments (addmm's is after the bias).
+_FLASH_CPU = (
+    getattr(torch.ops.aten, "_scaled_dot_product_flash_attention_for_cpu", None)
+    or torch.ops.aten._scaled_dot_product_flash_attention
+)
+# Matrix products, by overload packet: the position of their first factor among the arguments (addmm's is after the
+# bias).
 _PRODUCTS = {torch.ops.aten.mm: 0, torch.ops.aten.bmm: 0, torch.ops.aten.addmm: 1, torch.ops.aten.baddbmm: 1}
 _Tensor, _isinstance, _id = torch.Tensor, isinstance, id
 
@@ -82,8 +110,8 @@ def _cpu_attention_flops(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *arg
 
 
 def _score_table(first: int, args: tuple) -> tuple[int, int, int] | None:
-    """(T, d, how many) when the product whose first factor is args[first] (-1: the fused kernel's q, k) gives square T x T
-    tables over an inner size d; None for any other product."""
+    """(T, d, how many) when the product whose first factor is args[first] (-1: the fused kernel's q, k) gives square
+    T x T tables over an inner size d; None for any other product."""
     if first < 0:
         a, rows, cols = args[0], args[0].shape[-2], args[1].shape[-2]
     else:
@@ -102,7 +130,8 @@ def _output_size(out: object) -> int:
 
 
 class WorkClock(TorchDispatchMode):
-    """Counts the work of every aten operation; the stand-in clocks turn it into a time (the mode never holds the speed)."""
+    """Counts the work of every aten operation; the stand-in clocks turn it into a time (the mode never holds the
+    speed)."""
 
     @classmethod
     def _should_skip_dynamo(cls) -> bool:
@@ -115,23 +144,28 @@ class WorkClock(TorchDispatchMode):
         self.interference = 0.0
         self.reads = 0
         self.work_at_last_read = 0.0
-        self.reached = False  # student code called a function that reads the dispatch-mode stack, or a thread the clock did not equip read a clock
-        self.threads: set[int] = set()  # the threads whose clocks read this one: the block's, and those started inside it
+        # student code called a function that reads the dispatch-mode stack, or a thread the clock did not equip read a
+        # clock
+        self.reached = False
+        # the threads whose clocks read this one: the block's, and those started inside it
+        self.threads: set[int] = set()
         self.readings: list[float] = []  # the first READINGS_KEPT times the stand-in clocks gave
         self.seen: set[object] = set()  # overload packets already run once (warm-up paid)
-        self.tables: list[list[list[int]]] = []  # per interval between two readings (the first kept): [T, d, how many] per size
+        # per interval between two readings (the first kept): [T, d, how many] per size
+        self.tables: list[list[list[int]]] = []
         self._pending: dict[tuple[int, int], int] = {}  # (T, d) -> score tables since the last reading
         # id(overload) -> (overload, FLOP counter or None, takes out_val, first factor of a product or None)
         self._costs: dict[int, tuple[object, Callable | None, bool, int | None]] = {}
 
     def _cost_of(self, func: object) -> tuple[object, Callable | None, bool, int | None]:
-        """(func, its FLOP counter or None for output size, whether that counter takes out_val, where its first factor is
-        when it is a product: -1 for the fused attention kernel); pays the warm-up once."""
+        """(func, its FLOP counter or None for output size, whether that counter takes out_val, where its first
+        factor is when it is a product: -1 for the fused attention kernel); pays the warm-up once."""
         packet = getattr(func, "_overloadpacket", func)
         if packet not in self.seen:
             self.seen.add(packet)
             self.work += WARMUP_WORK
-        if packet is _FLASH_CPU:  # before the registry, which lists torch 2.2's (the flash kernel's), and counts the same FLOPs
+        # before the registry, which lists torch 2.2's (the flash kernel's), and counts the same FLOPs
+        if packet is _FLASH_CPU:
             return func, _cpu_attention_flops, False, -1
         if packet in flop_registry:
             return func, flop_registry[packet], True, _PRODUCTS.get(packet)
@@ -157,7 +191,8 @@ class WorkClock(TorchDispatchMode):
         return out
 
     def elapsed(self) -> float:
-        """The work done so far, interference included; every BURST_EVERY-th read comes after a burst of interference."""
+        """The work done so far, interference included; every BURST_EVERY-th read comes after a burst of
+        interference."""
         if 0 < self.reads < READINGS_KEPT:  # the interval since the previous reading ends here
             self.tables.append([[rows, inner, count] for (rows, inner), count in self._pending.items()])
         self._pending = {}
@@ -206,13 +241,15 @@ def _virtual_datetime(seconds: Callable[[], float]) -> type:
 
 
 def _tripwires(clock: WorkClock) -> dict[tuple[object, str], Callable]:
-    """A stand-in for each function that reads the dispatch-mode stack: called from outside torch, it marks clock.reached."""
+    """A stand-in for each function that reads the dispatch-mode stack: called from outside torch, it marks
+    clock.reached."""
 
     def wire(real: Callable) -> Callable:
         def tripwire(caller: object, *args: object, **kwargs: object) -> object:
             if not caller.f_code.co_filename.startswith(_OWN_CODE):
                 clock.reached = True
             return real(*args, **kwargs)
+
         kept = keep(tripwire, told=True)  # its closure (the clock, the real function) out of the student's reach
         kept.__name__ = kept.__qualname__ = getattr(real, "__name__", "tripwire")
         return kept
@@ -228,22 +265,28 @@ def _virtual_clocks(clock: WorkClock, speed: float) -> dict[str, Callable]:
 
     def stand_in(name: str, real: Callable, nanoseconds: bool, takes_id: bool) -> Callable:
         if takes_id:
+
             def virtual(clk_id: int) -> float | int:
                 if _get_ident() not in owners:
                     clock.reached = True
                     return real(clk_id)
                 return int(read() * 1e9) if nanoseconds else read()
         else:
+
             def virtual() -> float | int:
                 if _get_ident() not in owners:
                     clock.reached = True
                     return real()
                 return int(read() * 1e9) if nanoseconds else read()
+
         virtual.__name__ = virtual.__qualname__ = name
         virtual.__doc__ = f"time.{name}, read from the virtual clock while the timing check runs."
         return keep(virtual)  # its closure (the clock) out of the student's reach
 
-    clocks = {name: stand_in(name, real, name.endswith("_ns"), name.startswith("clock_gettime")) for name, real in _REAL.items()}
+    clocks = {
+        name: stand_in(name, real, name.endswith("_ns"), name.startswith("clock_gettime"))
+        for name, real in _REAL.items()
+    }
     clocks["datetime"] = _virtual_datetime(clocks["time"])  # its readings count as reads of the clock
     return clocks
 
@@ -282,7 +325,13 @@ class _Swaps:
             self._set(setattr, function, "__defaults__", defaults, tuple(self._new(value) for value in defaults))
         kwdefaults = function.__kwdefaults__
         if kwdefaults and any(self._new(value) is not value for value in kwdefaults.values()):
-            self._set(setattr, function, "__kwdefaults__", kwdefaults, {key: self._new(value) for key, value in kwdefaults.items()})
+            self._set(
+                setattr,
+                function,
+                "__kwdefaults__",
+                kwdefaults,
+                {key: self._new(value) for key, value in kwdefaults.items()},
+            )
         for cell in function.__closure__ or ():
             try:
                 value = cell.cell_contents
@@ -330,8 +379,11 @@ class _Swaps:
 
 def _timing_modules(modules: Sequence[types.ModuleType]) -> list[types.ModuleType]:
     """timeit, the torch.utils.benchmark modules already imported, and the student's modules."""
-    lazy = [module for name, module in list(sys.modules.items())
-            if any(name == package or name.startswith(package + ".") for package in LAZY_PACKAGES)]
+    lazy = [
+        module
+        for name, module in list(sys.modules.items())
+        if any(name == package or name.startswith(package + ".") for package in LAZY_PACKAGES)
+    ]
     return [timeit, *lazy, *modules]
 
 
@@ -339,8 +391,9 @@ _NOT_SET = object()  # threading's hook before the block, not yet read
 
 
 def _equipper(clock: WorkClock, previous: Callable | None) -> Callable:
-    """threading's profile hook while the block runs, run once at the start of each thread started inside it: the thread's
-    clocks read `clock` and its work is counted (the WorkClock on its own dispatch-mode stack); then the hook there was."""
+    """threading's profile hook while the block runs, run once at the start of each thread started inside it: the
+    thread's clocks read `clock` and its work is counted (the WorkClock on its own dispatch-mode stack); then the
+    hook there was."""
 
     def equip(frame: object, event: str, arg: object) -> None:
         clock.threads.add(_get_ident())
@@ -368,7 +421,8 @@ def virtual_clock(modules: Sequence[types.ModuleType], speed: float = WORK_PER_S
     to_virtual |= {_id(_MODE_STACK_REAL[where]): (_MODE_STACK_REAL[where], wire) for where, wire in wires.items()}
     to_real = {_id(stand_in): (stand_in, real[name]) for name, stand_in in virtual.items()}
     swaps = _Swaps(to_virtual)
-    swaps.visited.update(_id(stand_in) for stand_in in [*virtual.values(), *wires.values()])  # their closures hold the real ones
+    # their closures hold the real ones
+    swaps.visited.update(_id(stand_in) for stand_in in [*virtual.values(), *wires.values()])
     try:
         for name, stand_in in virtual.items():  # whatever they hold now, even a student's own function
             if name != "datetime":

@@ -15,20 +15,20 @@ Every route to that work meets one of the two modes, whatever name the student r
   `aten._safe_softmax`, which only SDPA's math path uses, the native multi-head kernel) and every
   operation the autograd engine runs (`torch._C._current_graph_task_id() != -1`).
 
-Hand-written attention (matmul, einsum, softmax, masked_fill, baddbmm, nn.Linear ...) meets neither mode as the attention
-labels' work (einsum is the torch.einsum label's).
-The SDPA call that nn.MultiheadAttention makes inside itself counts as multi-head attention, not as
-SDPA. Threads started inside the block are watched too (threading's profile hook gives them the modes, and a profile
-function of their own that sees them popped or switched off: the block's exit sees only its own thread's stacks); a Python
-thread that runs beside the block without them makes the block `unwatched`: every asked label counts as seen, since
-what that thread ran cannot be told apart. Such a thread was either alive when the block began (started at import
-or in an earlier call: the interpreter's count of running threads, `_thread._count`, which takes no lock, is not 0)
-or started inside it around threading's hook (_thread's start is heard: its audit event from Python 3.12, a wrapper
-before). The interpreter's list of frames (`sys._current_frames`) is not read: it holds a lock that a thread ending at
-that moment can deadlock against. Turning the watch off from inside the block (disabling torch functions around work, popping
-the modes, replacing threading's hook) counts as forbidden work for every label asked too, and as `tampered`; the
-block's own thread has the same profile function as the threads it starts, so modes emptied and pushed back before the
-block's exit are seen at the student's next call or return.
+Hand-written attention (matmul, einsum, softmax, masked_fill, baddbmm, nn.Linear ...) meets neither mode as the
+attention labels' work (einsum is the torch.einsum label's). The SDPA call that nn.MultiheadAttention makes inside
+itself counts as multi-head attention, not as SDPA. Threads started inside the block are watched too (threading's
+profile hook gives them the modes, and a profile function of their own that sees them popped or switched off: the
+block's exit sees only its own thread's stacks); a Python thread that runs beside the block without them makes the
+block `unwatched`: every asked label counts as seen, since what that thread ran cannot be told apart. Such a thread
+was either alive when the block began (started at import or in an earlier call: the interpreter's count of running
+threads, `_thread._count`, which takes no lock, is not 0) or started inside it around threading's hook (_thread's
+start is heard: its audit event from Python 3.12, a wrapper before). The interpreter's list of frames
+(`sys._current_frames`) is not read: it holds a lock that a thread ending at that moment can deadlock against.
+Turning the watch off from inside the block (disabling torch functions around work, popping the modes, replacing
+threading's hook) counts as forbidden work for every label asked too, and as `tampered`; the block's own thread has
+the same profile function as the threads it starts, so modes emptied and pushed back before the block's exit are seen
+at the student's next call or return.
 
 Every reference compared against is bound when this module is imported, in the zygote, before any
 student code runs: patching `torch.nn.functional` afterwards hides nothing.
@@ -48,14 +48,17 @@ from .forbid_table import LABELS, TABLE
 from .guard import hold_threads
 from .hidden import keep
 
-# torch's own use of a tensor's autograd node (nn.Module, optimizers, printing) is not the student's; torch.autograd's helpers
-# (graph.get_gradient_edge) read it to hand it out. Who read it decides, for the labels whose table entry says `engine`.
-_GRAPH_ATTRIBUTES = tuple(torch._C.TensorBase.__dict__[name] for name in ("grad_fn", "_grad_fn") if name in torch._C.TensorBase.__dict__)
+# torch's own use of a tensor's autograd node (nn.Module, optimizers, printing) is not the student's; torch.autograd's
+# helpers (graph.get_gradient_edge) read it to hand it out. Who read it decides, for the labels whose table entry says
+# `engine`.
+_GRAPH_ATTRIBUTES = tuple(
+    torch._C.TensorBase.__dict__[name] for name in ("grad_fn", "_grad_fn") if name in torch._C.TensorBase.__dict__
+)
 
 
 def _resolve(path: str) -> object:
-    """The object at a dotted path from torch (`torch.nn.functional.scaled_dot_product_attention`), None where this build
-    has none."""
+    """The object at a dotted path from torch (`torch.nn.functional.scaled_dot_product_attention`), None where this
+    build has none."""
     found = torch
     for part in path.split(".")[1:]:
         found = getattr(found, part, None)
@@ -65,7 +68,8 @@ def _resolve(path: str) -> object:
 
 
 def _bind() -> tuple[dict, dict, dict]:
-    """({id(entry point): (it, label)}, {id(packet): (it, label)}, {"aten::name": label}) from the table, bound once at import."""
+    """({id(entry point): (it, label)}, {id(packet): (it, label)}, {"aten::name": label}) from the table, bound once
+    at import."""
     functions, packets, names = {}, {}, {}
     for label, row in TABLE.items():
         for function in map(_resolve, row.entry_points):
@@ -82,49 +86,76 @@ def _bind() -> tuple[dict, dict, dict]:
 
 
 _FUNCTIONS, _PACKETS, _NAMES = _bind()
-_OpOverload, _OpOverloadPacket, _MethodWrapper = torch._ops.OpOverload, torch._ops.OpOverloadPacket, types.MethodWrapperType
+_OpOverload, _OpOverloadPacket, _MethodWrapper = (
+    torch._ops.OpOverload,
+    torch._ops.OpOverloadPacket,
+    types.MethodWrapperType,
+)
 _type, _id, _getattr, _isinstance, _sorted = type, id, getattr, isinstance, sorted
 _graph_task_id = getattr(torch._C, "_current_graph_task_id", lambda: -1)
 _function_modes_on = getattr(torch._C, "_is_torch_function_mode_enabled", lambda: True)
 _function_stack = torch.overrides._get_current_function_mode_stack
 _dispatch_stack = torch.utils._python_dispatch._get_current_dispatch_mode_stack
 _push_function_mode, _push_dispatch_mode = torch.overrides._push_mode, torch.utils._python_dispatch._push_mode
-_set_thread_profile, _get_thread_profile, _set_profile, _get_profile = threading.setprofile, threading.getprofile, sys.setprofile, sys.getprofile
+_set_thread_profile, _get_thread_profile, _set_profile, _get_profile = (
+    threading.setprofile,
+    threading.getprofile,
+    sys.setprofile,
+    sys.getprofile,
+)
 _getframe, _get_ident, _TORCH_DIR = sys._getframe, threading.get_ident, os.path.dirname(torch.__file__) + os.sep
-_running_threads, _get_thread_trace = _thread._count, threading.gettrace  # _count: Python threads alive besides the main one
+# _count: Python threads alive besides the main one
+_running_threads, _get_thread_trace = _thread._count, threading.gettrace
 _AUTOGRAD_DIR, _subclasses = os.path.dirname(torch.autograd.__file__) + os.sep, type.__subclasses__
-_ENGINE = next((label for label, row in TABLE.items() if row.engine), None)  # the autograd engine's work (at most one label)
+# the autograd engine's work (at most one label)
+_ENGINE = next((label for label, row in TABLE.items() if row.engine), None)
 _CLASSES = {label: tuple(filter(None, map(_resolve, row.classes))) for label, row in TABLE.items() if row.classes}
-_COVERED = {label: frozenset(row.covers) for label, row in TABLE.items() if row.classes or row.covers}  # labels that nest
-_LIBRARIES = (_TORCH_DIR, os.path.dirname(os.__file__) + os.sep, os.path.dirname(os.path.abspath(__file__)) + os.sep)  # not the student's frames
+# labels that nest
+_COVERED = {label: frozenset(row.covers) for label, row in TABLE.items() if row.classes or row.covers}
+# not the student's frames
+_LIBRARIES = (_TORCH_DIR, os.path.dirname(os.__file__) + os.sep, os.path.dirname(os.path.abspath(__file__)) + os.sep)
 _BOOTSTRAP = threading.Thread._bootstrap  # what threading starts a thread with: its profile hook equips such threads
 _CHILD_DIR = _LIBRARIES[2]
-# torch's helpers that read, pop or push the mode stacks for their caller: a call of one is judged as its caller's.
-# A mode's own __enter__ and __exit__ count for the mode stacks' reads and pops only: a torch context manager that switches
-# the Python dispatch key off for its caller's block is torch's own use.
-_KEY_HELPERS = frozenset({"_get_current_function_mode_stack", "_get_current_dispatch_mode_stack", "_get_current_dispatch_mode",
-                          "_pop_mode", "_pop_mode_temporarily", "_disable_current_modes", "_disable_infra_mode", "_push_mode"})
+# torch's helpers that read, pop or push the mode stacks for their caller: a call of one is judged as its caller's. A
+# mode's own __enter__ and __exit__ count for the mode stacks' reads and pops only: a torch context manager that
+# switches the Python dispatch key off for its caller's block is torch's own use.
+_KEY_HELPERS = frozenset(
+    {
+        "_get_current_function_mode_stack",
+        "_get_current_dispatch_mode_stack",
+        "_get_current_dispatch_mode",
+        "_pop_mode",
+        "_pop_mode_temporarily",
+        "_disable_current_modes",
+        "_disable_infra_mode",
+        "_push_mode",
+    }
+)
 _STACK_HELPERS = _KEY_HELPERS | {"__enter__", "__exit__"}
-_PASSING = frozenset({"tripwire", "stand_in", "_keeper"})  # the child's frames that pass a call on: the clock's tripwires, hidden.keep
+# the child's frames that pass a call on: the clock's tripwires, hidden.keep
+_PASSING = frozenset({"tripwire", "stand_in", "_keeper"})
 
 
 def _asked_by_student(frame: object, helpers: frozenset) -> bool:
-    """True when the student's code asked for what frame does: the first frame outwards that is not the standard library's
-    nor one of torch's helpers named in helpers is neither torch's nor the sandbox's."""
+    """True when the student's code asked for what frame does: the first frame outwards that is not the standard
+    library's nor one of torch's helpers named in helpers is neither torch's nor the sandbox's."""
     while frame is not None:
         code = frame.f_code
         file = code.co_filename
-        if not (file.startswith(_LIBRARIES[1]) or (file.startswith(_TORCH_DIR) and code.co_name in helpers)
-                or (file.startswith(_CHILD_DIR) and code.co_name in _PASSING)):
+        if not (
+            file.startswith(_LIBRARIES[1])
+            or (file.startswith(_TORCH_DIR) and code.co_name in helpers)
+            or (file.startswith(_CHILD_DIR) and code.co_name in _PASSING)
+        ):
             return not file.startswith(_LIBRARIES)
         frame = frame.f_back
     return False
 
 
 def _registry() -> Callable:
-    """The watches whose blocks run now (innermost last), in a list no student code reaches (hidden.keep): act(caller, what,
-    value, frame) enters or leaves a watch (from the sandbox's own code only), hears a thread start, or judges a use of the
-    mode stacks."""
+    """The watches whose blocks run now (innermost last), in a list no student code reaches (hidden.keep):
+    act(caller, what, value, frame) enters or leaves a watch (from the sandbox's own code only), hears a thread
+    start, or judges a use of the mode stacks."""
     watching: list = []
 
     def act(caller: object, what: str, value: object = None, frame: object = None) -> None:
@@ -149,16 +180,17 @@ _WATCHING = _registry()
 
 
 def thread_started(function: object) -> None:
-    """A thread is starting with function (the Guard hears _thread's audit event; the wrapper below hears it where there is
-    none): refused past the child's count of threads (guard.hold_threads); one that threading's hook will not equip makes the
-    running block unwatched, even if it ends before the block."""
+    """A thread is starting with function (the Guard hears _thread's audit event; the wrapper below hears it where
+    there is none): refused past the child's count of threads (guard.hold_threads); one that threading's hook will
+    not equip makes the running block unwatched, even if it ends before the block."""
     hold_threads()
     _WATCHING("thread", function)
 
 
 def _announcing(start: object) -> object:
-    """_thread's start function, telling thread_started first (Python 3.10 and 3.11 raise no audit event for it); held by
-    hidden.keep, so that its globals (this module's) are not handed to the student with it."""
+    """_thread's start function, telling thread_started first (Python 3.10 and 3.11 raise no audit event for it);
+    held by hidden.keep, so that its globals (this module's) are not handed to the student with it."""
+
     def start_thread(function: object, *args: object, **kwargs: object) -> object:
         thread_started(function)
         return start(function, *args, **kwargs)
@@ -168,8 +200,11 @@ def _announcing(start: object) -> object:
     return kept
 
 
-for _owner, _names in ((_thread, ("start_new_thread", "start_joinable_thread", "start_new")),
-                       (threading, ("_start_new_thread", "_start_joinable_thread"))):  # threading's own bindings of _thread's
+for _owner, _names in (
+    (_thread, ("start_new_thread", "start_joinable_thread", "start_new")),
+    # threading's own bindings of _thread's
+    (threading, ("_start_new_thread", "_start_joinable_thread")),
+):
     for _name in _names:
         if hasattr(_owner, _name):
             setattr(_owner, _name, _announcing(getattr(_owner, _name)))
@@ -186,37 +221,54 @@ def _judged_switch(caller: object, args: tuple, result: object) -> None:
 
 
 def _gate_stacks() -> None:
-    """Put a stand-in (hidden.keep) in place of each of torch's C entry points that reads or pops a mode stack or switches the
-    Python dispatch key off, wherever a loaded module holds it: used by the student's code (directly or from C code it
-    called, as `list(map(...))` calls), it is judged; torch's own use is not."""
+    """Put a stand-in (hidden.keep) in place of each of torch's C entry points that reads or pops a mode stack or
+    switches the Python dispatch key off, wherever a loaded module holds it: used by the student's code (directly
+    or from C code it called, as `list(map(...))` calls), it is judged; torch's own use is not."""
     gates = {}
-    for name in ("_pop_torch_function_stack", "_pop_torch_dispatch_stack", "_get_function_stack_at", "_get_dispatch_stack_at"):
+    for name in (
+        "_pop_torch_function_stack",
+        "_pop_torch_dispatch_stack",
+        "_get_function_stack_at",
+        "_get_dispatch_stack_at",
+    ):
         gates[_id(_getattr(torch._C, name))] = keep(_getattr(torch._C, name), _judged_mode)
-    gates[_id(torch._C._dispatch_tls_set_dispatch_key_excluded)] = keep(torch._C._dispatch_tls_set_dispatch_key_excluded, _judged_switch)
+    gates[_id(torch._C._dispatch_tls_set_dispatch_key_excluded)] = keep(
+        torch._C._dispatch_tls_set_dispatch_key_excluded, _judged_switch
+    )
     for module in list(sys.modules.values()):
         names = _getattr(module, "__dict__", None)
         if _isinstance(names, dict) and (module is torch._C or _getattr(module, "__name__", "").startswith("torch")):
             for key, value in list(names.items()):
                 if _id(value) in gates:
                     names[key] = gates[_id(value)]
-    for name in ("_DisableTorchDispatch", "_ExcludeDispatchKeyGuard", "ExcludeDispatchKeyGuard", "_SetExcludeDispatchKeyGuard",
-                 "_ForceDispatchKeyGuard", "_RestorePythonTLSSnapshot"):
+    for name in (
+        "_DisableTorchDispatch",
+        "_ExcludeDispatchKeyGuard",
+        "ExcludeDispatchKeyGuard",
+        "_SetExcludeDispatchKeyGuard",
+        "_ForceDispatchKeyGuard",
+        "_RestorePythonTLSSnapshot",
+    ):
         cls = _getattr(torch._C, name, None)
         if cls is not None:
             cls.__init__ = keep(cls.__init__, _judged_switch)
 
 
 def _profiler() -> Callable:
-    """profile(watch): the watch's profile function, kept (hidden.keep) with a reader of the stacks that calls torch's own
-    functions, which only that keeper's frame holds: holds(function mode, dispatch mode) is True when this thread's stacks
-    hold both, torch functions are not switched off and the Python dispatch key is not excluded."""
+    """profile(watch): the watch's profile function, kept (hidden.keep) with a reader of the stacks that calls
+    torch's own functions, which only that keeper's frame holds: holds(function mode, dispatch mode) is True when
+    this thread's stacks hold both, torch functions are not switched off and the Python dispatch key is not excluded."""
     function_depth, function_at = torch._C._len_torch_function_stack, torch._C._get_function_stack_at
     dispatch_depth, dispatch_at = torch._C._len_torch_dispatch_stack, torch._C._get_dispatch_stack_at
     excluded, python_key = torch._C._dispatch_tls_is_dispatch_key_excluded, torch._C.DispatchKey.Python
 
     def holds(function_mode: object, dispatch_mode: object) -> bool:
-        return (_function_modes_on() and not excluded(python_key) and any(function_at(i) is function_mode for i in range(function_depth()))
-                and any(dispatch_at(i) is dispatch_mode for i in range(dispatch_depth())))
+        return (
+            _function_modes_on()
+            and not excluded(python_key)
+            and any(function_at(i) is function_mode for i in range(function_depth()))
+            and any(dispatch_at(i) is dispatch_mode for i in range(dispatch_depth()))
+        )
 
     def profile(watch: "ForbiddenWork") -> Callable:
         check = watch._check_thread
@@ -293,8 +345,9 @@ class _FunctionWatch(TorchFunctionMode):
         self.class_codes: tuple = ()  # (label, the code of its classes' methods) for each asked label with classes
 
     def __enter__(self) -> "_FunctionWatch":
-        self.class_codes = tuple((label, _method_codes(classes)) for label, classes in _CLASSES.items()
-                                 if label in self.watch._asked)  # the student's subclasses exist by now
+        self.class_codes = tuple(
+            (label, _method_codes(classes)) for label, classes in _CLASSES.items() if label in self.watch._asked
+        )  # the student's subclasses exist by now
         return super().__enter__()
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
@@ -303,7 +356,8 @@ class _FunctionWatch(TorchFunctionMode):
         try:
             label = _function_label(func)
             if label is None and self.class_codes and not here.within:
-                frame = _getframe(1)  # work done by a method of a label's classes, whatever the subclass (torch.ao's is pure Python)
+                # work done by a method of a label's classes, whatever the subclass (torch.ao's is pure Python)
+                frame = _getframe(1)
                 label = next((owner for owner, codes in self.class_codes if _inside(codes, frame)), None)
             if label is not None:
                 watch._note(label)
@@ -363,7 +417,8 @@ class ForbiddenWork:
         if unknown:
             raise ValueError(f"unknown forbidden-work labels {sorted(unknown)}; known: {list(LABELS)}")
         self._seen: set[str] = set()
-        self.tampered = ""  # what the block did to the watch itself (switched it off, popped it), for the grader to flag
+        # what the block did to the watch itself (switched it off, popped it), for the grader to flag
+        self.tampered = ""
         self._active = False
         self._thread = _PerThread()
         self._function_mode = _FunctionWatch(self)
@@ -371,8 +426,8 @@ class ForbiddenWork:
         self._thread_profile = None
         self._profile = None  # the block's thread's profile function before the block
         self._owner = 0  # the block's thread
-        # threading's hook and the threads' profile function, as stand-ins (hidden.keep) that hand no student who gets them
-        # (threading.getprofile, sys.getprofile) this watch or this module's globals
+        # threading's hook and the threads' profile function, as stand-ins (hidden.keep) that hand no student who gets
+        # them (threading.getprofile, sys.getprofile) this watch or this module's globals
         self._hook, self._check = keep(self._watch_new_thread), _profile_of(self)
         self.unwatched = False  # a Python thread without the modes ran beside the block
 
@@ -389,7 +444,8 @@ class ForbiddenWork:
 
     def _watch_new_thread(self, frame: object, event: str, arg: object) -> None:
         """threading's profile hook, run once at the start of each thread started inside the block: the modes, and a
-        profile function of the thread's own that checks them (modes are per thread: the block's exit sees only its own)."""
+        profile function of the thread's own that checks them (modes are per thread: the block's exit sees only its
+        own)."""
         if self._active:
             if self._thread_profile is not None:  # an outer block's hook (the virtual clock's) equips the thread first
                 self._thread_profile(frame, event, arg)
@@ -400,24 +456,33 @@ class ForbiddenWork:
             _set_profile(self._thread_profile)  # hand the thread back to whatever profiler was there
 
     def _check_thread(self, frame: object, event: str, arg: object, holds: Callable) -> None:
-        """The profile function of the block's thread and of each thread the watch equipped, run at each call and return
-        in it: the thread's modes popped or switched off (outside the modes' own handlers and torch's own code) while the
-        block runs make every asked label count as seen, and the block tampered; the thread's profile is then left alone
-        (setting it again is a reach the Guard flags). holds reads the stacks (_profiler)."""
+        """The profile function of the block's thread and of each thread the watch equipped, run at each call and
+        return in it: the thread's modes popped or switched off (outside the modes' own handlers and torch's own
+        code) while the block runs make every asked label count as seen, and the block tampered; the thread's profile
+        is then left alone (setting it again is a reach the Guard flags). holds reads the stacks (_profiler)."""
         code = _getattr(frame, "f_code", None)
-        if code in _HANDLERS or self._thread.depth or self._thread.handling or _getattr(code, "co_filename", "").startswith(_LIBRARIES):
-            return  # torch takes a mode off the stack while its handler runs, and its own code may for a while (printing)
+        if (
+            code in _HANDLERS
+            or self._thread.depth
+            or self._thread.handling
+            or _getattr(code, "co_filename", "").startswith(_LIBRARIES)
+        ):
+            # torch takes a mode off the stack while its handler runs, and its own code may for a while (printing)
+            return
         if self._active and not holds(self._function_mode, self._dispatch_mode):
             self._seen.update(self._asked)
-            self.tampered = self.tampered or ("empties PyTorch's mode stacks while it runs" if _get_ident() == self._owner
-                                              else "pops PyTorch's modes in a thread it started")
+            self.tampered = self.tampered or (
+                "empties PyTorch's mode stacks while it runs"
+                if _get_ident() == self._owner
+                else "pops PyTorch's modes in a thread it started"
+            )
             _set_profile(None)
         elif not self._active:
             _set_profile(None)
 
     def _tamper(self, what: str) -> None:
-        """The student's code used the mode stacks (read or popped the watch's modes, switched the Python dispatch key off):
-        every asked label counts as seen, and the block is tampered."""
+        """The student's code used the mode stacks (read or popped the watch's modes, switched the Python dispatch
+        key off): every asked label counts as seen, and the block is tampered."""
         if self._active:
             self._seen.update(self._asked)
             self.tampered = self.tampered or what
@@ -453,20 +518,29 @@ class ForbiddenWork:
             return
         _set_profile(self._profile)
         if _get_thread_profile() is not self._hook or _get_thread_trace() is not None:
-            self._seen.update(self._asked)  # threads started since would run without the modes, or hand frames to a tracer
+            # threads started since would run without the modes, or hand frames to a tracer
+            self._seen.update(self._asked)
             self.tampered = "replaces threading's hook for new threads"
         self._active = False
         _WATCHING("exit", self)
         _set_thread_profile(self._thread_profile)
-        intact = self._leave(self._dispatch_mode, _dispatch_stack(), _push_dispatch_mode, torch._C._pop_torch_dispatch_stack, exc)
-        intact = self._leave(self._function_mode, _function_stack(), _push_function_mode, torch._C._pop_torch_function_stack, exc) and intact
+        intact = self._leave(
+            self._dispatch_mode, _dispatch_stack(), _push_dispatch_mode, torch._C._pop_torch_dispatch_stack, exc
+        )
+        intact = (
+            self._leave(
+                self._function_mode, _function_stack(), _push_function_mode, torch._C._pop_torch_function_stack, exc
+            )
+            and intact
+        )
         if not intact:
             self._seen.update(self._asked)  # the student popped or buried a mode: the block was not watched
             self.tampered = "pops or buries PyTorch's mode stacks"
 
     @staticmethod
     def _leave(mode: object, stack: list, push: object, pop: object, exc: tuple) -> bool:
-        """Exit mode, leaving the stack as it was before the block; True when mode was still on top, as the block left it."""
+        """Exit mode, leaving the stack as it was before the block; True when mode was still on top, as the block
+        left it."""
         if not any(entry is mode for entry in stack):
             push(mode)  # popped by the student: put it back so that its own exit restores torch's flags
             mode.__exit__(*exc)

@@ -24,48 +24,101 @@ except ImportError:  # the grader (walls.py, the tests), where this module is au
     from ..limits import CHILD_THREADS
 
 REFUSED_PACKAGES = ("reference", "solutions", "autograder")
-KIT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))  # autograder/sandbox/child/guard.py
+# autograder/sandbox/child/guard.py
+KIT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 HIDDEN_FOLDERS = ("reference", "solutions", os.path.join("autograder", "suites"), ".git")  # under the kit's root
-SPAWN_EVENTS = frozenset({"os.fork", "os.forkpty", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "subprocess.Popen", "pty.spawn"})
-PATH_EVENTS = frozenset({"os.remove", "os.rmdir", "os.mkdir", "os.rename", "os.truncate", "os.chmod", "os.chown", "os.utime",
-                         "os.link", "os.symlink", "shutil.rmtree", "os.mkfifo", "os.mknod"})
-# ctypes: loading a library, finding a symbol, a C value laid on an address (from_address), ctypes' own call helper. A call
-# through a function pointer made from an address raises no event at all: what such a call could do to another process
-# is the seccomp filter's (walls.py).
-C_EVENTS = {"ctypes.dlopen": "loads C code with ctypes", "ctypes.dlsym": "loads C code with ctypes", "ctypes.dlsym/handle": "loads C code with ctypes",
-            "ctypes.call_function": "calls a C function through ctypes", "ctypes.cdata": "reads or writes memory at an address through ctypes"}
+SPAWN_EVENTS = frozenset(
+    {"os.fork", "os.forkpty", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "subprocess.Popen", "pty.spawn"}
+)
+PATH_EVENTS = frozenset(
+    {
+        "os.remove",
+        "os.rmdir",
+        "os.mkdir",
+        "os.rename",
+        "os.truncate",
+        "os.chmod",
+        "os.chown",
+        "os.utime",
+        "os.link",
+        "os.symlink",
+        "shutil.rmtree",
+        "os.mkfifo",
+        "os.mknod",
+    }
+)
+# ctypes: loading a library, finding a symbol, a C value laid on an address (from_address), ctypes' own call helper. A
+# call through a function pointer made from an address raises no event at all: what such a call could do to another
+# process is the seccomp filter's (walls.py).
+C_EVENTS = {
+    "ctypes.dlopen": "loads C code with ctypes",
+    "ctypes.dlsym": "loads C code with ctypes",
+    "ctypes.dlsym/handle": "loads C code with ctypes",
+    "ctypes.call_function": "calls a C function through ctypes",
+    "ctypes.cdata": "reads or writes memory at an address through ctypes",
+}
 # The gc's object lists reach the grader's own objects in the child (its watch on forbidden work, its channel).
-REACH_EVENTS = {"gc.get_objects": "lists the interpreter's objects (gc)", "gc.get_referrers": "lists the interpreter's objects (gc)",
-                "gc.get_referents": "lists the interpreter's objects (gc)"}
-# Every Python route to a frame object (and so to the locals of the child's own loop, its answer key among them) raises one
-# of these events (object.__getattr__: for the attributes in FRAME_ATTRIBUTES), on Python 3.10 to 3.13; code run under
-# the name of a library file (compiled so, or remade), or made from bytes, would pass for the library's. Made by the
-# student's code, or through a library function that hands the frame back (HAND_BACK), each is a reach into the grader:
-# the question is flagged. A signal handler is handed a frame with no event: not covered (docs/sandbox.md).
-FRAME_EVENTS = {"sys._getframe": "reads a frame (sys._getframe)", "sys._current_frames": "reads the threads' frames (sys._current_frames)",
-                "sys._current_exceptions": "reads the threads' exceptions (sys._current_exceptions)",
-                "sys.settrace": "sets a trace hook (sys.settrace)", "sys.setprofile": "sets a profile hook (sys.setprofile)",
-                "sys.addaudithook": "adds an audit hook (sys.addaudithook)", "object.__getattr__": "reads a frame ({name})",
-                "exec": "runs code under the name of a library file", "function.__new__": "runs code under the name of a library file",
-                "code.__new__": "makes code under the name of a library file", "marshal.loads": "makes code from bytes (marshal)"}
+REACH_EVENTS = {
+    "gc.get_objects": "lists the interpreter's objects (gc)",
+    "gc.get_referrers": "lists the interpreter's objects (gc)",
+    "gc.get_referents": "lists the interpreter's objects (gc)",
+}
+# Every Python route to a frame object (and so to the locals of the child's own loop, its answer key among them) raises
+# one of these events (object.__getattr__: for the attributes in FRAME_ATTRIBUTES), on Python 3.10 to 3.13; code run
+# under the name of a library file (compiled so, or remade), or made from bytes, would pass for the library's. Made by
+# the student's code, or through a library function that hands the frame back (HAND_BACK), each is a reach into the
+# grader: the question is flagged. A signal handler is handed a frame with no event: not covered (docs/sandbox.md).
+FRAME_EVENTS = {
+    "sys._getframe": "reads a frame (sys._getframe)",
+    "sys._current_frames": "reads the threads' frames (sys._current_frames)",
+    "sys._current_exceptions": "reads the threads' exceptions (sys._current_exceptions)",
+    "sys.settrace": "sets a trace hook (sys.settrace)",
+    "sys.setprofile": "sets a profile hook (sys.setprofile)",
+    "sys.addaudithook": "adds an audit hook (sys.addaudithook)",
+    "object.__getattr__": "reads a frame ({name})",
+    "exec": "runs code under the name of a library file",
+    "function.__new__": "runs code under the name of a library file",
+    "code.__new__": "makes code under the name of a library file",
+    "marshal.loads": "makes code from bytes (marshal)",
+}
 FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
-CODE_ARGS = {"exec": 0, "function.__new__": 0, "code.__new__": None}  # where the code object is (None: args[1] is its file name)
-# Library functions that hand a frame (or its locals) back to their caller, by the standard library's file: (file, names),
-# None for every function of the file. A reach made inside one counts as its caller's.
-HAND_BACK = (("inspect.py", frozenset({"currentframe", "stack", "trace", "getinnerframes"})),
-             ("traceback.py", frozenset({"walk_stack", "walk_tb", "_walk_tb_with_full_positions", "extract", "extended_frame_gen",
-                                         "_extract_from_extended_frame_gen", "from_exception"})),
-             ("threading.py", frozenset({"settrace_all_threads", "setprofile_all_threads"})),
-             (os.path.join("logging", "__init__.py"), frozenset({"<lambda>"})),
-             (os.path.join("asyncio", "base_tasks.py"), frozenset({"_task_get_stack"})), ("bdb.py", None), ("profile.py", None))
-CAPTURE_LOCALS = ("traceback.py", "__init__")  # TracebackException(capture_locals=True) hands the frames' locals back (as text)
-# fcntl and ioctl commands that make the kernel signal a chosen process later (SIGIO, or any signal F_SETSIG picks, to an
-# owner): F_SETOWN, F_SETSIG, F_SETOWN_EX; FIOSETOWN, SIOCSPGRP, TIOCSPGRP. Without seccomp (the portable backend) this
-# refusal is the only thing between an answer and the grader's life.
+# where the code object is (None: args[1] is its file name)
+CODE_ARGS = {"exec": 0, "function.__new__": 0, "code.__new__": None}
+# Library functions that hand a frame (or its locals) back to their caller, by the standard library's file: (file,
+# names), None for every function of the file. A reach made inside one counts as its caller's.
+HAND_BACK = (
+    ("inspect.py", frozenset({"currentframe", "stack", "trace", "getinnerframes"})),
+    (
+        "traceback.py",
+        frozenset(
+            {
+                "walk_stack",
+                "walk_tb",
+                "_walk_tb_with_full_positions",
+                "extract",
+                "extended_frame_gen",
+                "_extract_from_extended_frame_gen",
+                "from_exception",
+            }
+        ),
+    ),
+    ("threading.py", frozenset({"settrace_all_threads", "setprofile_all_threads"})),
+    (os.path.join("logging", "__init__.py"), frozenset({"<lambda>"})),
+    (os.path.join("asyncio", "base_tasks.py"), frozenset({"_task_get_stack"})),
+    ("bdb.py", None),
+    ("profile.py", None),
+)
+# TracebackException(capture_locals=True) hands the frames' locals back (as text)
+CAPTURE_LOCALS = ("traceback.py", "__init__")
+# fcntl and ioctl commands that make the kernel signal a chosen process later (SIGIO, or any signal F_SETSIG picks, to
+# an owner): F_SETOWN, F_SETSIG, F_SETOWN_EX; FIOSETOWN, SIOCSPGRP, TIOCSPGRP. Without seccomp (the portable backend)
+# this refusal is the only thing between an answer and the grader's life.
 OWNER_COMMANDS = {"fcntl.fcntl": frozenset({8, 10, 15}), "fcntl.ioctl": frozenset({0x8901, 0x8902, 0x5410})}
-THREAD_EVENTS = frozenset({"_thread.start_new_thread", "_thread.start_joinable_thread"})  # Python 3.12 and later raise them
+# Python 3.12 and later raise them
+THREAD_EVENTS = frozenset({"_thread.start_new_thread", "_thread.start_joinable_thread"})
 _running_threads = _thread._count  # Python threads alive besides the main one; takes no lock
-_HELD: list = []  # [CHILD_THREADS] once a Guard stands in this process (a child): a test importing the child's modules is not held
+# [CHILD_THREADS] once a Guard stands in this process (a child): a test importing the child's modules is not held
+_HELD: list = []
 
 
 def hold_threads() -> None:
@@ -73,15 +126,39 @@ def hold_threads() -> None:
     when it refuses one (threading.Thread.start raises it)."""
     if _HELD and _running_threads() >= _HELD[0]:
         raise RuntimeError("can't start new thread")
-WATCHED_EVENTS = frozenset({"import", "open", "os.kill", "os.killpg", "resource.setrlimit", "resource.prlimit", *OWNER_COMMANDS,
-                            *PATH_EVENTS, *SPAWN_EVENTS, *REACH_EVENTS, *C_EVENTS, *FRAME_EVENTS, *THREAD_EVENTS})  # the events Guard looks at
+
+
+WATCHED_EVENTS = frozenset(
+    {
+        "import",
+        "open",
+        "os.kill",
+        "os.killpg",
+        "resource.setrlimit",
+        "resource.prlimit",
+        *OWNER_COMMANDS,
+        # the events Guard looks at
+        *PATH_EVENTS,
+        *SPAWN_EVENTS,
+        *REACH_EVENTS,
+        *C_EVENTS,
+        *FRAME_EVENTS,
+        *THREAD_EVENTS,
+    }
+)
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
-PIDFD_FUNCTIONS = (("os", "pidfd_open"), ("posix", "pidfd_open"), ("signal", "pidfd_send_signal"), ("_signal", "pidfd_send_signal"))  # no audit event
+# no audit event
+PIDFD_FUNCTIONS = (
+    ("os", "pidfd_open"),
+    ("posix", "pidfd_open"),
+    ("signal", "pidfd_send_signal"),
+    ("_signal", "pidfd_send_signal"),
+)
 
 
 def kit_archives(root: str) -> list[str]:
-    """The zip files at the top of the kit's folder (a Gradescope zip built there carries the suites and the course secret):
-    hidden from every child like the kit's hidden folders (here, and by Landlock in walls.py)."""
+    """The zip files at the top of the kit's folder (a Gradescope zip built there carries the suites and the course
+    secret): hidden from every child like the kit's hidden folders (here, and by Landlock in walls.py)."""
     try:
         return [name for name in os.listdir(root) if name.lower().endswith(".zip")]
     except OSError:
@@ -89,7 +166,8 @@ def kit_archives(root: str) -> list[str]:
 
 
 def _case_blind(folder: str) -> bool:
-    """True when the volume holding folder ignores case: the folder's name with its letters' case swapped is the folder."""
+    """True when the volume holding folder ignores case: the folder's name with its letters' case swapped is the
+    folder."""
     swapped = folder.swapcase()
     try:
         return swapped != folder and os.path.samefile(folder, swapped)
@@ -108,28 +186,43 @@ class RefusedImport(importlib.abc.MetaPathFinder):
         top = fullname.partition(".")[0]
         if top in REFUSED_PACKAGES:
             self.attempts.append(f"imports `{fullname}`")
-            raise ImportError(f"importing `{fullname}` is not allowed in an answer: only torch, numpy, math and earlier exercise modules")
+            raise ImportError(
+                f"importing `{fullname}` is not allowed in an answer: only torch, numpy, math and earlier exercise "
+                f"modules"
+            )
         return None
 
 
 class Guard:
     """Audit hook of a child: records and refuses what an answer never needs to do.
 
-    That is: reading the oracle, the solutions, the hidden suites or the kit's git history by path;
-    writing, removing or linking files outside the child's own folder; starting
-    processes; signalling other processes; changing resource limits; loading C libraries or calling C functions with ctypes. Imports of the grader's packages are recorded
-    (RefusedImport refuses them). The functions it relies on are bound here, before student code runs.
-    """
+    That is: reading the oracle, the solutions, the hidden suites or the kit's git history by path; writing, removing
+    or linking files outside the child's own folder; starting processes; signalling other processes; changing
+    resource limits; loading C libraries or calling C functions with ctypes. Imports of the grader's packages are
+    recorded (RefusedImport refuses them). The functions it relies on are bound here, before student code runs."""
 
-    def __init__(self, attempts: list, workdir: str, package_dir: str, extra_hidden: list[str] = (), reached: list | None = None,
-                 on_thread: object = None) -> None:
-        """Bind the folders and helpers; attempts receives one line per refused action, reached one per reach into the grader;
-        on_thread(function) is told of every thread that starts (the watch on forbidden work)."""
+    def __init__(
+        self,
+        attempts: list,
+        workdir: str,
+        package_dir: str,
+        extra_hidden: list[str] = (),
+        reached: list | None = None,
+        on_thread: object = None,
+    ) -> None:
+        """Bind the folders and helpers; attempts receives one line per refused action, reached one per reach into
+        the grader; on_thread(function) is told of every thread that starts (the watch on forbidden work)."""
         self.attempts, self.getcwd, self.fspath, self.realpath = attempts, os.getcwd, os.fspath, os.path.realpath
-        # The event tables, copied here: an answer that empties the module's own (`__main__.WATCHED_EVENTS`) changes nothing.
+        # The event tables, copied here: an answer that empties the module's own (`__main__.WATCHED_EVENTS`) changes
+        # nothing.
         self.watched, self.path_events, self.spawn_events = WATCHED_EVENTS, PATH_EVENTS, SPAWN_EVENTS
         self.reach_events, self.c_events, self.owner_commands = dict(REACH_EVENTS), dict(C_EVENTS), dict(OWNER_COMMANDS)
-        self.normpath, self.join, self.getpid, self.getpgrp = os.path.normpath, os.path.join, os.getpid, getattr(os, "getpgrp", os.getpid)
+        self.normpath, self.join, self.getpid, self.getpgrp = (
+            os.path.normpath,
+            os.path.join,
+            os.getpid,
+            getattr(os, "getpgrp", os.getpid),
+        )
         root = KIT_ROOT
         self.own = self._both(workdir)
         self.package = self._both(package_dir)
@@ -139,16 +232,27 @@ class Guard:
         # Where the volume ignores case (macOS's default, Windows), `SOLUTIONS/` opens solutions/: there a path is also
         # compared as the file system compares it, by the identity (device, inode) of each folder it goes through.
         self.stat, self.dirname = os.stat, os.path.dirname
-        self.hidden_ids = frozenset(self._identity(form) for form in self.hidden) - {None} if _case_blind(root) else frozenset()
+        self.hidden_ids = (
+            frozenset(self._identity(form) for form in self.hidden) - {None} if _case_blind(root) else frozenset()
+        )
         self.reached = [] if reached is None else reached
-        self.frame_events, self.getframe, self.busy = dict(FRAME_EVENTS), sys._getframe, _thread._local()  # busy: per thread
+        # busy: per thread
+        self.frame_events, self.getframe, self.busy = dict(FRAME_EVENTS), sys._getframe, _thread._local()
         stdlib = os.path.dirname(os.__file__)
         self.hand_back = {form: names for file, names in HAND_BACK for form in self._both(os.path.join(stdlib, file))}
         self.capture_locals = self._both(os.path.join(stdlib, CAPTURE_LOCALS[0]))
-        libraries = [stdlib, *sysconfig.get_paths().values(), *getattr(site, "getsitepackages", list)(), *sys.path,
-                     os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]  # the sandbox's own files (child/, codec.py)
-        self.libraries = tuple({form + os.sep for path in libraries if path and os.path.isdir(path) for form in self._both(path)}
-                               - {form + os.sep for form in self.package + self.own}) + ("<frozen ",)
+        libraries = [
+            stdlib,
+            *sysconfig.get_paths().values(),
+            *getattr(site, "getsitepackages", list)(),
+            *sys.path,
+            # the sandbox's own files (child/, codec.py)
+            os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+        ]
+        self.libraries = tuple(
+            {form + os.sep for path in libraries if path and os.path.isdir(path) for form in self._both(path)}
+            - {form + os.sep for form in self.package + self.own}
+        ) + ("<frozen ",)
         for module_name, name in PIDFD_FUNCTIONS:  # signals sent through a pidfd raise no audit event: take them away
             try:
                 module = sys.modules.get(module_name) or importlib.import_module(module_name)
@@ -160,17 +264,38 @@ class Guard:
         _HELD[:] = [CHILD_THREADS]
         self.builtins_made = set(sys.builtin_module_names) & set(sys.modules)
         self.create_builtin = _imp.create_builtin
-        _imp.create_builtin = keep(self._first_copy)  # a second copy of a built-in module gives back what was taken from the first
+        # a second copy of a built-in module gives back what was taken from the first
+        _imp.create_builtin = keep(self._first_copy)
         # ... and of an extension module (torch._C) the functions its first copy had replaced (the watch's stand-ins)
-        self.create_dynamic, self.extensions_made = _imp.create_dynamic, {self.realpath(path) for path in self._extension_files()}
+        self.create_dynamic, self.extensions_made = (
+            _imp.create_dynamic,
+            {self.realpath(path) for path in self._extension_files()},
+        )
         _imp.create_dynamic = keep(self._first_extension, depth=16)
-        for name in ("_text", "_forms", "_under", "_hidden", "_writable", "_refuse", "_reach", "_students", "_library", "_handed_back",
-                     "_memory", "_first_copy", "_first_extension", "_identity", "_in_hidden_folder"):  # bound on the instance: replacing them on the class afterwards (`__main__.Guard._refuse = ...`) reaches nothing
+        for name in (
+            "_text",
+            "_forms",
+            "_under",
+            "_hidden",
+            "_writable",
+            "_refuse",
+            "_reach",
+            "_students",
+            "_library",
+            "_handed_back",
+            # bound on the instance: replacing them on the class afterwards (`__main__.Guard._refuse = ...`)
+            # reaches nothing
+            "_memory",
+            "_first_copy",
+            "_first_extension",
+            "_identity",
+            "_in_hidden_folder",
+        ):
             setattr(self, name, getattr(self, name))
 
     def _first_copy(self, spec: object) -> object:
-        """Stands in for _imp.create_builtin: a built-in module is made once (its first import); a fresh copy of one already
-        made (_thread's unwrapped start, posix's pidfd_open) is refused."""
+        """Stands in for _imp.create_builtin: a built-in module is made once (its first import); a fresh copy of one
+        already made (_thread's unwrapped start, posix's pidfd_open) is refused."""
         name = getattr(spec, "name", None)
         if name in self.builtins_made:
             self._refuse(f"makes a second copy of the built-in module {name}")
@@ -232,7 +357,8 @@ class Guard:
         if written.startswith(os.sep):
             return False
         parts = [part.casefold() if self.hidden_ids else part for part in written.split(os.sep)]
-        return any(part in ("reference", "solutions", "suites", ".git") for part in parts)  # may be relative to a dir_fd
+        # may be relative to a dir_fd
+        return any(part in ("reference", "solutions", "suites", ".git") for part in parts)
 
     def _identity(self, path: str) -> tuple[int, int] | None:
         """(device, inode) of path, None when it cannot be read."""
@@ -243,7 +369,8 @@ class Guard:
         return info.st_dev, info.st_ino
 
     def _in_hidden_folder(self, path: str) -> bool:
-        """True when path, or a folder on its way, is a hidden folder by the file system's identity (whatever its case)."""
+        """True when path, or a folder on its way, is a hidden folder by the file system's identity (whatever its
+        case)."""
         while True:
             if self._identity(path) in self.hidden_ids:
                 return True
@@ -263,17 +390,22 @@ class Guard:
         raise PermissionError(f"an answer may not do this: {what}")
 
     def _memory(self, path: object) -> bool:
-        """True for a path to a process's memory file (/proc/<pid>/mem, /proc/self/task/<tid>/mem), or a relative `mem` (a
-        dir_fd on /proc/self): reading it reads the loop's locals, its answer key among them."""
+        """True for a path to a process's memory file (/proc/<pid>/mem, /proc/self/task/<tid>/mem), or a relative
+        `mem` (a dir_fd on /proc/self): reading it reads the loop's locals, its answer key among them."""
         written = self._text(path)
         if written.rpartition(os.sep)[2] != "mem":
             return False
         return not written.startswith(os.sep) or any(form.startswith("/proc" + os.sep) for form in self._forms(path))
 
     def _library(self, file: object) -> bool:
-        """True for a file of the standard library, of an installed package or of the sandbox itself (not the student's)."""
-        return (isinstance(file, str) and not self._under(file, self.package) and not self._under(file, self.own)
-                and any(file.startswith(root) for root in self.libraries))
+        """True for a file of the standard library, of an installed package or of the sandbox itself (not the
+        student's)."""
+        return (
+            isinstance(file, str)
+            and not self._under(file, self.package)
+            and not self._under(file, self.own)
+            and any(file.startswith(root) for root in self.libraries)
+        )
 
     def _handed_back(self, frame: object) -> bool:
         """True when frame runs a library function that hands the frame it reaches back to its caller."""
@@ -281,11 +413,16 @@ class Guard:
         names = self.hand_back.get(code.co_filename, ())
         if names is None or code.co_name in names:
             return True
-        return code.co_name == CAPTURE_LOCALS[1] and code.co_filename in self.capture_locals and bool(frame.f_locals.get("capture_locals"))
+        return (
+            code.co_name == CAPTURE_LOCALS[1]
+            and code.co_filename in self.capture_locals
+            and bool(frame.f_locals.get("capture_locals"))
+        )
 
     def _students(self) -> bool:
-        """True when the event being audited was raised by the student's code: the frame that raised it (past the wrappers that
-        hand a frame back) runs code that is not a library's (the package's files, or code it compiled)."""
+        """True when the event being audited was raised by the student's code: the frame that raised it (past the
+        wrappers that hand a frame back) runs code that is not a library's (the package's files, or code it
+        compiled)."""
         try:
             frame = self.getframe(3)  # 0: here, 1: _reach, 2: __call__, 3: the code that raised the event
         except ValueError:  # raised from C with no Python frame above
@@ -295,7 +432,8 @@ class Guard:
         return frame is not None and not self._library(frame.f_code.co_filename)
 
     def _reach(self, what: str) -> None:
-        """Record a reach into the grader (the grader flags the question) and stop it, when the student's code made it."""
+        """Record a reach into the grader (the grader flags the question) and stop it, when the student's code made
+        it."""
         if getattr(self.busy, "on", False):
             return  # the events that _students raises itself (sys._getframe, f_code)
         self.busy.on = True
@@ -326,7 +464,9 @@ class Guard:
             if self._memory(path):
                 self._reach("reads the process's memory (/proc/.../mem)")
         elif event in self.path_events:
-            paths = [a for a in args[:2 if event in ("os.rename", "os.link", "os.symlink") else 1] if not isinstance(a, int)]
+            paths = [
+                a for a in args[: 2 if event in ("os.rename", "os.link", "os.symlink") else 1] if not isinstance(a, int)
+            ]
             if event in ("os.link", "os.symlink"):
                 self._refuse(f"makes a link ({event})")
             if any(not self._writable(path) for path in paths):
@@ -348,9 +488,13 @@ class Guard:
             if event == "object.__getattr__":
                 if args[1] in FRAME_ATTRIBUTES:
                     self._reach(self.frame_events[event].format(name=args[1]))
-            elif event not in CODE_ARGS or self._library(args[1] if CODE_ARGS[event] is None else getattr(args[0], "co_filename", None)):
+            elif event not in CODE_ARGS or self._library(
+                args[1] if CODE_ARGS[event] is None else getattr(args[0], "co_filename", None)
+            ):
                 self._reach(self.frame_events[event])
         elif event in THREAD_EVENTS:
             self.on_thread(args[0])
-        elif event == "resource.setrlimit" or (event == "resource.prlimit" and (args[2] is not None or args[0] not in (0, self.getpid()))):
+        elif event == "resource.setrlimit" or (
+            event == "resource.prlimit" and (args[2] is not None or args[0] not in (0, self.getpid()))
+        ):
             self._refuse(f"changes a resource limit ({event})")  # as root it could lift its own memory limit

@@ -1,5 +1,5 @@
-"""Known scalar functions the grader can pass to the student's code (numerical_grad), counting their calls and keeping the
-first points they were evaluated at."""
+"""Known scalar functions the grader can pass to the student's code (numerical_grad), counting their calls and
+keeping the first points they were evaluated at."""
 import torch
 
 POINTS_KEPT = 64  # the points kept per function: enough for the grader to see each nudge of the first entries
@@ -12,8 +12,8 @@ FUNCTIONS = {
 
 
 class Counted:
-    """One of FUNCTIONS, by name, counting how often it is called (the attribute `calls`) and keeping copies of the first
-    POINTS_KEPT points it was evaluated at (`points`)."""
+    """One of FUNCTIONS, by name, counting how often it is called (the attribute `calls`) and keeping copies of the
+    first POINTS_KEPT points it was evaluated at (`points`)."""
 
     def __init__(self, name: str) -> None:
         self.function = FUNCTIONS[name]

@@ -1,12 +1,12 @@
 """Stand-ins that hold what they stand for out of the student's reach: the original lives only in a generator's frame.
 
-A function's closure, globals and a bound method's `__self__` are read without an audit event, so a stand-in that kept its
-original there would hand it to any student who looked. A generator's frame is reached only through `gi_frame` (an audit
-event the Guard flags), so `keep(original, judge)` returns a plain function that sends each call into a generator holding
-the original; `judge(caller, args, result)` sees every call that ran, with the frame it came from (the nearest Python frame:
-a call made from C code comes from the Python frame that started that C code). Sending into the generator directly, with
-its `send`, reaches the same judge; closing it breaks the stand-in (every later call raises), which fails closed.
-"""
+A function's closure, globals and a bound method's `__self__` are read without an audit event, so a stand-in that
+kept its original there would hand it to any student who looked. A generator's frame is reached only through
+`gi_frame` (an audit event the Guard flags), so `keep(original, judge)` returns a plain function that sends each call
+into a generator holding the original; `judge(caller, args, result)` sees every call that ran, with the frame it came
+from (the nearest Python frame: a call made from C code comes from the Python frame that started that C code).
+Sending into the generator directly, with its `send`, reaches the same judge; closing it breaks the stand-in (every
+later call raises), which fails closed."""
 import sys
 import time
 from typing import Callable
@@ -15,10 +15,12 @@ _yield_core = time.sleep
 
 
 def _keeper(original: Callable, judge: Callable | None, gate_code: list, told: bool) -> object:
-    """The generator that holds original: each (args, kwargs) sent in runs it, judged; it answers (True, result) or (False, error).
-    It keeps nothing of a call once it answered (a tensor still referenced here would change what torch does with it)."""
+    """The generator that holds original: each (args, kwargs) sent in runs it, judged; it answers (True, result) or
+    (False, error). It keeps nothing of a call once it answered (a tensor still referenced here would change what
+    torch does with it)."""
     slot: list = [(True, None)]
-    getframe, refused = sys._getframe, RuntimeError  # locals of this frame: rebinding this module's globals changes nothing here
+    # locals of this frame: rebinding this module's globals changes nothing here
+    getframe, refused = sys._getframe, RuntimeError
     watched, caller = judge is not None or told, None  # the caller's frame is looked for only when someone looks at it
     while True:
         try:
@@ -40,13 +42,14 @@ def _keeper(original: Callable, judge: Callable | None, gate_code: list, told: b
         except BaseException as error:  # noqa: BLE001 - handed back to the caller as it was raised
             slot.append((False, error))
         finally:
-            args = kwargs = caller = result = error = None
+            args = kwargs = caller = result = error = None  # noqa: F841 - dropped so that no frame keeps them
 
 
 def keep(original: Callable, judge: Callable | None = None, told: bool = False, depth: int = 4) -> Callable:
-    """A function that calls original (held in a generator's frame) and shows each call to judge(caller, args, result); told:
-    original is handed the caller's frame first. depth generators hold it: a call made while one runs (in a neighbour thread,
-    or from inside original, as an extension module's start imports another) takes the next, or waits for one."""
+    """A function that calls original (held in a generator's frame) and shows each call to judge(caller, args,
+    result); told: original is handed the caller's frame first. depth generators hold it: a call made while one runs
+    (in a neighbour thread, or from inside original, as an extension module's start imports another) takes the next,
+    or waits for one."""
     gate_code: list = []
     sends = []
     for _ in range(depth):

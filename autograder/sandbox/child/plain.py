@@ -23,15 +23,20 @@ def describe_type(kind: type) -> dict[str, str]:
 def plain(value: object, keep: Callable[[object], int], depth: int = 0) -> object:
     """Tensors (exact type only), numbers, strings, dtypes, lists, tuples, str-keyed dicts; anything else a handle.
 
-    keep(obj) stores an object in the child and returns its handle number; the grader receives
-    {"__handle__": number, "type": describe_type(...)} in its place; a value it cannot send, {"__unsupported__": fields}.
-    """
+    keep(obj) stores an object in the child and returns its handle number; the grader receives {"__handle__": number,
+    "type": describe_type(...)} in its place; a value it cannot send, {"__unsupported__": fields}."""
     kind = _type(value)  # type(), not isinstance(): a subclass cannot pass for a tensor or a number
     if depth > 8:
         return {"__unsupported__": {"form": "nested"}}
     if kind is torch.Tensor or kind is torch.nn.Parameter:
         if value.device.type != "cpu" or value.layout != torch.strided:
-            return {"__unsupported__": {"form": "device", "layout": str(value.layout).removeprefix("torch."), "device": str(value.device)}}
+            return {
+                "__unsupported__": {
+                    "form": "device",
+                    "layout": str(value.layout).removeprefix("torch."),
+                    "device": str(value.device),
+                }
+            }
         return _contiguous(_clone(_detach(value)))
     if kind in _SCALARS or kind is torch.dtype:
         return value
@@ -42,6 +47,10 @@ def plain(value: object, keep: Callable[[object], int], depth: int = 0) -> objec
             return _float(value)
         if kind in (list, tuple):
             return kind([plain(item, keep, depth + 1) for item in value])
-        if kind is dict and _all(_type(key) is str for key in value) and not ("__handle__" in value or "__unsupported__" in value):
+        if (
+            kind is dict
+            and _all(_type(key) is str for key in value)
+            and not ("__handle__" in value or "__unsupported__" in value)
+        ):
             return {key: plain(item, keep, depth + 1) for key, item in value.items()}
     return {"__handle__": keep(value), "type": describe_type(kind)}

@@ -30,7 +30,8 @@ STACK_EVERY = 1.0  # seconds between two dumps where no signal can ask for one (
 
 
 def load_module(name: str, path: str, search: list[str] | None = None) -> object:
-    """Import the file at path as module name (a package's __init__.py with search), without putting its folder on sys.path."""
+    """Import the file at path as module name (a package's __init__.py with search), without putting its folder on
+    sys.path."""
     spec = importlib.util.spec_from_file_location(name, path, submodule_search_locations=search)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
@@ -45,7 +46,9 @@ _fromhex = bytes.fromhex
 # Neither it nor interval timers exist everywhere (Windows): there the child's loop does without.
 _block_signals, _ALL_SIGNALS = getattr(_signal, "pthread_sigmask", None), frozenset(signal.valid_signals())
 _getitimer = getattr(_signal, "getitimer", None)
-_TIMERS = tuple(getattr(signal, name) for name in ("ITIMER_REAL", "ITIMER_VIRTUAL", "ITIMER_PROF") if hasattr(signal, name))
+_TIMERS = tuple(
+    getattr(signal, name) for name in ("ITIMER_REAL", "ITIMER_VIRTUAL", "ITIMER_PROF") if hasattr(signal, name)
+)
 
 
 def describe(error: BaseException, package_dir: str) -> dict:
@@ -55,20 +58,37 @@ def describe(error: BaseException, package_dir: str) -> dict:
     """
     try:
         stack = traceback.StackSummary.extract(traceback.walk_tb(error.__traceback__), lookup_lines=False)
-        frames = [f for f in stack if str(f.filename).startswith(package_dir)]  # only these lines are read: the grader's files stay closed
-        if isinstance(error, SyntaxError) and isinstance(error.filename, str) and error.filename.startswith(package_dir):
-            frames.append(traceback.FrameSummary(error.filename, int(error.lineno or 0), "<module>", line=str(error.text or "").strip()))
-        where = [{"file": os.path.relpath(f.filename, os.path.dirname(package_dir)), "line": int(f.lineno or 0), "function": str(f.name),
-                  "code": str(f.line or "").strip()[:200]} for f in frames]
+        # only these lines are read: the grader's files stay closed
+        frames = [f for f in stack if str(f.filename).startswith(package_dir)]
+        if (
+            isinstance(error, SyntaxError)
+            and isinstance(error.filename, str)
+            and error.filename.startswith(package_dir)
+        ):
+            frames.append(
+                traceback.FrameSummary(
+                    error.filename, int(error.lineno or 0), "<module>", line=str(error.text or "").strip()
+                )
+            )
+        where = [
+            {
+                "file": os.path.relpath(f.filename, os.path.dirname(package_dir)),
+                "line": int(f.lineno or 0),
+                "function": str(f.name),
+                "code": str(f.line or "").strip()[:200],
+            }
+            for f in frames
+        ]
     except Exception:  # noqa: BLE001 - a traceback the student tampered with
         where = []
     try:
         message = str(error.msg if isinstance(error, SyntaxError) else error)
-    except BaseException:  # noqa: B036 - a __str__ that raises (even SystemExit)
+    except BaseException:  # noqa: BLE001 - a __str__ that raises (even SystemExit)
         message = "(its message could not be read)"
     described = {"type": str(type(error).__name__)[:100], "message": message[:500], "where": where}
     template, fields = getattr(error, "template", None), getattr(error, "fields", None)
-    if described["type"] == "MissingFunction" and type(template) is str and type(fields) is dict:  # the kit's own line, worded by the grader
+    # the kit's own line, worded by the grader
+    if described["type"] == "MissingFunction" and type(template) is str and type(fields) is dict:
         described["template"], described["fields"] = template, {str(k): str(v)[:200] for k, v in fields.items()}
     return described
 
@@ -97,13 +117,14 @@ def _read_exactly(fd: int, size: int) -> bytes | None:
 
 
 def write_frame(fd: int, value: object, tag: Callable[[bytes], bytes] | None = None) -> None:
-    """value, encoded (sandbox/codec.py), as one length-prefixed frame on fd; ending with its tag when tag is given (an answer)."""
+    """value, encoded (sandbox/codec.py), as one length-prefixed frame on fd; ending with its tag when tag is given
+    (an answer)."""
     data = _encode(value)
     if tag is not None:
         data += tag(data)
     view = memoryview(len(data).to_bytes(8, "little") + data)
     while view:
-        view = view[_os_write(fd, view):]
+        view = view[_os_write(fd, view) :]
 
 
 def send_answer(fd: int, answer: dict, tag: Callable[[bytes], bytes]) -> None:
@@ -111,9 +132,24 @@ def send_answer(fd: int, answer: dict, tag: Callable[[bytes], bytes]) -> None:
     try:
         write_frame(fd, answer, tag)
     except Exception as error:  # noqa: BLE001 - a result the codec cannot write
-        unsaved = {"type": "UnsavableResult", "message": f"returned a result the grader cannot take back ({type(error).__name__})", "where": [],
-                   "template": "returned a result the grader cannot take back ({error})", "fields": {"error": type(error).__name__}}
-        write_frame(fd, {"ok": False, "error": unsaved, "spied": answer.get("spied", []), "refused": answer.get("refused", []), "reads": 0}, tag)
+        unsaved = {
+            "type": "UnsavableResult",
+            "message": f"returned a result the grader cannot take back ({type(error).__name__})",
+            "where": [],
+            "template": "returned a result the grader cannot take back ({error})",
+            "fields": {"error": type(error).__name__},
+        }
+        write_frame(
+            fd,
+            {
+                "ok": False,
+                "error": unsaved,
+                "spied": answer.get("spied", []),
+                "refused": answer.get("refused", []),
+                "reads": 0,
+            },
+            tag,
+        )
 
 
 class TimerLeftRunning(Exception):
@@ -122,8 +158,9 @@ class TimerLeftRunning(Exception):
 
 
 def between_calls(limit: int) -> None:
-    """The grader's side of the child runs with signals held back (a student's handler waits for the next call) and with
-    the recursion limit it started with; a timer left running ends the child (TimerLeftRunning), whenever it would fire."""
+    """The grader's side of the child runs with signals held back (a student's handler waits for the next call) and
+    with the recursion limit it started with; a timer left running ends the child (TimerLeftRunning), whenever it
+    would fire."""
     if _block_signals is not None:
         _block_signals(signal.SIG_BLOCK, _ALL_SIGNALS)
     sys.setrecursionlimit(limit)
@@ -133,8 +170,9 @@ def between_calls(limit: int) -> None:
 
 
 def watch_stack(workdir: str) -> object:
-    """Have the interpreter write its stack to STACK_FILE when the grader asks (STACK_SIGNAL, handled in C even inside an
-    endless loop), or every STACK_EVERY seconds where there is no such signal; the open file (kept open for good)."""
+    """Have the interpreter write its stack to STACK_FILE when the grader asks (STACK_SIGNAL, handled in C even
+    inside an endless loop), or every STACK_EVERY seconds where there is no such signal; the open file (kept open
+    for good)."""
     stack = open(os.path.join(workdir, STACK_FILE), "w")
     if STACK_SIGNAL is not None and hasattr(faulthandler, "register"):
         faulthandler.register(STACK_SIGNAL, file=stack, all_threads=True, chain=False)
@@ -143,10 +181,18 @@ def watch_stack(workdir: str) -> object:
     return stack
 
 
-def run(requests: int, answers: int, package_dir: str, module_name: str, workdir: str, hidden: list[str], own_modules: list[str]) -> None:
-    """Read the answer key, Guard, import exercises.<module_name> from package_dir, then answer the frames read on requests on
-    answers until told to stop (or the grader closes requests). own_modules: the sandbox's own modules, taken out of
-    sys.modules first."""
+def run(
+    requests: int,
+    answers: int,
+    package_dir: str,
+    module_name: str,
+    workdir: str,
+    hidden: list[str],
+    own_modules: list[str],
+) -> None:
+    """Read the answer key, Guard, import exercises.<module_name> from package_dir, then answer the frames read on
+    requests on answers until told to stop (or the grader closes requests). own_modules: the sandbox's own
+    modules, taken out of sys.modules first."""
     first = read_value(requests)  # the grader's key for this child's answers, read before any student code runs
     if not isinstance(first, dict) or not isinstance(first.get("key"), str):
         return
@@ -168,9 +214,11 @@ def run(requests: int, answers: int, package_dir: str, module_name: str, workdir
     try:
         load_module("exercises", os.path.join(package_dir, "__init__.py"), [package_dir])
         module = importlib.import_module("exercises." + module_name)
-    except BaseException as error:  # the student's import may raise anything, SystemExit included
+    except BaseException as error:  # noqa: BLE001 - the student's import may raise anything, SystemExit included
         between_calls(limit)
-        write_frame(answers, tampered({"ok": False, "error": described(error), "refused": list(attempts)}, reached), tag)
+        write_frame(
+            answers, tampered({"ok": False, "error": described(error), "refused": list(attempts)}, reached), tag
+        )
         return
     between_calls(limit)
     write_frame(answers, tampered({"ok": True, "refused": list(attempts)}, reached), tag)
@@ -186,7 +234,8 @@ def run(requests: int, answers: int, package_dir: str, module_name: str, workdir
 
 
 def tampered(answer: dict, reached: list[str]) -> dict:
-    """answer, with the first reach into the grader the Guard saw (a frame, a trace hook) as its "tampered" entry, if any."""
+    """answer, with the first reach into the grader the Guard saw (a frame, a trace hook) as its "tampered" entry, if
+    any."""
     if reached and not answer.get("tampered"):
         answer["tampered"] = str(reached[0])
     return answer

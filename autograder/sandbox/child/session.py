@@ -20,8 +20,8 @@ from builtins import dict, getattr, id, isinstance, len, list, tuple, type  # no
 class MissingFunction(Exception):
     """The exercise module does not define a function or class the question asks for.
 
-    The grader words the student's line from template and fields, in the student's language (the child has no catalogue).
-    """
+    The grader words the student's line from template and fields, in the student's language (the child has no
+    catalogue)."""
 
     def __init__(self, template: str, **fields: str) -> None:
         super().__init__(template.format(**fields))
@@ -86,7 +86,9 @@ class Session:
             elif op == "structure":
                 answer["value"] = structure(self._target(request["target"]))
             elif op == "wall_times":
-                answer["value"] = clock.wall_times(self._target(request["target"]), request["Ts"], request["d"], request["budget"])
+                answer["value"] = clock.wall_times(
+                    self._target(request["target"]), request["Ts"], request["d"], request["budget"]
+                )
             elif op == "helper":
                 answer["value"] = helpers.Counted(request["name"])
             elif op == "load":
@@ -95,8 +97,9 @@ class Session:
             else:
                 raise ValueError(f"unknown request {op!r}")
             answer["value"] = plain.plain(answer["value"], self._handle)
-        except BaseException as error:  # noqa: B036 - the student may raise SystemExit or KeyboardInterrupt
-            spied = answer.get("spied") or (self.spied if op == "call" else [])  # forbidden work that ended in an error is still seen
+        except BaseException as error:  # noqa: BLE001 - the student may raise SystemExit or KeyboardInterrupt
+            # forbidden work that ended in an error is still seen
+            spied = answer.get("spied") or (self.spied if op == "call" else [])
             answer = {"ok": False, "error": self.describe(error), "spied": spied, "reads": answer.get("reads", 0)}
             if op == "call" and self.unwatched:
                 answer["unwatched"] = True
@@ -120,14 +123,22 @@ class Session:
                         try:
                             value = function(*args, **kwargs)
                         finally:
-                            result |= {"reads": work_clock.reads, "readings": list(work_clock.readings), "tables": list(work_clock.tables),
-                                       "reached": work_clock.reached}
+                            result |= {
+                                "reads": work_clock.reads,
+                                "readings": list(work_clock.readings),
+                                "tables": list(work_clock.tables),
+                                "reached": work_clock.reached,
+                            }
                 elif request.get("backward"):
                     with backward.BackwardPasses() as passes, spy:
                         try:
                             value = function(*args, **kwargs)
                         finally:
-                            result |= {"backward_passes": passes.count, "stale_passes": passes.stale, "optimizer_steps": passes.steps}
+                            result |= {
+                                "backward_passes": passes.count,
+                                "stale_passes": passes.stale,
+                                "optimizer_steps": passes.steps,
+                            }
                             self.trained = passes.leaves
                 else:
                     with spy:
@@ -144,12 +155,16 @@ class Session:
 
     def _student_modules(self) -> list[object]:
         """The other exercise modules already imported (earlier questions the module uses)."""
-        return [module for name, module in list(sys.modules.items()) if name.startswith("exercises.") and module is not self.module]
+        return [
+            module
+            for name, module in list(sys.modules.items())
+            if name.startswith("exercises.") and module is not self.module
+        ]
 
 
 def parameter_names(function: object, count: int) -> list[str]:
-    """The names of the first count positional parameters of function (`scores`, `mask`), for the grader's messages; [] when
-    its signature cannot be read."""
+    """The names of the first count positional parameters of function (`scores`, `mask`), for the grader's messages;
+    [] when its signature cannot be read."""
     try:
         parameters = list(inspect.signature(function).parameters.values())
     except Exception:  # noqa: BLE001 - a student's object may answer anything, or raise
@@ -173,8 +188,12 @@ def structure(model: object) -> dict:
         if id(module) in seen:
             continue
         seen.add(id(module))
-        found["parameters"] |= {prefix + k: list(v.shape) for k, v in read(module, "_parameters").items() if v is not None}
-        found["buffers"] |= {prefix + k: [list(v.shape), str(v.dtype)] for k, v in read(module, "_buffers").items() if v is not None}
+        found["parameters"] |= {
+            prefix + k: list(v.shape) for k, v in read(module, "_parameters").items() if v is not None
+        }
+        found["buffers"] |= {
+            prefix + k: [list(v.shape), str(v.dtype)] for k, v in read(module, "_buffers").items() if v is not None
+        }
         stack += [(f"{prefix}{k}.", v) for k, v in read(module, "_modules").items() if v is not None]
     return found
 

@@ -6,16 +6,35 @@ import select
 import signal
 import socket
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import BinaryIO
 
 from ...i18n import _
-from ..base import (ERROR, TIMEOUT,
-                    Child, ChildStopped, Ending, RefusedChild, Sandbox, child_env, could_not_start, died, environment_problem, frame,
-                    isolated_python, over_disk, process_state, read_output, refused, remove, sweep_stale, timed_out, where_it_ran)
+from ..base import (
+    ERROR,
+    TIMEOUT,
+    Child,
+    ChildStopped,
+    Ending,
+    RefusedChild,
+    Sandbox,
+    child_env,
+    could_not_start,
+    died,
+    environment_problem,
+    frame,
+    isolated_python,
+    over_disk,
+    process_state,
+    read_output,
+    refused,
+    remove,
+    sweep_stale,
+    timed_out,
+    where_it_ran,
+)
 from ..limits import ANSWER_BYTES, MEMORY_BYTES, OUTPUT_BYTES, POLL_SECONDS, time_left
 
 PID_WAIT = 10.0  # the most the grader waits for the pristine process to say the pid of a zygote that already spoke
@@ -23,8 +42,8 @@ EXIT_WAIT = 1.0  # the most it waits for the exit code of a zygote whose pipe cl
 
 
 class Zygote:
-    """A zygote the pristine process forked: its job pipe (stdin) and answer pipe (stdout), and, once the pristine process
-    said them, its pid, its pidfd and its exit code; failed when the system refused the fork."""
+    """A zygote the pristine process forked: its job pipe (stdin) and answer pipe (stdout), and, once the pristine
+    process said them, its pid, its pidfd and its exit code; failed when the system refused the fork."""
 
     def __init__(self, number: int, stdin: BinaryIO, stdout: BinaryIO) -> None:
         self.number, self.stdin, self.stdout = number, stdin, stdout
@@ -38,8 +57,8 @@ class Zygote:
         return self.pidfd is not None and not select.select([self.pidfd], [], [], 0)[0]
 
     def kill(self, wait: float = 0.0) -> None:
-        """SIGKILL the zygote (its children die with it: their parent-death signal) and close the grader's ends of its pipes,
-        which also ends a zygote whose pid was never said; wait up to wait seconds for it to be gone."""
+        """SIGKILL the zygote (its children die with it: their parent-death signal) and close the grader's ends of
+        its pipes, which also ends a zygote whose pid was never said; wait up to wait seconds for it to be gone."""
         if self.alive():
             try:
                 signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
@@ -57,19 +76,20 @@ class Zygote:
 
 
 class LinuxSandbox(Sandbox):
-    """A pristine process that imported torch and forks a zygote per student, each zygote forking a limited child for each
-    question."""
+    """A pristine process that imported torch and forks a zygote per student, each zygote forking a limited child for
+    each question."""
 
     backend = "linux"
 
     def __init__(self, parent: Path | None = None) -> None:
-        """Start the pristine process and ask it for a zygote at once, so that its import of torch overlaps the grader's.
-        parent: where the sandbox's folder is made (default: the temporary folder); a batch puts all its sandboxes in one
-        folder that their children may not read."""
+        """Start the pristine process and ask it for a zygote at once, so that its import of torch overlaps the
+        grader's. parent: where the sandbox's folder is made (default: the temporary folder); a batch puts all its
+        sandboxes in one folder that their children may not read."""
         if parent is None:
             sweep_stale(Path(tempfile.gettempdir()))
         self.folder = Path(tempfile.mkdtemp(prefix=f"autograder-{os.getpid()}-", dir=parent))
-        self.folder.chmod(0o711)  # a child that runs as its own user must pass through it to its own folder (not list it)
+        # a child that runs as its own user must pass through it to its own folder (not list it)
+        self.folder.chmod(0o711)
         self.errors = open(self.folder / "worker-errors.txt", "w+b")
         self.jobs = 0
         self.messages: dict[int, dict] = {}  # job id -> the zygote's last word on it ({"pid"} or {"exit", "orphans"})
@@ -81,7 +101,8 @@ class LinuxSandbox(Sandbox):
         self.pristines = 0  # pristine processes started
         self.zygotes = 0  # zygotes asked for
         self.wanted: set[str] = set()  # modules any zygote was asked to import before forking
-        self.process: Zygote | None = None  # the running zygote; None while the system refuses one (a limit on processes)
+        # the running zygote; None while the system refuses one (a limit on processes)
+        self.process: Zygote | None = None
         self.refused: ChildStopped | None = None
         self.pending = b""
         self.preloaded: set[str] = set()  # modules the running zygote has imported before forking
@@ -93,13 +114,20 @@ class LinuxSandbox(Sandbox):
         self._start_or_refuse()
 
     def _start_pristine(self) -> tuple[subprocess.Popen, socket.socket]:
-        """Start a pristine process: worker.py, which imports torch and then forks a zygote for each request on its socket."""
+        """Start a pristine process: worker.py, which imports torch and then forks a zygote for each request on its
+        socket."""
         env = child_env(self.folder)
         here = Path(__file__).resolve().parent
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
-            process = subprocess.Popen([*isolated_python(), str(here / "worker.py")], stdin=theirs, stdout=subprocess.DEVNULL,
-                                       stderr=self.errors, cwd=self.folder, env=env)
+            process = subprocess.Popen(
+                [*isolated_python(), str(here / "worker.py")],
+                stdin=theirs,
+                stdout=subprocess.DEVNULL,
+                stderr=self.errors,
+                cwd=self.folder,
+                env=env,
+            )
         except OSError:
             mine.close()
             raise
@@ -108,8 +136,8 @@ class LinuxSandbox(Sandbox):
         return process, mine
 
     def _replace_pristine(self) -> None:
-        """Stop the pristine process, if any, and start another (a new import of torch: only when the first one died or was
-        changed)."""
+        """Stop the pristine process, if any, and start another (a new import of torch: only when the first one died
+        or was changed)."""
         if self.pristine is not None:
             self.pristine.kill()
             self.pristine.wait()
@@ -121,14 +149,19 @@ class LinuxSandbox(Sandbox):
         self.pristines += 1
 
     def _pristine_healthy(self) -> bool:
-        """True while the pristine process runs, its socket is open and its limits, priority and CPUs are those it started
-        with (read from /proc, as a zygote's)."""
-        return (self.pristine is not None and self.control is not None and self.pristine.poll() is None
-                and (self.pristine_state is None or process_state(self.pristine.pid) == self.pristine_state))
+        """True while the pristine process runs, its socket is open and its limits, priority and CPUs are those it
+        started with (read from /proc, as a zygote's)."""
+        return (
+            self.pristine is not None
+            and self.control is not None
+            and self.pristine.poll() is None
+            and (self.pristine_state is None or process_state(self.pristine.pid) == self.pristine_state)
+        )
 
     def _hear(self, timeout: float) -> None:
-        """Read what the pristine process said within timeout: its first word, the pid and pidfd of the running zygote, that
-        zygote's exit or a fork the system refused. A closed socket: the pristine process is gone (control None)."""
+        """Read what the pristine process said within timeout: its first word, the pid and pidfd of the running
+        zygote, that zygote's exit or a fork the system refused. A closed socket: the pristine process is gone
+        (control None)."""
         while self.control is not None and select.select([self.control], [], [], timeout)[0]:
             timeout = 0
             try:
@@ -154,8 +187,9 @@ class LinuxSandbox(Sandbox):
                 zygote.failed = zygote.failed or "error" in message
 
     def _fork_zygote(self) -> Zygote:
-        """Ask the pristine process for a new zygote (replacing the pristine process first when it is gone or was changed),
-        with the modules earlier zygotes were asked to import; OSError when the system refuses a process."""
+        """Ask the pristine process for a new zygote (replacing the pristine process first when it is gone or was
+        changed), with the modules earlier zygotes were asked to import; OSError when the system refuses a
+        process."""
         if not self._pristine_healthy():
             self._replace_pristine()
         self.zygotes += 1
@@ -182,9 +216,10 @@ class LinuxSandbox(Sandbox):
     def _start_or_refuse(self) -> None:
         """Have a zygote if there is none; where the system refuses a process, remember why (refused) for the questions.
 
-        From a pristine process that has said its first word, the fork is waited for (milliseconds): one that died before
-        it forked is replaced and asked again, once, so that its death costs no student anything. One still importing torch
-        forks the zygote when it is ready; if it dies first, the question says the sandbox could not start."""
+        From a pristine process that has said its first word, the fork is waited for (milliseconds): one that died
+        before it forked is replaced and asked again, once, so that its death costs no student anything. One still
+        importing torch forks the zygote when it is ready; if it dies first, the question says the sandbox could not
+        start."""
         if self.process is not None:
             return
         try:
@@ -192,19 +227,26 @@ class LinuxSandbox(Sandbox):
             ready = self.pristine_ready and self._pristine_healthy()
             self.process, self.refused = self._fork_zygote(), None
             self.preloaded = set(self.pristine_preloaded)
-            if ready and not self._await_pid() and self.control is None:  # it died before it forked: no zygote behind these pipes
+            # it died before it forked: no zygote behind these pipes
+            if ready and not self._await_pid() and self.control is None:
                 self.process.kill()
-                self.process = self._fork_zygote()  # from a new pristine process, which forks it once it has imported torch
+                # from a new pristine process, which forks it once it has imported torch
+                self.process = self._fork_zygote()
                 self.preloaded = set(self.pristine_preloaded)
         except OSError as error:
             self.process, self.refused = None, refused(error, self.backend)
 
     def _await_pid(self) -> bool:
-        """Wait (PID_WAIT at most) for the pristine process's word on the running zygote: True once its pid is known or the
-        system refused it (failed); False when the pristine process ended first (control None) or is still busy (importing
-        modules for a preload: the word is read later)."""
+        """Wait (PID_WAIT at most) for the pristine process's word on the running zygote: True once its pid is known
+        or the system refused it (failed); False when the pristine process ended first (control None) or is still
+        busy (importing modules for a preload: the word is read later)."""
         deadline = time.monotonic() + PID_WAIT
-        while self.process.pid is None and not self.process.failed and self.control is not None and time.monotonic() < deadline:
+        while (
+            self.process.pid is None
+            and not self.process.failed
+            and self.control is not None
+            and time.monotonic() < deadline
+        ):
             self._hear(deadline - time.monotonic())
         return self.process.pid is not None or self.process.failed
 
@@ -226,7 +268,9 @@ class LinuxSandbox(Sandbox):
                 started = self.ready
                 if self.process.pid is not None and self.process.exit is None:
                     self._hear(EXIT_WAIT)  # the pristine process says how the zygote ended
-                code = self.process.exit if self.process.pid is not None or self.pristine is None else self.pristine.poll()
+                code = (
+                    self.process.exit if self.process.pid is not None or self.pristine is None else self.pristine.poll()
+                )
                 self.errors.seek(0)
                 lacking = environment_problem(self.errors.read().decode("utf-8", "replace"), self.backend)
                 self._restart()
@@ -234,7 +278,11 @@ class LinuxSandbox(Sandbox):
                     raise self.refused
                 if not started or lacking:  # it died before its first word, or for want of memory or processes
                     raise could_not_start(Path(self.errors.name), self.backend, killed=code == -signal.SIGKILL)
-                raise ChildStopped(ERROR, _("the grader's worker stopped while this question ran (does the answer kill it?)"), ended="zygote")
+                raise ChildStopped(
+                    ERROR,
+                    _("the grader's worker stopped while this question ran (does the answer kill it?)"),
+                    ended="zygote",
+                )
             self.pending += chunk
             while b"\n" in self.pending:
                 line, self.pending = self.pending.split(b"\n", 1)
@@ -248,22 +296,22 @@ class LinuxSandbox(Sandbox):
         return [fd for fd in ready if fd in extra]
 
     def _healthy(self) -> bool:
-        """False when the running zygote's limits, priority or CPUs are no longer those it started with (a child running
-        under the grader's own user changed them, and every child it forks would inherit them); the grader reads them from
-        /proc, never from a child."""
+        """False when the running zygote's limits, priority or CPUs are no longer those it started with (a child
+        running under the grader's own user changed them, and every child it forks would inherit them); the grader
+        reads them from /proc, never from a child."""
         return not self.ready or self.state is None or process_state(self.process.pid) == self.state
 
     def _restart(self) -> None:
-        """Replace the zygote, dead or alive, by a new one the pristine process forks (process None, and refused why, while
-        the system refuses a process)."""
+        """Replace the zygote, dead or alive, by a new one the pristine process forks (process None, and refused why,
+        while the system refuses a process)."""
         self.process.kill()
         self.process, self.pending, self.preloaded, self.ready, self.forked = None, b"", set(), False, 0
         self._start_or_refuse()
 
     def prepare(self, preload: tuple[str, ...]) -> None:
-        """Have the pristine process import preload now, after it forked the running zygote, on the core the questions graded
-        first leave free: the question that wants them is then forked from a fresh zygote that has them (milliseconds), not
-        from one that imports them first (torch._dynamo: about as long as torch)."""
+        """Have the pristine process import preload now, after it forked the running zygote, on the core the
+        questions graded first leave free: the question that wants them is then forked from a fresh zygote that has
+        them (milliseconds), not from one that imports them first (torch._dynamo: about as long as torch)."""
         ahead = sorted(set(preload) - self.pristine_preloaded)
         if not ahead or not self._pristine_healthy():
             return
@@ -275,28 +323,36 @@ class LinuxSandbox(Sandbox):
         self.pristine_preloaded.update(ahead)
 
     def renew(self) -> bool:
-        """Replace the running zygote when it forked any child, by a fork of the pristine process (milliseconds): each student
-        of a class gets a zygote no earlier student's child touched, and a child that died before its first word is asked
-        again of a fresh zygote's child; True when that took a new one."""
+        """Replace the running zygote when it forked any child, by a fork of the pristine process (milliseconds):
+        each student of a class gets a zygote no earlier student's child touched, and a child that died before its
+        first word is asked again of a fresh zygote's child; True when that took a new one."""
         if not self.forked:
             return False
         self.renewed += 1
         self._restart()
         return True
 
-    def open(self, package: Path, module: str, time_limit: float, hidden: tuple[Path, ...] = (),
-             preload: tuple[str, ...] = ()) -> "LinuxChild | RefusedChild":
+    def open(
+        self,
+        package: Path,
+        module: str,
+        time_limit: float,
+        hidden: tuple[Path, ...] = (),
+        preload: tuple[str, ...] = (),
+    ) -> "LinuxChild | RefusedChild":
         """Fork a child that imports exercises.<module> from package; it answers requests until closed.
 
-        hidden: folders the child may not read, beside the kit's own (other students' packages); the package stays readable.
-        preload: modules the zygote imports first, once in its life, so that the child (and every later one) finds them
-        imported; the time this takes is not the child's.
-        """
+        hidden: folders the child may not read, beside the kit's own (other students' packages); the package stays
+        readable. preload: modules the zygote imports first, once in its life, so that the child (and every later
+        one) finds them imported; the time this takes is not the child's."""
         self._start_or_refuse()
-        if self.process is not None and not self._healthy():  # never fork the next child from a zygote a previous child changed
+        # never fork the next child from a zygote a previous child changed
+        if self.process is not None and not self._healthy():
             self.replaced += 1
             self._restart()
-        elif self.process is not None and not set(preload) <= self.preloaded and set(preload) <= self.pristine_preloaded:
+        elif (
+            self.process is not None and not set(preload) <= self.preloaded and set(preload) <= self.pristine_preloaded
+        ):
             self._restart()  # the pristine process imported them ahead (prepare): a zygote forked from it now has them
         if self.process is None:
             return RefusedChild(self.refused)
@@ -311,10 +367,20 @@ class LinuxSandbox(Sandbox):
         child.package = package
         child.requests = os.open(requests, os.O_RDWR | os.O_NONBLOCK)  # never blocks, whether or not the child reads
         child.answers = os.open(answers, os.O_RDONLY | os.O_NONBLOCK)
-        os.write(child.requests, child.key_frame())  # the child's first read, before the student's code runs; the zygote never sees it
-        job = {"id": self.jobs, "workdir": str(workdir), "package": str(package), "module": module, "time_limit": time_limit,
-               "memory_bytes": MEMORY_BYTES, "output_bytes": OUTPUT_BYTES, "requests": str(requests), "answers": str(answers),
-               "hidden": [str(folder) for folder in hidden]}
+        # the child's first read, before the student's code runs; the zygote never sees it
+        os.write(child.requests, child.key_frame())
+        job = {
+            "id": self.jobs,
+            "workdir": str(workdir),
+            "package": str(package),
+            "module": module,
+            "time_limit": time_limit,
+            "memory_bytes": MEMORY_BYTES,
+            "output_bytes": OUTPUT_BYTES,
+            "requests": str(requests),
+            "answers": str(answers),
+            "hidden": [str(folder) for folder in hidden],
+        }
         for attempt in range(2):
             try:
                 missing = [name for name in preload if name not in self.preloaded]
@@ -350,10 +416,11 @@ class LinuxSandbox(Sandbox):
             pass
 
     def close(self) -> None:
-        """Stop the zygote, every child it forked (a killed zygote's children would run on to their CPU limit; a clean exit
-        of torch costs half a second) and the pristine process."""
+        """Stop the zygote, every child it forked (a killed zygote's children would run on to their CPU limit; a
+        clean exit of torch costs half a second) and the pristine process."""
         if self.process is not None:
-            if self.process.alive():  # read while the zygote lives: none of its children is reaped, so no pid was reused
+            # read while the zygote lives: none of its children is reaped, so no pid was reused
+            if self.process.alive():
                 for pid in _children(self.process.pid):
                     for kill in (os.killpg, os.kill):  # a child leads its own session; a process it started may not
                         try:
@@ -406,19 +473,21 @@ class LinuxChild(Child):
         return self._receive()
 
     def ask(self, request: dict) -> dict:
-        """Send one request (plain data and tensors) and return the child's answer; ChildStopped when it cannot answer."""
+        """Send one request (plain data and tensors) and return the child's answer; ChildStopped when it cannot
+        answer."""
         if self.stopped:
             raise self.stopped
         view = memoryview(frame(request))
         while view:
             try:
-                view = view[os.write(self.requests, view):]
+                view = view[os.write(self.requests, view) :]
             except BlockingIOError:
                 self._wait_for(None)
         return self._receive()
 
     def _queue_wait(self) -> float:
-        """Seconds the child's main thread has spent runnable but waiting for a core since its fork (Linux schedstat), 0 where unknown."""
+        """Seconds the child's main thread has spent runnable but waiting for a core since its fork (Linux
+        schedstat), 0 where unknown."""
         try:
             with open(f"/proc/{self.pid}/schedstat", "rb") as handle:
                 return int(handle.read().split()[1]) / 1e9
@@ -435,8 +504,9 @@ class LinuxChild(Child):
         return self.spent - self._queue_wait()
 
     def _wait_for(self, reader: int | None) -> bool:
-        """Wait (counting the time) until reader is readable or the pipe drains; raise when the child stops, runs out of time
-        or fills its folder beyond the disk limit (looked at each time the wait wakes, a few times a second)."""
+        """Wait (counting the time) until reader is readable or the pipe drains; raise when the child stops, runs out
+        of time or fills its folder beyond the disk limit (looked at each time the wait wakes, a few times a
+        second)."""
         while True:
             over = over_disk(self.workdir, self.pid)
             if over:
@@ -445,17 +515,22 @@ class LinuxChild(Child):
             charged = self.spent if self.time_limit - self.spent > POLL_SECONDS else self._used()
             left = time_left(self.time_limit, charged, self.spent, self.waited)
             if left <= 0:
-                raise self._stop(TIMEOUT, timed_out(self.time_limit, where_it_ran(self.pid, self.workdir, self.package)))
+                raise self._stop(
+                    TIMEOUT, timed_out(self.time_limit, where_it_ran(self.pid, self.workdir, self.package))
+                )
             start = time.monotonic()
             try:
-                ready = self.sandbox.pump(min(left, 0.05 if reader is None else POLL_SECONDS), [reader] if reader is not None else [])
+                ready = self.sandbox.pump(
+                    min(left, 0.05 if reader is None else POLL_SECONDS), [reader] if reader is not None else []
+                )
             except ChildStopped as stopped:
                 self.sandbox.kill(self.pid)
                 self.stopped = stopped
                 raise
             finally:
                 self.waited += time.monotonic() - start
-                if self.pid is not None:  # the zygote may still be importing torch: the question's time starts at its fork
+                # the zygote may still be importing torch: the question's time starts at its fork
+                if self.pid is not None:
                     self.spent += time.monotonic() - start
             if self._exit_code() is not None and not ready:
                 raise self._died()
@@ -468,9 +543,14 @@ class LinuxChild(Child):
             if len(self.buffer) >= 8:
                 size = int.from_bytes(self.buffer[:8], "little")
                 if size > ANSWER_BYTES:
-                    raise self._stop(ERROR, _("returned a result larger than {size} MiB, which the grader does not take back").format(size=ANSWER_BYTES >> 20))
+                    raise self._stop(
+                        ERROR,
+                        _("returned a result larger than {size} MiB, which the grader does not take back").format(
+                            size=ANSWER_BYTES >> 20
+                        ),
+                    )
                 if len(self.buffer) >= 8 + size:
-                    frame, self.buffer = self.buffer[8:8 + size], self.buffer[8 + size:]
+                    frame, self.buffer = self.buffer[8 : 8 + size], self.buffer[8 + size :]
                     return self._answer(frame)
             if self._wait_for(self.answers):
                 try:

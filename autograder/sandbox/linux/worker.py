@@ -1,25 +1,24 @@
 """The sandbox: a pristine process that imports torch once and forks a zygote per student, which forks one child per
 graded question.
 
-Run as a script (never imported by the grader): `python -I worker.py`, its stdin a SOCK_SEQPACKET socket to the grader.
-This first process is the pristine one: it imports torch and the child's side, then only forks zygotes, never a
-question's child, so no student's code ever ran in it or in a process it was forked from. Each message the grader sends
-it is one JSON object: {"zygote": n, "preload": [module, ...]} with two descriptors, the read end of the new zygote's job
-pipe and the write end of its answer pipe (modules to import first, once, for every later zygote), or {"preload": [...]}
-alone (import them now, ahead of the zygote that will want them, and fork nothing); it answers {"zygote":
-n, "pid"} with the zygote's pidfd, {"zygote": n, "exit"} when that zygote ends, or {"zygote": n, "error"} when the
-system refused the fork.
+Run as a script (never imported by the grader): `python -I worker.py`, its stdin a SOCK_SEQPACKET socket to the
+grader. This first process is the pristine one: it imports torch and the child's side, then only forks zygotes, never
+a question's child, so no student's code ever ran in it or in a process it was forked from. Each message the grader
+sends it is one JSON object: {"zygote": n, "preload": [module, ...]} with two descriptors, the read end of the new
+zygote's job pipe and the write end of its answer pipe (modules to import first, once, for every later zygote), or
+{"preload": [...]} alone (import them now, ahead of the zygote that will want them, and fork nothing); it answers
+{"zygote": n, "pid"} with the zygote's pidfd, {"zygote": n, "exit"} when that zygote ends, or {"zygote": n, "error"}
+when the system refused the fork.
 
-A zygote reads one JSON job per line on its job pipe (or {"preload": [module, ...]}: modules to import once, before the
-next fork) and answers JSON lines on its answer pipe: {"id", "pid"} when a child starts, {"id", "exit", "orphans"} when
-it ends (orphans: processes it left behind, which the zygote, a subreaper, killed). Each child runs the student's code with resource limits, in its own process group and temporary
-folder. It imports the student's module, then answers the grader's requests (calls of the student's
-functions) one at a time: each request and each answer is one frame (sandbox/codec.py) on a pair of FIFOs in
-its folder. An audit hook (Guard) and, where the kernel has it, Landlock keep the student's code away
-from the grader's files, from every folder but its own for writing, from other processes and from its
-own limits. The grader, in another process, decodes the answers (never unpickling anything) and
-decides the score.
-"""
+A zygote reads one JSON job per line on its job pipe (or {"preload": [module, ...]}: modules to import once, before
+the next fork) and answers JSON lines on its answer pipe: {"id", "pid"} when a child starts, {"id", "exit",
+"orphans"} when it ends (orphans: processes it left behind, which the zygote, a subreaper, killed). Each child runs
+the student's code with resource limits, in its own process group and temporary folder. It imports the student's
+module, then answers the grader's requests (calls of the student's functions) one at a time: each request and each
+answer is one frame (sandbox/codec.py) on a pair of FIFOs in its folder. An audit hook (Guard) and, where the kernel
+has it, Landlock keep the student's code away from the grader's files, from every folder but its own for writing,
+from other processes and from its own limits. The grader, in another process, decodes the answers (never unpickling
+anything) and decides the score."""
 import ctypes
 import gc
 import importlib
@@ -78,9 +77,9 @@ def _needs_read_privilege(package_dir: str, workdir: str) -> bool:
 
 def _drop_privileges(job: dict) -> bool:
     """Under root: become user and group CHILD_IDS + pid, with no supplementary group and no capability (but
-    CAP_DAC_READ_SEARCH when job["read_privilege"]: reading and listing, which Landlock confines to what the child needs
-    (walls.py), so that Python and the package stay importable from folders only root may enter), after giving the child its folder. False when not
-    root (nothing to drop)."""
+    CAP_DAC_READ_SEARCH when job["read_privilege"]: reading and listing, which Landlock confines to what the child
+    needs (walls.py), so that Python and the package stay importable from folders only root may enter), after giving
+    the child its folder. False when not root (nothing to drop)."""
     if os.geteuid() != 0:
         return False
     import platform  # only as root
@@ -97,13 +96,15 @@ def _drop_privileges(job: dict) -> bool:
             break
     libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
     libc.prctl(PR_SET_KEEPCAPS, 1 if keep else 0, 0, 0, 0)
-    resource.setrlimit(resource.RLIMIT_NPROC, (CHILD_THREADS, CHILD_THREADS))  # counted per user: here its own id, so its threads
+    # counted per user: here its own id, so its threads
+    resource.setrlimit(resource.RLIMIT_NPROC, (CHILD_THREADS, CHILD_THREADS))
     os.setgroups([])
     os.setresgid(ids, ids, ids)
     os.setresuid(ids, ids, ids)  # clears every capability (all of them, unless kept above)
     if keep:
         header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
-        data = (ctypes.c_uint32 * 6)(keep, keep, 0, 0, 0, 0)  # effective, permitted, inheritable; then the upper 32 bits
+        # effective, permitted, inheritable; then the upper 32 bits
+        data = (ctypes.c_uint32 * 6)(keep, keep, 0, 0, 0, 0)
         libc.syscall.restype = ctypes.c_long
         if libc.syscall(CAPSET[platform.machine()], header, data) != 0:
             raise OSError(ctypes.get_errno(), "capset failed")
@@ -114,8 +115,9 @@ def _drop_privileges(job: dict) -> bool:
 
 def _hold_threads() -> None:
     """Under an ordinary user, whose RLIMIT_NPROC counts every process and thread of that user (the grader's and the
-    classmates' too): the child may start at most CHILD_THREADS more than the whole machine runs now (/proc/loadavg, read
-    in microseconds), a bound of its own however large the user's quota, so that a thread bomb fails in its question."""
+    classmates' too): the child may start at most CHILD_THREADS more than the whole machine runs now (/proc/loadavg,
+    read in microseconds), a bound of its own however large the user's quota, so that a thread bomb fails in its
+    question."""
     try:
         with open("/proc/loadavg") as handle:
             running = int(handle.read().split()[3].partition("/")[2])
@@ -155,21 +157,26 @@ def _limit(job: dict) -> None:
 
 
 def _run_child(job: dict) -> None:
-    """Body of a forked child: limits, Landlock and seccomp, then the shared loop (child/serve.py): guards, import of the
-    student's module, requests answered until told to stop."""
-    _LANDLOCK.restrict(job["landlock"])  # first: it closes the zygote's descriptors of its rules, so the channel's are the lowest
+    """Body of a forked child: limits, Landlock and seccomp, then the shared loop (child/serve.py): guards, import of
+    the student's module, requests answered until told to stop."""
+    # first: it closes the zygote's descriptors of its rules, so the channel's are the lowest
+    _LANDLOCK.restrict(job["landlock"])
     requests = os.open(job["requests"], os.O_RDONLY | os.O_NONBLOCK)  # never waits for a grader that has already gone
-    answers = os.open(job["answers"], os.O_WRONLY | os.O_NONBLOCK)  # ENXIO when the grader closed it: this child just ends
+    # ENXIO when the grader closed it: this child just ends
+    answers = os.open(job["answers"], os.O_WRONLY | os.O_NONBLOCK)
     os.set_blocking(requests, True)
     os.set_blocking(answers, True)
     _limit(job)
     torch.set_num_threads(1)
-    torch.default_generator.manual_seed(0)  # torch.manual_seed would also queue CUDA's seeding (the zygote did, once): 3 ms
+    # torch.manual_seed would also queue CUDA's seeding (the zygote did, once): 3 ms
+    torch.default_generator.manual_seed(0)
     if not _drop_privileges(job):
         _hold_threads()
     _die_with_zygote(job["zygote"])  # after the drop, which clears a parent-death signal
     _walls.seccomp(_SECCOMP_PROGRAM)
-    _child.serve.run(requests, answers, job["package"], job["module"], job["workdir"], job["hidden"], job["own_modules"])
+    _child.serve.run(
+        requests, answers, job["package"], job["module"], job["workdir"], job["hidden"], job["own_modules"]
+    )
 
 
 def _die_with_zygote(zygote: int) -> None:
@@ -187,7 +194,7 @@ def _fork(job: dict) -> int:
         code = 0
         try:
             _run_child(job)
-        except BaseException:  # noqa: B036 - nothing may escape the child
+        except BaseException:  # noqa: BLE001 - nothing may escape the child
             code = CHILD_FAILED
         finally:
             os._exit(code)
@@ -206,9 +213,9 @@ def _become_subreaper() -> None:
 
 
 def _reap_orphans(ended: int, children: set[int]) -> int:
-    """Kill the ended child's process group, then kill and reap every process re-parented to the zygote that is not one of
-    its running children, until none is left however deep the tree was; count them. (Where seccomp works, a child starts no
-    process at all.)"""
+    """Kill the ended child's process group, then kill and reap every process re-parented to the zygote that is not
+    one of its running children, until none is left however deep the tree was; count them. (Where seccomp works, a
+    child starts no process at all.)"""
     me, count = os.getpid(), 0
     try:
         os.killpg(ended, signal.SIGKILL)  # its group: the child called setsid, so the group's id is its pid
@@ -250,7 +257,8 @@ def _has_children() -> bool:
 
 
 def _preload(modules: list[str]) -> None:
-    """Import modules here, once, so that every later child finds them imported (torch imports some lazily, at a cost)."""
+    """Import modules here, once, so that every later child finds them imported (torch imports some lazily, at a
+    cost)."""
     for name in modules:
         try:
             importlib.import_module(name)
@@ -263,10 +271,10 @@ MADV_COLLAPSE, HUGE_PAGE = 25, 1 << 21
 
 
 def _collapse_memory() -> None:
-    """Back the zygote's heap and anonymous memory (torch's and Python's objects, 150 to 220 MB) with huge pages where the
-    kernel can (MADV_COLLAPSE, Linux 6.1): a fork then copies one page-table entry per 2 MiB instead of 512, and a child's
-    exit frees as few, about 15 ms less CPU per question; a child that writes to such a page still copies only 4 KiB of
-    it. Where the kernel cannot (older, or huge pages off), nothing changes."""
+    """Back the zygote's heap and anonymous memory (torch's and Python's objects, 150 to 220 MB) with huge pages
+    where the kernel can (MADV_COLLAPSE, Linux 6.1): a fork then copies one page-table entry per 2 MiB instead of
+    512, and a child's exit frees as few, about 15 ms less CPU per question; a child that writes to such a page still
+    copies only 4 KiB of it. Where the kernel cannot (older, or huge pages off), nothing changes."""
     libc = ctypes.CDLL(None, use_errno=True)
     libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
     try:
@@ -277,21 +285,25 @@ def _collapse_memory() -> None:
     for line in lines:
         fields = line.split()
         if len(fields) < 5 or fields[1] != "rw-p" or (len(fields) > 5 and fields[5] != "[heap]"):
-            continue  # only the heap and private anonymous memory: never a file's, a stack, shared memory or a guard page
+            # only the heap and private anonymous memory: never a file's, a stack, shared memory or a guard page
+            continue
         low, high = (int(bound, 16) for bound in fields[0].split("-"))
         low, high = (low + HUGE_PAGE - 1) & -HUGE_PAGE, high & -HUGE_PAGE
         if high > low:
-            libc.madvise(low, high - low, MADV_COLLAPSE)  # refused (EINVAL) by a kernel without it: that range stays as it was
+            # refused (EINVAL) by a kernel without it: that range stays as it was
+            libc.madvise(low, high - low, MADV_COLLAPSE)
 
 
 _LANDLOCK, _SECCOMP_PROGRAM = _walls.Landlock(), _walls.seccomp_program()
 
 
 def serve(own_modules: list[str], collapsed: bool) -> None:
-    """Zygote loop: fork a child per job line (or import the modules of a preload line), report each child's pid and exit.
-    collapsed: the pristine process collapsed its memory before forking this zygote (nothing left to collapse)."""
+    """Zygote loop: fork a child per job line (or import the modules of a preload line), report each child's pid and
+    exit. collapsed: the pristine process collapsed its memory before forking this zygote (nothing left to
+    collapse)."""
     _become_subreaper()
-    gc.freeze()  # the objects the zygote made stay out of every collection: a child's collector never touches (copies) their pages
+    # the objects the zygote made stay out of every collection: a child's collector never touches (copies) their pages
+    gc.freeze()
     _say({"ready": True})
     children: dict[int, tuple[object, int]] = {}  # pidfd -> (job id, pid)
     stdin, pending, open_input = sys.stdin.fileno(), b"", True
@@ -321,7 +333,8 @@ def serve(own_modules: list[str], collapsed: bool) -> None:
                         collapsed = True
                     job["close_fds"] = list(children)
                     job["own_modules"] = own_modules
-                    job["hidden"] = [os.path.dirname(job["workdir"]), *job.get("hidden", [])]  # the sandbox's folder: the other children's channels
+                    # the sandbox's folder: the other children's channels
+                    job["hidden"] = [os.path.dirname(job["workdir"]), *job.get("hidden", [])]
                     job["read_privilege"] = os.geteuid() == 0 and _needs_read_privilege(job["package"], job["workdir"])
                     job["landlock"] = _LANDLOCK.plan(job["workdir"], job["package"], job["hidden"])
                     pid = _fork(job)
@@ -334,7 +347,8 @@ def serve(own_modules: list[str], collapsed: bool) -> None:
                 job_id, pid = children.pop(fd)
                 os.close(fd)
                 _, status = os.waitpid(pid, 0)
-                orphans = _reap_orphans(pid, {child for _, child in children.values()})  # what it started must not outlive it
+                # what it started must not outlive it
+                orphans = _reap_orphans(pid, {child for _, child in children.values()})
                 _say({"id": job_id, "exit": os.waitstatus_to_exitcode(status), "orphans": orphans})
 
 
@@ -343,8 +357,13 @@ def _tell(control: socket.socket, message: dict, fds: tuple[int, ...] = ()) -> N
     socket.send_fds(control, [json.dumps(message).encode()], list(fds))
 
 
-def _become_zygote(control: socket.socket, pipes: list[int], zygotes: dict[int, tuple[int, int]], own_modules: list[str],
-                   collapsed: bool) -> None:
+def _become_zygote(
+    control: socket.socket,
+    pipes: list[int],
+    zygotes: dict[int, tuple[int, int]],
+    own_modules: list[str],
+    collapsed: bool,
+) -> None:
     """The forked zygote's life: its job pipe as stdin and its answer pipe as stdout, none of the pristine process's
     descriptors (the grader's socket, the other zygotes' pidfds), then the zygote loop; it never returns."""
     code = 0
@@ -355,7 +374,7 @@ def _become_zygote(control: socket.socket, pipes: list[int], zygotes: dict[int, 
         for fd in [*pipes, *zygotes]:
             os.close(fd)
         serve(own_modules, collapsed)
-    except BaseException:  # noqa: B036 - nothing may return into the pristine process's loop
+    except BaseException:  # noqa: BLE001 - nothing may return into the pristine process's loop
         import traceback  # only when a zygote fails: nothing more is imported into the pristine process for nothing
 
         traceback.print_exc()
@@ -368,7 +387,9 @@ def pristine() -> None:
     """The pristine process's loop: fork a zygote per request of the grader's (after importing the modules it asks for),
     report each one's pidfd and exit. It never forks a question's child, so no student's code ran in it."""
     # Listed once: a child that walked sys.modules would copy the pages of its ~2,000 keys (5 ms).
-    own_modules = [name for name in sys.modules if name in ("_child", "_codec", "_walls", "_limits") or name.startswith("_child.")]
+    own_modules = [
+        name for name in sys.modules if name in ("_child", "_codec", "_walls", "_limits") or name.startswith("_child.")
+    ]
     torch.manual_seed(0)  # queues CUDA's seeding once; each child reseeds only the CPU generator
     _walls.root_only(), _walls.python_folders()  # what every Landlock plan reads, found once before the first job
     gc.freeze()
@@ -393,7 +414,8 @@ def pristine() -> None:
                 _preload(request["preload"])
                 collapsed = False
             if "zygote" not in request:  # {"preload"} alone: modules imported ahead for the zygotes forked from now on
-                if forked:  # collapsed now too, beside the questions graded first, not when the zygote that wants them is asked for
+                # collapsed now too, beside the questions graded first, not when the zygote that wants them is asked for
+                if forked:
                     _collapse_memory()
                     collapsed = True
                 continue

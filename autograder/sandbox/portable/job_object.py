@@ -1,4 +1,5 @@
-"""A Windows Job Object around each portable child: the kernel caps the memory of its whole tree and kills the tree whole.
+"""A Windows Job Object around each portable child: the kernel caps the memory of its whole tree and kills the tree
+whole.
 
 Where the platform has jobs (ctypes.WinDLL, Windows), a child is put in a job of its own as soon as it starts, before
 any student code runs (the child first imports torch, then waits for its question): JOB_OBJECT_LIMIT_JOB_MEMORY caps
@@ -16,26 +17,49 @@ KILLED = 137  # the exit code of a tree the job killed: 128 + SIGKILL's number, 
 
 
 class _BasicLimits(ctypes.Structure):
-    """JOBOBJECT_BASIC_LIMIT_INFORMATION, with fixed-width fields (a Windows DWORD is 32 bits, a C long on Linux is not)."""
+    """JOBOBJECT_BASIC_LIMIT_INFORMATION, with fixed-width fields (a Windows DWORD is 32 bits, a C long on Linux is
+    not)."""
 
-    _fields_ = [("PerProcessUserTimeLimit", ctypes.c_int64), ("PerJobUserTimeLimit", ctypes.c_int64), ("LimitFlags", ctypes.c_uint32),
-                ("MinimumWorkingSetSize", ctypes.c_size_t), ("MaximumWorkingSetSize", ctypes.c_size_t),
-                ("ActiveProcessLimit", ctypes.c_uint32), ("Affinity", ctypes.c_size_t), ("PriorityClass", ctypes.c_uint32),
-                ("SchedulingClass", ctypes.c_uint32)]
+    _fields_ = [
+        ("PerProcessUserTimeLimit", ctypes.c_int64),
+        ("PerJobUserTimeLimit", ctypes.c_int64),
+        ("LimitFlags", ctypes.c_uint32),
+        ("MinimumWorkingSetSize", ctypes.c_size_t),
+        ("MaximumWorkingSetSize", ctypes.c_size_t),
+        ("ActiveProcessLimit", ctypes.c_uint32),
+        ("Affinity", ctypes.c_size_t),
+        ("PriorityClass", ctypes.c_uint32),
+        ("SchedulingClass", ctypes.c_uint32),
+    ]
 
 
 class _IoCounters(ctypes.Structure):
     """IO_COUNTERS."""
 
-    _fields_ = [(name, ctypes.c_uint64) for name in ("ReadOperationCount", "WriteOperationCount", "OtherOperationCount",
-                                                     "ReadTransferCount", "WriteTransferCount", "OtherTransferCount")]
+    _fields_ = [
+        (name, ctypes.c_uint64)
+        for name in (
+            "ReadOperationCount",
+            "WriteOperationCount",
+            "OtherOperationCount",
+            "ReadTransferCount",
+            "WriteTransferCount",
+            "OtherTransferCount",
+        )
+    ]
 
 
 class ExtendedLimits(ctypes.Structure):
     """JOBOBJECT_EXTENDED_LIMIT_INFORMATION (144 bytes on a 64-bit Windows)."""
 
-    _fields_ = [("BasicLimitInformation", _BasicLimits), ("IoInfo", _IoCounters), ("ProcessMemoryLimit", ctypes.c_size_t),
-                ("JobMemoryLimit", ctypes.c_size_t), ("PeakProcessMemoryUsed", ctypes.c_size_t), ("PeakJobMemoryUsed", ctypes.c_size_t)]
+    _fields_ = [
+        ("BasicLimitInformation", _BasicLimits),
+        ("IoInfo", _IoCounters),
+        ("ProcessMemoryLimit", ctypes.c_size_t),
+        ("JobMemoryLimit", ctypes.c_size_t),
+        ("PeakProcessMemoryUsed", ctypes.c_size_t),
+        ("PeakJobMemoryUsed", ctypes.c_size_t),
+    ]
 
 
 def _kernel32() -> object | None:
@@ -46,12 +70,13 @@ def _kernel32() -> object | None:
     kernel32 = windll("kernel32", use_last_error=True)
     handle, boolean = ctypes.c_void_p, ctypes.c_int
     for name, argtypes, restype in (
-            ("CreateJobObjectW", [ctypes.c_void_p, ctypes.c_wchar_p], handle),
-            ("SetInformationJobObject", [handle, ctypes.c_int, ctypes.c_void_p, ctypes.c_uint32], boolean),
-            ("OpenProcess", [ctypes.c_uint32, boolean, ctypes.c_uint32], handle),
-            ("AssignProcessToJobObject", [handle, handle], boolean),
-            ("TerminateJobObject", [handle, ctypes.c_uint32], boolean),
-            ("CloseHandle", [handle], boolean)):
+        ("CreateJobObjectW", [ctypes.c_void_p, ctypes.c_wchar_p], handle),
+        ("SetInformationJobObject", [handle, ctypes.c_int, ctypes.c_void_p, ctypes.c_uint32], boolean),
+        ("OpenProcess", [ctypes.c_uint32, boolean, ctypes.c_uint32], handle),
+        ("AssignProcessToJobObject", [handle, handle], boolean),
+        ("TerminateJobObject", [handle, ctypes.c_uint32], boolean),
+        ("CloseHandle", [handle], boolean),
+    ):
         function = getattr(kernel32, name)
         function.argtypes, function.restype = argtypes, restype
     return kernel32
@@ -76,8 +101,9 @@ class JobObject:
 
 
 def for_child(popen: subprocess.Popen, memory_bytes: int, kernel32: object | None = None) -> JobObject | None:
-    """A job holding popen's process and all it will start, their memory capped at memory_bytes together; None where the
-    platform has no jobs, or refused one (the watchdog then works alone). kernel32: the library (a stand-in in tests)."""
+    """A job holding popen's process and all it will start, their memory capped at memory_bytes together; None where
+    the platform has no jobs, or refused one (the watchdog then works alone). kernel32: the library (a stand-in in
+    tests)."""
     kernel32 = kernel32 if kernel32 is not None else _kernel32()
     if kernel32 is None:
         return None
@@ -89,8 +115,11 @@ def for_child(popen: subprocess.Popen, memory_bytes: int, kernel32: object | Non
     limits.JobMemoryLimit = memory_bytes
     process = kernel32.OpenProcess(PROCESS_SET_QUOTA | PROCESS_TERMINATE, False, popen.pid)
     try:
-        placed = bool(process) and bool(kernel32.SetInformationJobObject(handle, EXTENDED_LIMIT_INFORMATION, ctypes.byref(limits),
-                                                                          ctypes.sizeof(limits)))
+        placed = bool(process) and bool(
+            kernel32.SetInformationJobObject(
+                handle, EXTENDED_LIMIT_INFORMATION, ctypes.byref(limits), ctypes.sizeof(limits)
+            )
+        )
         placed = placed and bool(kernel32.AssignProcessToJobObject(handle, process))
     finally:
         if process:

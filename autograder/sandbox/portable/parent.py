@@ -18,9 +18,29 @@ from pathlib import Path
 
 from ...i18n import _
 from .job_object import JobObject, for_child
-from ..base import (ERROR, TIMEOUT, Child,
-                    ChildStopped, Ending, RefusedChild, Sandbox, child_env, could_not_start, died, frame, isolated_python, load_answer, over_disk,
-                    process_state, read_output, refused, remove, sweep_stale, timed_out, where_it_ran)
+from ..base import (
+    ERROR,
+    TIMEOUT,
+    Child,
+    ChildStopped,
+    Ending,
+    RefusedChild,
+    Sandbox,
+    child_env,
+    could_not_start,
+    died,
+    frame,
+    isolated_python,
+    load_answer,
+    over_disk,
+    process_state,
+    read_output,
+    refused,
+    remove,
+    sweep_stale,
+    timed_out,
+    where_it_ran,
+)
 from ..limits import ANSWER_BYTES, MEMORY_BYTES, OUTPUT_BYTES, OUTPUT_KILLED_BYTES, POLL_SECONDS, time_left
 
 WORKER = Path(__file__).resolve().parent / "worker.py"
@@ -40,9 +60,9 @@ def _processes(pid: int) -> list:
 
 
 def _state(pid: int) -> tuple | None:
-    """What another process of the same user could change of process pid: its limits, priority, scheduling and CPUs from
-    /proc on Linux (base.process_state), elsewhere its priority and CPUs as psutil reads them (macOS, Windows); None where
-    neither can be read."""
+    """What another process of the same user could change of process pid: its limits, priority, scheduling and CPUs
+    from /proc on Linux (base.process_state), elsewhere its priority and CPUs as psutil reads them (macOS, Windows);
+    None where neither can be read."""
     state = process_state(pid)
     if state is not None:
         return state
@@ -56,8 +76,8 @@ def _state(pid: int) -> tuple | None:
 
 
 def _kill(processes: list, popen: subprocess.Popen, job_object: JobObject | None) -> None:
-    """Kill popen's process, its job where there are jobs (Windows), its process group where there are groups, and processes
-    (psutil's)."""
+    """Kill popen's process, its job where there are jobs (Windows), its process group where there are groups, and
+    processes (psutil's)."""
     if job_object is not None:
         job_object.kill()  # the kernel ends the whole tree at once, whatever left psutil's view of it
     if popen.poll() is None and callable(getattr(os, "killpg", None)):
@@ -100,8 +120,8 @@ class _Reader(threading.Thread):
                     return
                 if len(buffer) < 8 + size:
                     break
-                self.events.put(("frame", bytes(buffer[8:8 + size])))
-                del buffer[:8 + size]
+                self.events.put(("frame", bytes(buffer[8 : 8 + size])))
+                del buffer[: 8 + size]
 
 
 class _Writer(threading.Thread):
@@ -117,7 +137,7 @@ class _Writer(threading.Thread):
             view = memoryview(data)
             try:
                 while view:
-                    view = view[os.write(self.fd, view):]
+                    view = view[os.write(self.fd, view) :]
             except OSError:  # the child is gone
                 return
 
@@ -128,15 +148,16 @@ class PortableSandbox(Sandbox):
     backend = "portable"
 
     def __init__(self, parent: Path | None = None) -> None:
-        """Start the first child at once, so its import of torch overlaps the grader's. parent: where the sandbox's folder
-        is made (default: the temporary folder)."""
+        """Start the first child at once, so its import of torch overlaps the grader's. parent: where the sandbox's
+        folder is made (default: the temporary folder)."""
         if parent is None:
             sweep_stale(Path(tempfile.gettempdir()))
         self.folder = Path(tempfile.mkdtemp(prefix=f"autograder-{os.getpid()}-", dir=parent))
         self.errors = open(self.folder / "worker-errors.txt", "w+b")
         self.jobs = 0
         self.opened: list[PortableChild] = []  # the children given a question, killed at close if still running
-        self.replaced = 0  # spares not given their question: a child running beside them changed them (as the Linux zygote's)
+        # spares not given their question: a child running beside them changed them (as the Linux zygote's)
+        self.replaced = 0
         self.spare: PortableChild | RefusedChild | None = self._spawn()
 
     @property
@@ -151,10 +172,16 @@ class PortableSandbox(Sandbox):
         workdir = self.folder / f"job{self.jobs}"
         workdir.mkdir()
         try:
-            popen = subprocess.Popen([*isolated_python(), str(WORKER)], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=self.errors, cwd=workdir, env=child_env(workdir),
-                                     start_new_session=callable(getattr(os, "setsid", None)),
-                                     creationflags=getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0))
+            popen = subprocess.Popen(
+                [*isolated_python(), str(WORKER)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self.errors,
+                cwd=workdir,
+                env=child_env(workdir),
+                start_new_session=callable(getattr(os, "setsid", None)),
+                creationflags=getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0),
+            )
         except OSError as error:
             return RefusedChild(refused(error, self.backend))
         child = PortableChild(self, popen, workdir)
@@ -162,21 +189,28 @@ class PortableSandbox(Sandbox):
         return child
 
     def _healthy(self, child: "PortableChild") -> bool:
-        """False when a spare's limits, priority or CPUs are no longer those it was spawned with: a child that ran beside it
-        under the same user changed them (nothing kernel-level stops that on macOS and Windows), and its question would be
-        graded in a process a classmate's code set up."""
+        """False when a spare's limits, priority or CPUs are no longer those it was spawned with: a child that ran
+        beside it under the same user changed them (nothing kernel-level stops that on macOS and Windows), and its
+        question would be graded in a process a classmate's code set up."""
         return child.state is None or _state(child.popen.pid) == child.state
 
     def renew(self) -> bool:
-        """Drop the spare when a question's child ran beside it (a child that died before its first word is asked again of a
-        child spawned with nothing else running); True when that took a new one."""
+        """Drop the spare when a question's child ran beside it (a child that died before its first word is asked
+        again of a child spawned with nothing else running); True when that took a new one."""
         if not isinstance(self.spare, PortableChild) or not self.spare.touched:
             return False
         self.spare.close()
         self.spare = None
         return True
 
-    def open(self, package: Path, module: str, time_limit: float, hidden: tuple[Path, ...] = (), preload: tuple[str, ...] = ()) -> "PortableChild | RefusedChild":
+    def open(
+        self,
+        package: Path,
+        module: str,
+        time_limit: float,
+        hidden: tuple[Path, ...] = (),
+        preload: tuple[str, ...] = (),
+    ) -> "PortableChild | RefusedChild":
         """Give the warm spare (or a fresh child) the question: it imports exercises.<module> from package and answers
         requests until closed; then start the next spare. hidden: folders the child may not read, beside the kit's own;
         preload: modules the child imports before the question's time starts."""
@@ -190,8 +224,15 @@ class PortableSandbox(Sandbox):
         if isinstance(child, RefusedChild):
             self.spare = None
             return child
-        job = {"package": str(package), "module": module, "time_limit": time_limit, "memory_bytes": MEMORY_BYTES,
-               "output_bytes": OUTPUT_BYTES, "preload": list(preload), "hidden": [str(self.folder), *(str(folder) for folder in hidden)]}
+        job = {
+            "package": str(package),
+            "module": module,
+            "time_limit": time_limit,
+            "memory_bytes": MEMORY_BYTES,
+            "output_bytes": OUTPUT_BYTES,
+            "preload": list(preload),
+            "hidden": [str(self.folder), *(str(folder) for folder in hidden)],
+        }
         child.begin(job, time_limit)
         self.opened = [one for one in self.opened if one.popen.poll() is None] + [child]
         self.spare = self._spawn()
@@ -221,14 +262,16 @@ class PortableChild(Child):
 
     def __init__(self, sandbox: PortableSandbox, popen: subprocess.Popen, workdir: Path) -> None:
         self.sandbox, self.popen, self.workdir = sandbox, popen, workdir
-        self.job_object = for_child(popen, MEMORY_BYTES)  # Windows: the kernel caps the tree's memory and kills it whole
+        # Windows: the kernel caps the tree's memory and kills it whole
+        self.job_object = for_child(popen, MEMORY_BYTES)
         self.reader, self.writer = _Reader(popen.stdout.fileno()), _Writer(popen.stdin.fileno())
         self.time_limit = 0.0
         self.spent = 0.0  # seconds the grader waited for this child since it started its question
         self.waited = 0.0  # the same, counted from the moment the job was sent
         self.started = False  # the child said {"started"}: the question's time runs
         self.markers: set[str] = set()
-        self.cpu_at_start: float | None = None  # the child's CPU time when its question started (its import of torch before)
+        # the child's CPU time when its question started (its import of torch before)
+        self.cpu_at_start: float | None = None
         self.watched_at = time.monotonic()  # when the watchdogs last looked at the child's memory and output
         self.frames: collections.deque[bytes] = collections.deque()  # answers read while waiting for a marker
         self.stopped: ChildStopped | None = None
@@ -253,7 +296,8 @@ class PortableChild(Child):
         except subprocess.TimeoutExpired:
             code = None
         self._stop(*died(code, self.time_limit))
-        self.stopped.ended = "child"  # on its own: the engine asks again of a fresh child when this one was a touched spare
+        # on its own: the engine asks again of a fresh child when this one was a touched spare
+        self.stopped.ended = "child"
         return self.stopped
 
     def _over_memory(self) -> bool:
@@ -270,9 +314,10 @@ class PortableChild(Child):
         return total > MEMORY_BYTES
 
     def _charged(self) -> float:
-        """The time charged to the question: the child's CPU time since it started it (psutil), which a busy machine does
-        not inflate; its wall time where that cannot be read. Read only once the wall time reaches the limit: CPU time of
-        one thread never runs ahead of it (a child that sleeps is stopped by the wall clock, at WALL_FACTOR)."""
+        """The time charged to the question: the child's CPU time since it started it (psutil), which a busy machine
+        does not inflate; its wall time where that cannot be read. Read only once the wall time reaches the limit:
+        CPU time of one thread never runs ahead of it (a child that sleeps is stopped by the wall clock, at
+        WALL_FACTOR)."""
         if self.spent < self.time_limit or self.cpu_at_start is None:
             return self.spent
         try:
@@ -284,7 +329,8 @@ class PortableChild(Child):
             return self.spent
 
     def _over_output(self) -> bool:
-        """True when the child wrote past the output limit (C code writing on its descriptors, where no kernel limit is set)."""
+        """True when the child wrote past the output limit (C code writing on its descriptors, where no kernel limit
+        is set)."""
         try:
             return os.lstat(self.workdir / "output.txt").st_size > OUTPUT_KILLED_BYTES  # never a link's target
         except OSError:
@@ -298,7 +344,8 @@ class PortableChild(Child):
             return None
 
     def _marker(self, value: object) -> bool:
-        """Take in a marker frame ({"ready"} or {"started"}) sent before the student's code ran; False for anything else."""
+        """Take in a marker frame ({"ready"} or {"started"}) sent before the student's code ran; False for anything
+        else."""
         if self.started or not isinstance(value, dict) or not ({"ready", "started"} & set(value)):
             return False
         self.markers.update(key for key in ("ready", "started") if key in value)
@@ -328,7 +375,9 @@ class PortableChild(Child):
                 return self.frames.popleft()
             left = time_left(self.time_limit, self._charged(), self.spent, self.waited)
             if left <= 0:
-                raise self._stop(TIMEOUT, timed_out(self.time_limit, where_it_ran(self.popen.pid, self.workdir, self.package)))
+                raise self._stop(
+                    TIMEOUT, timed_out(self.time_limit, where_it_ran(self.popen.pid, self.workdir, self.package))
+                )
             start = time.monotonic()
             event = self._event(min(left, POLL_SECONDS))
             elapsed = time.monotonic() - start
@@ -352,12 +401,18 @@ class PortableChild(Child):
                     except subprocess.TimeoutExpired:
                         code = None
                     _kill(_processes(self.popen.pid), self.popen, self.job_object)
-                    self.stopped = could_not_start(Path(self.sandbox.errors.name), self.sandbox.backend, killed=code == KILLED)
+                    self.stopped = could_not_start(
+                        Path(self.sandbox.errors.name), self.sandbox.backend, killed=code == KILLED
+                    )
                     raise self.stopped
                 raise self._died()
             if kind == "oversize":
-                raise self._stop(ERROR, _("returned a result larger than {size} MiB, which the grader does not take back").format(
-                    size=ANSWER_BYTES >> 20))
+                raise self._stop(
+                    ERROR,
+                    _("returned a result larger than {size} MiB, which the grader does not take back").format(
+                        size=ANSWER_BYTES >> 20
+                    ),
+                )
             if not self.started:
                 try:
                     if self._marker(load_answer(data)):
@@ -375,7 +430,8 @@ class PortableChild(Child):
         return self._receive()
 
     def ask(self, request: dict) -> dict:
-        """Send one request (plain data and tensors) and return the child's answer; ChildStopped when it cannot answer."""
+        """Send one request (plain data and tensors) and return the child's answer; ChildStopped when it cannot
+        answer."""
         if self.stopped:
             raise self.stopped
         self.writer.frames.put(frame(request))

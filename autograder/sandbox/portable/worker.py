@@ -1,15 +1,15 @@
 """The portable backend's child: one spawned process per question, on any platform Python runs on.
 
-Run as a script (never imported by the grader): `python -I worker.py`, in its private folder. Its
-standard input and output are its channel to the grader, one frame (sandbox/codec.py) at a time. It imports torch
-and the child's side of the sandbox at once, says {"ready"}, and waits, warm, for its job: {"package", "module",
-"preload", "memory_bytes", "output_bytes", "time_limit"}, then its answer key (the first frame the shared loop reads). Then it imports what the job preloads, says {"started"} (the
-question's time counts from here), sets the limits the platform has (resource where it exists) and the kernel's walls
-where it has them (walls.py: Landlock and seccomp, on Linux, as the Linux backend's children have them), sends the
-student's prints to output.txt in its folder, and runs the shared loop (child/serve.py): guards, the student's
-module, the requests. The grader enforces the time limit by killing the whole process tree, and watches the memory
-too (some kernels take an address-space limit without enforcing it, some have none).
-"""
+Run as a script (never imported by the grader): `python -I worker.py`, in its private folder. Its standard input and
+output are its channel to the grader, one frame (sandbox/codec.py) at a time. It imports torch and the child's side
+of the sandbox at once, says {"ready"}, and waits, warm, for its job: {"package", "module", "preload",
+"memory_bytes", "output_bytes", "time_limit"}, then its answer key (the first frame the shared loop reads). Then it
+imports what the job preloads, says {"started"} (the question's time counts from here), sets the limits the platform
+has (resource where it exists) and the kernel's walls where it has them (walls.py: Landlock and seccomp, on Linux, as
+the Linux backend's children have them), sends the student's prints to output.txt in its folder, and runs the shared
+loop (child/serve.py): guards, the student's module, the requests. The grader enforces the time limit by killing the
+whole process tree, and watches the memory too (some kernels take an address-space limit without enforcing it, some
+have none)."""
 import errno
 import gc
 import importlib
@@ -28,7 +28,9 @@ _child = _boot["load_child"]()
 _walls = _boot["load_walls"]()
 from _limits import CPU_GRACE_SECONDS  # noqa: E402 - loaded by path with _child
 
-OWN_MODULES = [name for name in sys.modules if name in ("_child", "_codec", "_walls", "_limits") or name.startswith("_child.")]
+OWN_MODULES = [
+    name for name in sys.modules if name in ("_child", "_codec", "_walls", "_limits") or name.startswith("_child.")
+]
 
 
 def _preload(modules: list[str]) -> None:
@@ -50,12 +52,17 @@ def _limit(job: dict) -> None:
         return
     # CPU time counts from this process's start: its import of torch
     cpu = int(time.process_time() + job["time_limit"]) + CPU_GRACE_SECONDS
-    limits = {"RLIMIT_AS": (job["memory_bytes"],) * 2, "RLIMIT_FSIZE": (job["output_bytes"],) * 2, "RLIMIT_CORE": (0, 0),
-              "RLIMIT_CPU": (cpu, cpu + 1)}
+    limits = {
+        "RLIMIT_AS": (job["memory_bytes"],) * 2,
+        "RLIMIT_FSIZE": (job["output_bytes"],) * 2,
+        "RLIMIT_CORE": (0, 0),
+        "RLIMIT_CPU": (cpu, cpu + 1),
+    }
     for name, values in limits.items():
         try:
             resource.setrlimit(getattr(resource, name), values)
-        except (AttributeError, ValueError, OSError):  # a limit this platform does not have or refuses (macOS's address space)
+        # a limit this platform does not have or refuses (macOS's address space)
+        except (AttributeError, ValueError, OSError):
             pass
     if hasattr(signal, "SIGXFSZ"):
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a flood of output gets an error instead of a kill
@@ -69,9 +76,10 @@ def _wall(landlock: "_walls.Landlock", job: dict, workdir: str) -> None:
 
 
 def _detect_cpu() -> None:
-    """Have torch detect the CPU now (cpuinfo, which ATen runs once, at the first operator that picks a kernel for the CPU's
-    features): where the kernel refuses what it asks (an arm64 machine under seccomp, a container that hides /sys), its C
-    code writes "Error in cpuinfo: ..." to standard error, which must reach the sandbox's log, not the student's output."""
+    """Have torch detect the CPU now (cpuinfo, which ATen runs once, at the first operator that picks a kernel for
+    the CPU's features): where the kernel refuses what it asks (an arm64 machine under seccomp, a container that
+    hides /sys), its C code writes "Error in cpuinfo: ..." to standard error, which must reach the sandbox's log, not
+    the student's output."""
     capability = getattr(getattr(torch.backends, "cpu", None), "get_cpu_capability", None)
     if capability is not None:
         capability()
@@ -88,8 +96,8 @@ def _binary(fd: int) -> int:
 
 
 class _CappedOutput(io.TextIOWrapper):
-    """The student's print() and sys.stdout: refused once the output file holds output_bytes (the error a kernel file-size
-    limit gives), where no kernel limit is set; the grader's watchdog stops C code that writes past it."""
+    """The student's print() and sys.stdout: refused once the output file holds output_bytes (the error a kernel
+    file-size limit gives), where no kernel limit is set; the grader's watchdog stops C code that writes past it."""
 
     def __init__(self, fd: int, limit: int) -> None:
         super().__init__(io.FileIO(fd, "w", closefd=False), encoding="utf-8", errors="replace", line_buffering=True)
@@ -127,7 +135,8 @@ def main() -> int:
     _detect_cpu()
     landlock = _walls.Landlock()
     if landlock.abi:
-        _walls.root_only(), _walls.python_folders()  # what its Landlock plan reads, found while this spare waits for its job
+        # what its Landlock plan reads, found while this spare waits for its job
+        _walls.root_only(), _walls.python_folders()
     gc.collect()
     serve.write_frame(1, {"ready": True})
     job = serve.read_value(0)
@@ -142,7 +151,7 @@ def main() -> int:
     requests, answers = _capture_output(job["output_bytes"])
     try:
         serve.run(requests, answers, job["package"], job["module"], workdir, job["hidden"], OWN_MODULES)
-    except BaseException:  # noqa: B036 - nothing may escape the child
+    except BaseException:  # noqa: BLE001 - nothing may escape the child
         return serve.CHILD_FAILED
     return 0
 

@@ -44,7 +44,9 @@ def _multihead(built: Built, x: Tensor, return_weights: bool = False, *, order: 
 
 def _variant(**change: object) -> dict:
     """The bank's entry for a forward with one step changed."""
-    return {"MultiHeadSelfAttention": lambda built, x, return_weights=False: _multihead(built, x, return_weights, **change)}
+    return {
+        "MultiHeadSelfAttention": lambda built, x, return_weights=False: _multihead(built, x, return_weights, **change)
+    }
 
 
 def _dims(built: Built) -> tuple[int, int]:
@@ -52,27 +54,87 @@ def _dims(built: Built) -> tuple[int, int]:
     return (built.args[0] if built.args else built.kwargs["d_model"]), _heads(built)
 
 
-BANK = Bank(5, {"MultiHeadSelfAttention": _correct}, (
-    Mistake("softmax_query_axis", N_("the weights' columns sum to 1, not their rows: the softmax runs over the query axis "
-            "(dim -2) instead of the keys"), 2, _variant(dim=-2), hint_of=3),
-    Mistake("scale_sqrt_dmodel", N_("the scores are divided by sqrt(d_model); each head divides by sqrt(d_head)"), 2,
-            {"MultiHeadSelfAttention": lambda built, x, return_weights=False: _multihead(
-                built, x, return_weights, scale=_dims(built)[0] ** -0.5)}),
-    Mistake("scale_multiplied", N_("the scores are multiplied by sqrt(d_head) instead of divided by it"), 2,
-            {"MultiHeadSelfAttention": lambda built, x, return_weights=False: _multihead(
-                built, x, return_weights, scale=(_dims(built)[0] // _dims(built)[1]) ** 0.5)}),
-    Mistake("scale_precedence", N_("operator precedence: D // H ** 0.5 is D // sqrt(H); put brackets around D // H"), 2,
-            {"MultiHeadSelfAttention": lambda built, x, return_weights=False: _multihead(
-                built, x, return_weights, scale=1 / (_dims(built)[0] // _dims(built)[1] ** 0.5))}),
-    Mistake("qkv_order_kqv", N_("the fused projection is cut in the order k, q, v; it is q, then k, then v"), 2,
-            _variant(order=(1, 0, 2))),
-    Mistake("split_after_heads", N_("the fused projection is cut into heads before q, k and v are separated; cut it into three "
-            "first"), 2, _variant(split_per_head=True)),
-    Mistake("combine_without_transpose", N_("the heads are merged by a plain reshape, without moving H back after T"), 2,
-            _variant(merge_in_place=True), hint_of=4),
-    Mistake("no_output_projection", N_("the combined heads never go through the output projection proj"), 1, _variant(project=False)),
-    Mistake("mask_wrong_way", N_("the mask hides the past and shows the future: the keys a query may see are j <= i"), 2,
-            _variant(wrong_mask=True), hint_of=1),
-    Mistake("weights_averaged", N_("the weights are averaged over the heads; return one (T, T) map per head, (B, H, T, T)"), 1,
-            _variant(average=True)),
-))
+BANK = Bank(
+    5,
+    {"MultiHeadSelfAttention": _correct},
+    (
+        Mistake(
+            "softmax_query_axis",
+            N_(
+                "the weights' columns sum to 1, not their rows: the softmax runs over the query axis "
+                "(dim -2) instead of the keys"
+            ),
+            2,
+            _variant(dim=-2),
+            hint_of=3,
+        ),
+        Mistake(
+            "scale_sqrt_dmodel",
+            N_("the scores are divided by sqrt(d_model); each head divides by sqrt(d_head)"),
+            2,
+            {
+                "MultiHeadSelfAttention": lambda built, x, return_weights=False: _multihead(
+                    built, x, return_weights, scale=_dims(built)[0] ** -0.5
+                )
+            },
+        ),
+        Mistake(
+            "scale_multiplied",
+            N_("the scores are multiplied by sqrt(d_head) instead of divided by it"),
+            2,
+            {
+                "MultiHeadSelfAttention": lambda built, x, return_weights=False: _multihead(
+                    built, x, return_weights, scale=(_dims(built)[0] // _dims(built)[1]) ** 0.5
+                )
+            },
+        ),
+        Mistake(
+            "scale_precedence",
+            N_("operator precedence: D // H ** 0.5 is D // sqrt(H); put brackets around D // H"),
+            2,
+            {
+                "MultiHeadSelfAttention": lambda built, x, return_weights=False: _multihead(
+                    built, x, return_weights, scale=1 / (_dims(built)[0] // _dims(built)[1] ** 0.5)
+                )
+            },
+        ),
+        Mistake(
+            "qkv_order_kqv",
+            N_("the fused projection is cut in the order k, q, v; it is q, then k, then v"),
+            2,
+            _variant(order=(1, 0, 2)),
+        ),
+        Mistake(
+            "split_after_heads",
+            N_("the fused projection is cut into heads before q, k and v are separated; cut it into three first"),
+            2,
+            _variant(split_per_head=True),
+        ),
+        Mistake(
+            "combine_without_transpose",
+            N_("the heads are merged by a plain reshape, without moving H back after T"),
+            2,
+            _variant(merge_in_place=True),
+            hint_of=4,
+        ),
+        Mistake(
+            "no_output_projection",
+            N_("the combined heads never go through the output projection proj"),
+            1,
+            _variant(project=False),
+        ),
+        Mistake(
+            "mask_wrong_way",
+            N_("the mask hides the past and shows the future: the keys a query may see are j <= i"),
+            2,
+            _variant(wrong_mask=True),
+            hint_of=1,
+        ),
+        Mistake(
+            "weights_averaged",
+            N_("the weights are averaged over the heads; return one (T, T) map per head, (B, H, T, T)"),
+            1,
+            _variant(average=True),
+        ),
+    ),
+)

@@ -17,13 +17,34 @@ def _grad(formula: Callable[[Tensor, Tensor, Tensor, Tensor, Tensor], Tensor]) -
     return {"read_grad": read_grad}
 
 
-BANK = Bank(8, {"read_grad": additive.read_grad}, (
-    Mistake("grad_wrong_sign", N_("the gradient has the wrong sign: check which of h_j and c comes first"), 1,
-            _grad(lambda a, c, H, g, e: a * ((c - H) @ g))),
-    Mistake("grad_missing_a", N_("the factor a_j is missing"), 2, _grad(lambda a, c, H, g, e: (H - c) @ g)),
-    Mistake("grad_missing_c", N_("the context c is not subtracted from h_j"), 1, _grad(lambda a, c, H, g, e: a * (H @ g))),
-    Mistake("grad_c_outside_a", N_("c . g is subtracted outside the factor a_j; a_j multiplies the whole (h_j - c) . g"), 2,
-            _grad(lambda a, c, H, g, e: a * (H @ g) - c @ g)),
-    Mistake("grad_diagonal_jacobian", N_("only the diagonal of the softmax's Jacobian is used; the other positions' weights "
-            "also depend on e_j"), 1, _grad(lambda a, c, H, g, e: a * (1 - a) * (H @ g))),
-))
+BANK = Bank(
+    8,
+    {"read_grad": additive.read_grad},
+    (
+        Mistake(
+            "grad_wrong_sign",
+            N_("the gradient has the wrong sign: check which of h_j and c comes first"),
+            1,
+            _grad(lambda a, c, H, g, e: a * ((c - H) @ g)),
+        ),
+        Mistake("grad_missing_a", N_("the factor a_j is missing"), 2, _grad(lambda a, c, H, g, e: (H - c) @ g)),
+        Mistake(
+            "grad_missing_c",
+            N_("the context c is not subtracted from h_j"),
+            1,
+            _grad(lambda a, c, H, g, e: a * (H @ g)),
+        ),
+        Mistake(
+            "grad_c_outside_a",
+            N_("c . g is subtracted outside the factor a_j; a_j multiplies the whole (h_j - c) . g"),
+            2,
+            _grad(lambda a, c, H, g, e: a * (H @ g) - c @ g),
+        ),
+        Mistake(
+            "grad_diagonal_jacobian",
+            N_("only the diagonal of the softmax's Jacobian is used; the other positions' weights also depend on e_j"),
+            1,
+            _grad(lambda a, c, H, g, e: a * (1 - a) * (H @ g)),
+        ),
+    ),
+)

@@ -15,7 +15,7 @@ def _in_raw_thread(work):
     def body():
         try:
             box["value"] = work()
-        except BaseException as error:  # noqa: B036
+        except BaseException as error:  # noqa: BLE001
             box["error"] = error
         finally:
             done.release()
