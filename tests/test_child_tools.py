@@ -35,6 +35,9 @@ if str(ROOT) not in sys.path:
 def _load(name: str) -> types.ModuleType:
     """CHILD/name.py as PACKAGE.name, the package made here (the real one's __init__ is not run)."""
     if PACKAGE not in sys.modules:
+        from autograder.sandbox import boot
+
+        boot.load_limits()  # as in a child: guard.py reads the limits as `_limits`
         package = types.ModuleType(PACKAGE)
         package.__path__ = [str(CHILD)]
         sys.modules[PACKAGE] = package

@@ -12,7 +12,7 @@ import pytest
 
 from autograder.classroom import cluster, gradescope, intake
 from autograder.course.manifest import DEFAULT_TIME_LIMIT, load_course
-from autograder.maintainer import classroom
+from autograder.maintainer import github_classroom
 from autograder.sandbox import limits
 from autograder.sandbox.base import MEMORY_NEEDED, PROCESSES_NEEDED
 
@@ -58,7 +58,7 @@ QUOTES = [
         r"runs to its `time_limit`, grading takes about # minutes",
         round(sum(q.time_limit for q in COURSE.questions) / 60),
     ),
-    (r"Its `timeout` is the question's `time_limit` plus # minutes", classroom.MARGIN / 60),
+    (r"Its `timeout` is the question's `time_limit` plus # minutes", github_classroom.MARGIN / 60),
     # what the sandbox needs of the machine (sandbox/base.py), which the messages quote too
     (r"the kit needs # processes of its own at once", PROCESSES_NEEDED["linux"]),
     (r"or under the portable backend #, the grader, a child and its warm spare", PROCESSES_NEEDED["portable"]),
