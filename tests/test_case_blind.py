@@ -20,6 +20,9 @@ import importlib, importlib.util, os, sys
 from pathlib import Path
 
 folder = os.path.dirname(sys.argv[1])  # the child's package, by path as boot.py loads it: guard.py imports its sibling hidden.py
+limits = importlib.util.spec_from_file_location("_limits", os.path.join(os.path.dirname(folder), "limits.py"))
+sys.modules["_limits"] = importlib.util.module_from_spec(limits)  # as boot.py does: guard.py reads `_limits`
+limits.loader.exec_module(sys.modules["_limits"])
 spec = importlib.util.spec_from_file_location("_child_under_test", os.path.join(folder, "__init__.py"), submodule_search_locations=[folder])
 sys.modules["_child_under_test"] = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(sys.modules["_child_under_test"])
