@@ -51,7 +51,9 @@ MODEL_INPUTS = [
 ]
 # only shows the arguments are honoured
 SHORT_KWARGS = {"epochs": 1, "steps_per_epoch": 3, "batch_size": 8, "lr": 3e-3, "seed": 1}
-TRAIN_KWARGS = {"epochs": 3, "steps_per_epoch": 100, "batch_size": 64, "lr": 3e-3, "seed": 0}
+# 100 steps: a right answer's last losses average about 0.01 and its best head puts 0.97 of its weight on the previous
+# token (seeds 0 to 2), far inside the bounds checked; the default 300 steps only triple the check's cost
+TRAIN_KWARGS = {"epochs": 2, "steps_per_epoch": 50, "batch_size": 64, "lr": 3e-3, "seed": 0}
 TRAIN_INPUTS = [case(**SHORT_KWARGS, held_out=EVAL_TOKENS), case(**TRAIN_KWARGS, held_out=tokens(256, T, 1003))]
 
 
