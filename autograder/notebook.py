@@ -70,7 +70,8 @@ def check(
     """
     from .cli.main import _answers_to_show, _numbers
     from .cli.progress import last_statuses, remember
-    from .cli.report import local_facts, text
+    from .cli.report import local_facts
+    from .course.text import text
     from .nbgrader.cell import _history
 
     language = set_language(lang)

@@ -116,7 +116,7 @@ def test_a_failed_check_reads_as_french_name_mismatch_and_known_mistake(tmp_path
 
 
 def test_one_error_in_several_checks_is_said_once_in_french_too() -> None:
-    from autograder.cli.report import failed_lines
+    from autograder.course.text import failed_lines
     from autograder.engine.inputs import INPUT_NOTE
 
     set_language("fr")

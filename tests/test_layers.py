@@ -25,12 +25,6 @@ LAYERS = (
     ("leaves", ("autograder.i18n", "autograder.user_folder", "autograder.usage", "autograder.statuses", "reference.*")),
 )
 
-# Known edges that break the contract, each owned by a part of issue 27 that removes it on its own branch. When one is
-# gone, test_every_allowed_edge_still_breaks_the_contract fails: delete it here.
-ALLOWED = {
-    # part "view": the Gradescope results render a report with the text renderer of the CLI, a layer above
-    ("autograder.classroom.gradescope", "autograder.cli.report"),
-}
 
 
 def modules(sources: tuple[Path, ...] = SOURCES) -> dict[str, Path]:
@@ -152,37 +146,19 @@ def _said(graph: dict[str, dict[str, int]], component: list[str]) -> str:
     )
 
 
-def _without_allowed(graph: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
-    return {
-        module: {target: line for target, line in edges.items() if (module, target) not in ALLOWED}
-        for module, edges in graph.items()
-    }
-
-
 def test_every_module_has_a_layer():
     """A new package or top-level module gets its place in LAYERS (and in the README's drawing)."""
     assert [module for module in sorted(modules()) if layer_of(module) is None] == []
 
 
 def test_no_module_imports_from_a_layer_above_its_own():
-    assert upward(_without_allowed(import_graph())) == []
+    assert upward(import_graph()) == []
 
 
 def test_no_import_circle():
-    graph = _without_allowed(import_graph())
+    graph = import_graph()
     found = circles(graph)
     assert not found, "import circles:\n" + "\n".join(_said(graph, component) for component in found)
-
-
-def test_every_allowed_edge_still_breaks_the_contract():
-    """An allowance outlives its edge only by mistake: once the edge is gone (or no longer closes a circle or climbs a
-    layer), it is deleted from ALLOWED."""
-    graph = import_graph()
-    for module, target in sorted(ALLOWED):
-        assert target in graph[module], f"{module} no longer imports {target}: delete it from ALLOWED"
-        climbs = layer_of(target) < layer_of(module)
-        closes = any(module in component and target in component for component in circles(graph))
-        assert climbs or closes, f"{module} -> {target} breaks no rule any more: delete it from ALLOWED"
 
 
 def test_the_checks_catch_a_planted_circle_and_an_upward_import(tmp_path: Path):

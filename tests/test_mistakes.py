@@ -13,7 +13,8 @@ import pytest
 import torch
 from test_corpus import CORPUS, COURSE, RIGHT, WRONG, Graded, _package, key, question_of
 
-from autograder.cli.report import earlier_implicated, failed_lines
+from autograder.course.implicated import earlier_implicated
+from autograder.course.text import failed_lines
 from autograder.course.results import CaseResult, QuestionResult, Report
 from autograder.engine import proxy
 from autograder.engine.asserts import known_mistake, naming
@@ -241,15 +242,10 @@ def test_an_earlier_module_with_a_syntax_error_is_said_once_with_the_students_li
     )
 
 
-def test_an_earlier_question_is_blamed_only_for_the_functions_the_code_reaches_and_through_the_files_between(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_an_earlier_question_is_blamed_only_for_the_functions_the_code_reaches_and_through_the_files_between() -> None:
     """Question 3 imports causal_mask and mask_scores from question 1: a question 1 failing on prefix_average alone
     is not blamed, one failing on causal_mask is. Question 10 reaches question 4 through question 5's file: a broken
-    question 4 is named, with question 5 when it fails too."""
-    from autograder.cli import report as cli_report
-
-    monkeypatch.setattr(cli_report, "last_status", lambda course, question: None)  # not this checkout's last `check`
+    question 4 is named, with question 5 when it fails too (no last `check` given: this checkout's is not read)."""
     failure = CaseResult("attention matches", False, "the weights differ")
     first = QuestionResult(
         1, "", 8, "failed", tests=[CaseResult("prefix_average gives the running mean", False, "differs")]

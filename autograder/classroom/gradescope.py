@@ -33,11 +33,15 @@ import traceback
 import zipfile
 from pathlib import Path
 
+from ..course.implicated import implicated
 from ..course.manifest import Course, ManifestError, find_root, load_course
 from ..course.results import ERROR, PASSED, CaseResult, QuestionResult, Report, missing_file, number
+from ..course.text import text
+from ..course.view import Local, report_view
 from ..i18n import _
 from ..nbgrader.answers import read_answers
 from ..nbgrader.package import PACKAGE_INIT, answer_id, write_package
+from ..plots import PICTURES
 
 KIT = "kit"  # the kit's folder inside the zip, hence /autograder/source/kit on Gradescope
 SHIPPED_DIRS = ("autograder", "reference")  # copied whole, caches and hidden files left out
@@ -375,9 +379,14 @@ def _test_output(result: QuestionResult, index: int) -> str:
     return test.message or result.reason or _(result.status)
 
 
+def _render(report: Report, course: Course, label: str, answers: list[int] | tuple[int, ...] | None = None) -> str:
+    """The report as `check`'s table (cli/report.py), with nothing of a student's own kit: no last `check`, no kept
+    output files. answers: the questions whose self-test answers are shown (None: all)."""
+    return text(report_view(report, course, label, answers, Local(PICTURES, implicated(report, course))))
+
+
 def results_json(course: Course, report: Report, found: Found, seconds: float) -> dict:
     """Gradescope's results.json for one graded submission (see the module's docstring)."""
-    from ..cli.report import render
     from ..course.feedback import shown_report
 
     shown = shown_report(_adjusted(report, found), course.feedback)
@@ -412,13 +421,13 @@ def results_json(course: Course, report: Report, found: Found, seconds: float) -
                     "visibility": visibility,
                 }
             )
-    text = render(shown, course, found.description, answers=None if course.feedback.selftest else ())
+    output = _render(shown, course, found.description, answers=None if course.feedback.selftest else ())
     if found.problem:
-        text = found.problem + "\n\n" + text
+        output = found.problem + "\n\n" + output
     return {
         "score": number(shown.score),
         "execution_time": round(seconds),
-        "output": f"<pre>{html.escape(text)}</pre>",
+        "output": f"<pre>{html.escape(output)}</pre>",
         "output_format": "html",
         "visibility": visibility,
         "stdout_visibility": "hidden",  # the students' own output is there, and it could echo the hidden inputs
@@ -547,8 +556,6 @@ def run(root: Path) -> int:
     finally:
         if sandbox is not None:
             sandbox.close()
-    from ..cli.report import render
-
     print(
         _("Graded {what} in {seconds} s: {score} / {total}").format(
             what=found.description,
@@ -557,7 +564,7 @@ def run(root: Path) -> int:
             total=number(report.max_score),
         )
     )
-    print(render(report, course, found.description))  # with the students' captured output: instructors only
+    print(_render(report, course, found.description))  # with the students' captured output: instructors only
     for result in report.questions:
         if result.output.strip():
             print(

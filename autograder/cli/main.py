@@ -12,7 +12,7 @@ from ..course.manifest import Course, ManifestError, decode_answer, find_root, l
 from ..course.results import PASSED, Report
 from ..i18n import LANGUAGES, _, set_language
 from ..usage import UsageError
-from .report import wrap
+from ..course.text import wrap
 
 USAGE_ERROR, NOT_ALL_PASSED, INTERRUPTED = 2, 1, 130  # 1 also when the grader itself fails
 # the commands that need torch (its version is checked first)

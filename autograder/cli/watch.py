@@ -12,7 +12,8 @@ from ..course.results import PASSED
 from ..i18n import _
 from ..sandbox import Sandbox, start_sandbox
 from .progress import at_full_marks, remember
-from .report import render, wrap
+from ..course.text import wrap
+from .report import render
 
 SAVE_POLL_SECONDS = 0.5  # how often the watched files' modification times are read
 SETTLE_SECONDS = 0.1  # a save is graded once the files stop changing for this long (editors write in several steps)

@@ -1,5 +1,5 @@
 """One view of a report, made once from the result model, that every renderer draws: the terminal's text
-(cli/report.py, which Gradescope's results.json also shows), the notebook's HTML (notebook.py) and the feedback
+(course/text.py: the CLI's table and Gradescope's results.json), the notebook's HTML (notebook.py) and the feedback
 file's markdown (course/feedback.py).
 
 A view says what the student is told, in the current language (numbers with its decimal separator), and nothing of
