@@ -23,7 +23,6 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from functools import cache
 from pathlib import Path
 
 import pytest
@@ -57,20 +56,9 @@ def git(repo: Path, *args: str) -> str:
     ).stdout.strip()
 
 
-@cache
 def command() -> list[str]:
-    """`python -m autograder grade` once the CLI has it; until then the module's own entry point, same arguments."""
-    shown = subprocess.run(
-        [sys.executable, "-m", "autograder", "grade", "--help"],
-        cwd=ROOT,
-        env=ENV,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if "--out" in shown.stdout:
-        return [sys.executable, "-m", "autograder", "grade"]
-    return [sys.executable, "-m", "autograder.classroom.batch"]
+    """`python -m autograder grade`."""
+    return [sys.executable, "-m", "autograder", "grade"]
 
 
 def run_grade(kit: Path, *args: object, timeout: float = 300) -> subprocess.CompletedProcess:

@@ -369,3 +369,13 @@ def test_the_printed_table_shows_the_gradebooks_final_scores(tmp_path: Path) -> 
     assert rows["ana"] == ["1"] * len(course.numbers) + [f"{len(course.numbers):g}"]
     assert rows["ben"][1] == "6.5*" and rows["ben"][-1] == f"{len(course.numbers) - 1 + 6.5:g}"
     assert "absent" not in "\n".join(lines) and "entered by hand" in lines[-1]
+
+
+def test_a_folder_without_a_gradebook_is_a_usage_error_and_stays_empty(tmp_path: Path, cli) -> None:
+    """`grade --nbgrader` on a folder with no gradebook says what to give, exit status 2, with no traceback, and
+    writes no gradebook there."""
+    done = cli(KIT, "grade", "--nbgrader", str(tmp_path), "--assignment", "attention")
+    assert done.returncode == 2, done.stderr
+    assert f"no nbgrader gradebook in {tmp_path} (gradebook.db is missing)" in done.stderr
+    assert "nbgrader generate_assignment attention" in done.stderr and "Traceback" not in done.stderr
+    assert list(tmp_path.iterdir()) == []

@@ -7,35 +7,56 @@ from pathlib import Path
 
 from ..i18n import _
 from ..usage import UsageError
+from .exports import described
 from .intake import Entry, student_key
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The arguments main() reads, for the command line's `grade` subcommand."""
+    """The `grade` command's arguments: a class folder (DIR --out OUT) or an nbgrader course (--nbgrader COURSE_DIR)."""
     parser.add_argument(
-        "dir", type=Path, metavar="DIR", help="the class folder: one folder, repository or notebook per student"
-    )
-    parser.add_argument("--out", type=Path, required=True, metavar="OUT", help="where the reports and grades.csv go")
-    parser.add_argument(
-        "--jobs", type=int, default=None, metavar="N", help="worker processes (default: the number of cores)"
+        "dir", nargs="?", type=Path, metavar="DIR", help=_("one folder, git repository or notebook per student")
     )
     parser.add_argument(
-        "--force", action="store_true", help="grade every student again, even those whose files have not changed"
+        "--out",
+        type=Path,
+        metavar="OUT",
+        help=_(
+            "where the reports, the class summary and the gradebook files go ({files}; "
+            "with --nbgrader: COURSE_DIR/reports/ASSIGNMENT by default)"
+        ).format(files="; ".join(described())),
     )
     parser.add_argument(
-        "--scheduler", default=None, metavar="ADDRESS", help="grade on the Dask cluster whose scheduler is at ADDRESS"
+        "--jobs", type=int, default=None, metavar="N", help=_("grading processes (default: the number of cores)")
     )
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--force", action="store_true", help=_("regrade students whose files have not changed"))
     parser.add_argument(
-        "--student", action="append", default=None, metavar="NAME", help="grade only this student again (repeatable)"
+        "--scheduler", default=None, metavar="ADDRESS", help=_("grade on a Dask cluster (tcp://host:8786)")
+    )
+    parser.add_argument("--quiet", action="store_true", help=_("no progress bar"))
+    parser.add_argument("--nbgrader", dest="course_dir", type=Path, default=None, metavar="COURSE_DIR")
+    parser.add_argument("--assignment", default="attention")
+    parser.add_argument(
+        "--student",
+        action="append",
+        default=None,
+        metavar="NAME",
+        help=_("grade only this student again, keeping the others' results (repeatable)"),
     )
     parser.add_argument(
-        "--deadline", default=None, metavar="DATE", help="grade each repository's last commit before DATE"
+        "--deadline",
+        default=None,
+        metavar="DATE",
+        help=_("grade each git repository's last commit before DATE (2026-12-01T18:00+01:00) and record lateness"),
     )
+    allow_weak_isolation(parser)
+
+
+def allow_weak_isolation(parser: argparse.ArgumentParser) -> None:
+    """--allow-weak-isolation, of `grade` and `gradescope`: a class graded without the kernel walls, knowingly."""
     parser.add_argument(
         "--allow-weak-isolation",
         action="store_true",
-        help="grade even where the kernel walls around each student's code (seccomp, Landlock) cannot be put up",
+        help=_("grade even where the kernel walls around each student's code (seccomp, Landlock) cannot be put up"),
     )
 
 

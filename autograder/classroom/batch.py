@@ -43,7 +43,7 @@ from ..i18n import _
 from ..sandbox import missing_walls, process_state, sweep_stale
 from . import summary
 from ..usage import UsageError
-from .arguments import add_arguments, check_args, chosen, parse_deadline
+from .arguments import check_args, chosen, parse_deadline
 from .intake import Contents, Entry, discover, fingerprint_of, read_entry, student_key
 from .outputs import print_table, progress, write_class_files
 from .pool import Pool, preload
@@ -365,14 +365,3 @@ class GraderChanged(Exception):
     def __init__(self, students: list[str]) -> None:
         super().__init__(", ".join(students))
         self.students = students
-
-
-def cli(argv: list[str] | None = None) -> int:
-    """`python -m autograder.classroom.batch DIR --out OUT ...`: the same command before the CLI wires it."""
-    parser = argparse.ArgumentParser(prog="python -m autograder grade", description=_("Grade a class folder."))
-    add_arguments(parser)
-    return main(parser.parse_args(argv))
-
-
-if __name__ == "__main__":
-    sys.exit(cli())

@@ -9,14 +9,13 @@ student whose submission and grader have not changed is not graded again, unless
 those named). Each notebook's answer cells are read by nbgrader/answers.py, as for any notebook entry; none is run.
 """
 import argparse
-import sys
 import tempfile
 from pathlib import Path
 
 from ..course.class_report import EntryReport
 from ..course.manifest import Course
 from ..i18n import _
-from ..nbgrader.grade import NbgraderError, gradebook_scores, open_assignment, write_gradebook
+from ..nbgrader.grade import gradebook_scores, open_assignment, write_gradebook
 from . import batch
 from .outputs import score_table
 from .storage import load_report
@@ -66,12 +65,8 @@ def gradebook_lines(course: Course, rows: list[tuple[str, dict[int, str], str]],
 
 def grade_class(course: Course, args: argparse.Namespace) -> int:
     """Grade the submissions of args.assignment in args.course_dir into the gradebook (those of args.student only, when
-    given); return the exit status."""
-    try:
-        assignment = open_assignment(Path(args.course_dir), args.assignment)
-    except NbgraderError as error:
-        print(_("autograder: {error}").format(error=error), file=sys.stderr)
-        return batch.USAGE_ERROR
+    given); return the exit status. UsageError when the course, the assignment or a submission is missing."""
+    assignment = open_assignment(Path(args.course_dir), args.assignment)  # UsageError: said by the command line
     out = Path(args.out).resolve() if args.out else assignment.course_dir / "reports" / assignment.name
     status, reports, graded_now = grade_submissions(course, args, assignment.folders, out, assignment.course_dir)
     # OUT could not be written: said, nothing to record

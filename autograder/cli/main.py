@@ -7,7 +7,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from ..classroom.exports import described
+from ..classroom.arguments import add_arguments, allow_weak_isolation
 from ..course.manifest import Course, ManifestError, decode_answer, find_root, load_course
 from ..course.results import PASSED, Report
 from ..i18n import LANGUAGES, _, set_language
@@ -100,53 +100,10 @@ def _parser() -> argparse.ArgumentParser:
     course.add_argument("course_dir", type=Path)
     course.add_argument("--assignment", default="attention")
     batch = command("grade", _("grade a class: a folder of students (DIR --out OUT), or nbgrader's submissions"))
-    batch.add_argument(
-        "dir", nargs="?", type=Path, metavar="DIR", help=_("one folder, git repository or notebook per student")
-    )
-    batch.add_argument(
-        "--out",
-        type=Path,
-        metavar="OUT",
-        help=_(
-            "where the reports, the class summary and the gradebook files go ({files}; "
-            "with --nbgrader: COURSE_DIR/reports/ASSIGNMENT by default)"
-        ).format(files="; ".join(described())),
-    )
-    batch.add_argument(
-        "--jobs", type=int, default=None, metavar="N", help=_("grading processes (default: the number of cores)")
-    )
-    batch.add_argument("--force", action="store_true", help=_("regrade students whose files have not changed"))
-    batch.add_argument(
-        "--scheduler", default=None, metavar="ADDRESS", help=_("grade on a Dask cluster (tcp://host:8786)")
-    )
-    batch.add_argument("--quiet", action="store_true", help=_("no progress bar"))
-    batch.add_argument("--nbgrader", dest="course_dir", type=Path, default=None, metavar="COURSE_DIR")
-    batch.add_argument("--assignment", default="attention")
-    batch.add_argument(
-        "--student",
-        action="append",
-        default=None,
-        metavar="NAME",
-        help=_("grade only this student again, keeping the others' results (repeatable)"),
-    )
-    batch.add_argument(
-        "--deadline",
-        default=None,
-        metavar="DATE",
-        help=_("grade each git repository's last commit before DATE (2026-12-01T18:00+01:00) and record lateness"),
-    )
-    batch.add_argument(
-        "--allow-weak-isolation",
-        action="store_true",
-        help=_("grade even where the kernel walls around each student's code (seccomp, Landlock) cannot be put up"),
-    )
+    add_arguments(batch)
     gradescope = command("gradescope", _("write an autograder zip for Gradescope"))
     gradescope.add_argument("out_zip", type=Path, metavar="OUT.zip")
-    gradescope.add_argument(
-        "--allow-weak-isolation",
-        action="store_true",
-        help=_("grade even where the kernel walls around each student's code (seccomp, Landlock) cannot be put up"),
-    )
+    allow_weak_isolation(gradescope)
     command("release", _("write a learner repository (main: stubs, solutions branch)")).add_argument(
         "out_dir", type=Path
     )

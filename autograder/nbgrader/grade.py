@@ -19,11 +19,8 @@ from ..course.class_report import EntryReport
 from ..course.manifest import Course
 from ..course.results import question_from_dict
 from ..i18n import _
+from ..usage import UsageError
 from .package import graded_id, summary_text
-
-
-class NbgraderError(Exception):
-    """nbgrader cannot grade here (not installed, no such assignment, no submission): one line for the user."""
 
 
 @dataclass
@@ -154,12 +151,12 @@ def gradebook_scores(
 
 def open_assignment(course_dir: Path, assignment: str) -> Assignment:
     """The assignment in course_dir's gradebook and its submitted folders (the course's exclusions left out);
-    NbgraderError when nbgrader is not installed, the gradebook has no such assignment or nobody submitted."""
+    UsageError when nbgrader is not installed, the gradebook has no such assignment or nobody submitted."""
     try:
         from nbgrader.api import Gradebook, MissingEntry
         from nbgrader.coursedir import CourseDirectory
     except ImportError:
-        raise NbgraderError(_("grading with --nbgrader needs nbgrader: pip install nbgrader")) from None
+        raise UsageError(_("grading with --nbgrader needs nbgrader: pip install nbgrader")) from None
     from sqlalchemy.exc import SAWarning
 
     # nbgrader's own session use; `nbgrader autograde` prints them too
@@ -168,11 +165,19 @@ def open_assignment(course_dir: Path, assignment: str) -> Assignment:
     config = _config(course_dir, assignment, None)
     coursedir = CourseDirectory(config=config)
     gradebook_args = (coursedir.db_url, coursedir.course_id)
+    database = coursedir.db_url.removeprefix("sqlite:///")
+    if database != coursedir.db_url and not Path(database).is_file():  # opening it would make an empty gradebook there
+        raise UsageError(
+            _(
+                "no nbgrader gradebook in {folder} ({file} is missing): give the course folder, where "
+                "`nbgrader generate_assignment {assignment}` was run"
+            ).format(folder=course_dir, file=Path(database).name, assignment=assignment)
+        )
     try:
         with Gradebook(*gradebook_args) as gb:
             notebooks = [notebook.name for notebook in gb.find_assignment(assignment).notebooks]
     except MissingEntry:
-        raise NbgraderError(
+        raise UsageError(
             _(
                 "no assignment {name} in the gradebook of {folder}: run `nbgrader generate_assignment {assignment}` "
                 "there first"
@@ -182,7 +187,7 @@ def open_assignment(course_dir: Path, assignment: str) -> Assignment:
     excluded = [s for s in coursedir.student_id_exclude.split(",") if s]  # the course's own exclusions stay excluded
     folders = sorted(p for p in submitted.glob(f"*/{assignment}") if p.is_dir() and p.parent.name not in excluded)
     if not folders:
-        raise NbgraderError(_("no submissions in {path}").format(path=f"{submitted}/*/{assignment}"))
+        raise UsageError(_("no submissions in {path}").format(path=f"{submitted}/*/{assignment}"))
     return Assignment(course_dir, assignment, config, gradebook_args, notebooks, excluded, folders)
 
 
