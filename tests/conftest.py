@@ -51,6 +51,10 @@ SLOW_TESTS = {
     "test_ordinary_user.py::test_grade_nbgrader_by_an_ordinary_user": (
         "test_ordinary_user.py::test_gradescope_run_by_an_ordinary_user and test_nbgrader.py (grade --nbgrader)"
     ),
+    "test_ordinary_user.py::test_nbgrader_autograde_by_an_ordinary_user": (
+        "test_ordinary_user.py::test_gradescope_run_by_an_ordinary_user and test_nbgrader.py::"
+        "test_nbgrader_autograde_scores_equal_check (nbgrader autograde, as root)"
+    ),
     "test_ordinary_user.py::test_grade_scheduler_by_an_ordinary_user": (
         "test_ordinary_user.py::test_gradescope_run_by_an_ordinary_user and test_cluster.py (grade --scheduler)"
     ),

@@ -8,11 +8,12 @@ tried (`# path:`): `sandbox` (all of them in one sandbox, with a neighbouring qu
 times), `pty` (`check` started from a terminal), `hidden` (a grader started on a folder, which it passes as hidden,
 as `--nbgrader` passes the course folder and Gradescope its own), `user` (`grade DIR` as under `grade-dir`, run by an
 ordinary user the test creates: its children share that user, where under root each has a user of its own;
-tests/test_ordinary_user.py), `user-nbgrader`, `user-scheduler` and `user-gradescope` (the same user grades a class
-of two, the attacker and an honest classmate after it, with `grade --nbgrader`, `grade --scheduler` on a local Dask
-cluster, and the Gradescope zip's run_autograder: two runs at once), `cluster` (tests/test_cluster.py: a class graded
-on a Dask LocalCluster, whose scheduler listens on loopback). A header may name several paths. The kernel closes
-these (seccomp, Landlock, the child's own user under root): docs/instructors.md says what each path guarantees."""
+tests/test_ordinary_user.py), `user-nbgrader`, `user-autograde`, `user-scheduler` and `user-gradescope` (the same
+user grades a class of two, the attacker and an honest classmate after it, with `grade --nbgrader`, nbgrader's own
+`nbgrader autograde`, `grade --scheduler` on a local Dask cluster, and the Gradescope zip's run_autograder: two runs at
+once), `cluster` (tests/test_cluster.py: a class graded on a Dask LocalCluster, whose scheduler listens on loopback). A
+header may name several paths. The kernel closes these (seccomp, Landlock, the child's own user under root):
+docs/instructors.md says what each path guarantees."""
 import csv
 import dataclasses
 import fcntl
@@ -97,6 +98,7 @@ ATTACKS_BY_PATH = {
         "cluster",
         "user",
         "user-nbgrader",
+        "user-autograde",
         "user-scheduler",
         "user-gradescope",
     )

@@ -16,7 +16,7 @@ from conftest import need_linux_pieces
 
 from autograder.course.manifest import load_course
 from autograder.engine.run import grade
-from autograder.sandbox import FORCE_VARIABLE, Sandbox, choose, start_sandbox
+from autograder.sandbox import FORCE_VARIABLE, Sandbox, base, choose, start_sandbox
 from autograder.sandbox.base import CRASHED, TIMEOUT, ChildStopped, died, where_it_ran
 from autograder.user_folder import private_folder
 
@@ -330,6 +330,67 @@ def test_a_fresh_zygote_that_fails_the_retry_is_the_graders_failure(
         assert kit.result(question).status == "error" and "the grader itself failed" in kit.result(question).reason
     finally:
         sandbox.close()
+
+
+def _spares_die_after_their_job(monkeypatch: pytest.MonkeyPatch, fresh_too: bool) -> list:
+    """Portable children die after they read their job and before they say {"started"} (as a spare an earlier child
+    broke, or killed while its job was on the way, would): each gets a job it cannot take (no list of modules to
+    preload), every touched spare's once, and with fresh_too every later child's too. The children so treated."""
+    from autograder.sandbox.portable import parent
+
+    real_begin, broken = parent.PortableChild.begin, []
+
+    def begin(child: "parent.PortableChild", job: dict, time_limit: float) -> None:
+        if (child.touched and not broken) or (fresh_too and broken):
+            broken.append(child)
+            job = {**job, "preload": None}  # the worker reads it, then dies in its loop over the modules
+        real_begin(child, job, time_limit)
+
+    monkeypatch.setattr(parent.PortableChild, "begin", begin)
+    return broken
+
+
+def test_a_portable_spare_dead_before_its_question_started_is_asked_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The grader never takes a child's word for its own health: a spare that waited beside question 1's child and dies
+    between its job and its {"started"} (no code of the student's ran in it) is not charged to question 2; the question
+    is asked again of a freshly spawned child and keeps its full marks."""
+    monkeypatch.setenv(FORCE_VARIABLE, "portable")
+    broken = _spares_die_after_their_job(monkeypatch, fresh_too=False)
+    report = grade(load_course(ROOT), ROOT / "solutions", [1, 2])
+    assert report.sandbox["backend"] == "portable" and len(broken) == 1 and broken[0].popen.returncode == 1
+    assert [(q.status, q.score) for q in report.questions] == [
+        ("passed", q.max_score) for q in report.questions
+    ], [q.reason for q in report.questions]
+
+
+def test_a_fresh_portable_child_dead_before_its_question_started_is_the_graders_failure(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The question asked again after a touched spare died before it started: when the freshly spawned child dies in the
+    same place too (no code of the student's ran in either), the question is the grader's own failure (a fault: the
+    report is a grader_error), never the student's."""
+    from autograder.engine.plugin import KitPlugin
+    from autograder.engine.proxy import CheckFailure
+
+    course = load_course(ROOT)
+    question = course.question(1)
+    monkeypatch.setenv(FORCE_VARIABLE, "portable")
+    sandbox = start_sandbox()
+    try:
+        kit = KitPlugin(course, ROOT / "solutions", sandbox)
+        kit.start(question)
+        kit.finish(question)
+        broken = _spares_die_after_their_job(monkeypatch, fresh_too=True)
+        with pytest.raises(CheckFailure):
+            kit.start(question)
+        assert [child.touched for child in broken] == [True, False] and kit.grader_errors
+        assert "a fresh child failed" in kit.grader_errors[0]
+        assert kit.result(question).status == "error" and "the grader itself failed" in kit.result(question).reason
+    finally:
+        sandbox.close()
+    log = base._KEPT.pop(Path(sandbox.errors.name))  # the instructor's evidence: what the fresh child said
+    assert "TypeError" in log.read_text(encoding="utf-8")
+    log.unlink()
 
 
 def _call_once(tmp_path: Path, source: str, target: str, *args: object) -> dict:

@@ -409,10 +409,12 @@ class KitPlugin:
 
     def first(self, question: Question, package: Path, preload: tuple[str, ...]) -> dict:
         """Open the question's child on package and return its first word. The grader never takes a child's word for
-        its own health: a child that ended before its first word, forked from a zygote an earlier child touched, is
-        the grader's problem; the question is asked again, once, of a child of a fresh zygote, whose verdict stands
-        (the same code ending there too is the code's own doing), and a fresh zygote that dies or cannot start is the
-        grader's own failure (the submission's report is then a grader_error)."""
+        its own health: a child that ended before its first word, forked from a zygote an earlier child touched (a
+        portable spare that waited beside another child, whether it ended before or after its question started), is
+        the grader's problem; the question is asked again, once, of a child of a fresh zygote (a freshly spawned
+        child), whose verdict stands (the same code ending there too is the code's own doing), and a fresh zygote
+        that dies or cannot start, or a fresh child that ends before the code is loaded, is the grader's own failure
+        (the submission's report is then a grader_error)."""
         run = self.run_of(question)
         run.child = self.sandbox.open(package, question.module, question.time_limit, self.hidden, preload)
         try:
@@ -427,8 +429,9 @@ class KitPlugin:
             return run.child.first()
         except ChildStopped as stopped:
             if stopped.ended == "zygote" or stopped.environment:
+                fresh = "zygote" if self.sandbox.backend == "linux" else "child"
                 self.fault(
-                    f"a fresh zygote failed while question {question.number}'s child imported the module again: "
+                    f"a fresh {fresh} failed while question {question.number}'s child imported the module again: "
                     f"{stopped.reason}",
                     question,
                 )

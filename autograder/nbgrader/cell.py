@@ -1,15 +1,19 @@
 """What an autograder test cell runs under `nbgrader autograde`: the question graded in the kit's sandbox.
 
 In the kernel, grade_question only collects the source of the cells executed so far (IPython's input history) and
-hands it to a grading process (`python -I`, started by the first test cell and kept for the others), which picks each
-answer cell, writes them into a temporary exercises-like package and grades the question as `check` does (the same
-hidden pytest suites, sandbox and plugin, engine/run.py): the student's functions run in the sandbox with the
-question's time limit, never in the kernel, and the results are judged in a process the student's cells cannot patch.
+hands it to a grading process (`python -I` with the kernel's sys.path, in a session of its own, started by the first
+test cell and kept for the others until the kernel ends), which picks each answer cell, writes them into a temporary
+exercises-like package and grades the question as `check` does (the same hidden pytest suites, sandbox and plugin,
+engine/run.py): the student's functions run in the sandbox with the question's time limit, never in the kernel, and
+the results are judged in another process, which no name the cells rebind in the kernel reaches. The answer cells'
+top-level code still runs in the kernel with the instructor's rights, outside the sandbox (docs/instructors.md).
 Its inputs are drawn from the course secret, as in every class grading (engine/secret.py; `python -m autograder
 nbgrader` makes it). The cell prints a summary on stdout (never stderr: nbgrader would score the cell 0) and returns
 the points, which nbgrader records as partial credit."""
 import json
+import os
 import select
+import signal
 import subprocess
 import sys
 import tempfile
@@ -17,12 +21,19 @@ import warnings
 
 from ..i18n import _
 from ..sandbox import isolated_python
+from ..sandbox.boot import PATH_VARIABLE
 from pathlib import Path
 
 KIT_DIR = str(Path(__file__).resolve().parents[2])  # the folder that holds the autograder package
 # no wait of the kernel's own: the sandbox bounds every question, and nbgrader's cell timeout the cell
 GRADING_TIMEOUT = None
-_CHILD = "import sys; sys.path.insert(0, sys.argv[1]); from autograder.nbgrader.cell import main; sys.exit(main())"
+STOP_SECONDS = 10.0  # how long an interrupted grading process may take to close its sandbox before it is killed
+# the grading process is isolated (-I: no PYTHONPATH, no user site): it adds the kernel's sys.path as a sandbox child
+# does (sandbox/boot.py), so that torch is found where the kernel found it, then imports the kit from its folder
+_CHILD = (
+    "import os, runpy, sys; runpy.run_path(os.path.join(sys.argv[1], 'autograder', 'sandbox', 'boot.py'))"
+    "['extend_path'](); sys.path.insert(0, sys.argv[1]); from autograder.nbgrader.cell import main; sys.exit(main())"
+)
 
 
 def _history() -> list[str]:
@@ -44,8 +55,15 @@ def _ask(request: dict) -> dict:
     """Send request to the grading process (started on first use) and wait for its one-line answer."""
     global _server
     if _server is None or _server.poll() is not None:
+        # never the kernel's own folder, which holds the submission's files
+        here = os.path.realpath(os.getcwd())
+        path = [entry for entry in sys.path if entry and os.path.isdir(entry) and os.path.realpath(entry) != here]
+        # a session of its own: the signals Jupyter sends the kernel's process group to interrupt or stop the
+        # student's code never cut the grader's clean-up short; it ends when the kernel does (its stdin closes)
         _server = subprocess.Popen([*isolated_python(), "-c", _CHILD, KIT_DIR], stdin=subprocess.PIPE,
-                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                   env={**os.environ, PATH_VARIABLE: json.dumps(path)},
+                                   start_new_session=callable(getattr(os, "setsid", None)))
     try:
         _server.stdin.write((json.dumps(request) + "\n").encode("utf-8"))
         _server.stdin.flush()
@@ -55,9 +73,24 @@ def _ask(request: dict) -> dict:
             raise OSError(_("no answer from the grading process"))
         return json.loads(line)
     except BaseException:  # an interrupt too: the answer still owed would be read by the next cell
-        _server.kill()
-        _server = None
+        _stop_server()
         raise
+
+
+def _stop_server() -> None:
+    """Stop the grading process as an interrupt would (it closes its sandbox on the way out), and kill it if it has not
+    ended within STOP_SECONDS."""
+    global _server
+    server, _server = _server, None
+    try:
+        server.send_signal(signal.SIGINT)
+        server.wait(STOP_SECONDS)
+    except (OSError, ValueError, subprocess.TimeoutExpired):  # no SIGINT for a process here (Windows), or no end
+        pass
+    finally:  # a second interrupt too
+        if server.poll() is None:
+            server.kill()
+            server.wait()
 
 
 def grade_question(course_root: str, number: int) -> float:

@@ -401,9 +401,15 @@ class PortableChild(Child):
                     except subprocess.TimeoutExpired:
                         code = None
                     _kill(_processes(self.popen.pid), self.popen, self.job_object)
-                    self.stopped = could_not_start(
-                        Path(self.sandbox.errors.name), self.sandbox.backend, killed=code == KILLED
-                    )
+                    if self.touched:  # another question's code ran beside this spare: the engine asks a fresh child
+                        self.stopped = ChildStopped(
+                            ERROR, _("the grader's process for this question ended before your code ran in it"),
+                            ended="child",
+                        )
+                    else:  # a child spawned with nothing else running: the grader's own failure
+                        self.stopped = could_not_start(
+                            Path(self.sandbox.errors.name), self.sandbox.backend, killed=code == KILLED
+                        )
                     raise self.stopped
                 raise self._died()
             if kind == "oversize":
