@@ -88,11 +88,25 @@ print(json.dumps({"probe": namespaces.probe(), "control": in_child(lambda: reach
 # A question's child of the real sandbox (Linux backend), two students (a zygote each): what it sees and its limits.
 LOOK = """import os
 import resource
+import threading
 
 
 def look():
     seen = sorted(int(entry) for entry in os.listdir('/proc') if entry.isdigit())
     return [os.getpid(), os.getppid(), seen, resource.getrlimit(resource.RLIMIT_NPROC)[0]]
+
+
+def threads(most):
+    threading.stack_size(1 << 16)
+    stop, started = threading.Event(), 0
+    try:
+        for _ in range(most):
+            threading.Thread(target=stop.wait, daemon=True).start()
+            started += 1
+    except RuntimeError:
+        pass
+    stop.set()
+    return started
 """
 
 SANDBOX = r"""
@@ -109,8 +123,9 @@ try:
         child = sandbox.open(package, "q01_causal_mask", 20)
         assert child.first()["ok"]
         answer = child.ask({"op": "call", "target": "look", "args": [], "kwargs": {}})
+        started = child.ask({"op": "call", "target": "threads", "args": [int(sys.argv[2])], "kwargs": {}})
         found.append({"look": answer["value"], "pid": child.pid, "zygote": sandbox.process.pid,
-                      "namespaces": sandbox.process.namespaces})
+                      "namespaces": sandbox.process.namespaces, "threads": started["value"]})
         child.close()
 finally:
     sandbox.close()
@@ -203,16 +218,18 @@ def test_each_zygote_of_an_ordinary_users_sandbox_has_namespaces_of_its_own(
     """The sandbox run by an ordinary user: each student's zygote is pid 1 of its own namespaces, so a question's
     child lists only its zygote and itself; the grader still knows each child's and zygote's pid as it sees them (the
     zygote says the child's through the grader's /proc); a child may run CHILD_THREADS threads more than its namespace
-    runs, a bound of the question's own."""
+    runs, a bound of the question's own, which its 64 threads all fit in (the middle process that made the namespaces,
+    which the kernel counts until it is reaped, is not in the zygote's user namespace)."""
     _namespaces_or_skip(ordinary_user, shared_folder)
     package = _look_package(shared_folder)
-    found = _as_user(ordinary_user, SANDBOX, str(package), folder=shared_folder)
+    found = _as_user(ordinary_user, SANDBOX, str(package), str(CHILD_THREADS + 10), folder=shared_folder)
     assert len({student["zygote"] for student in found}) == 2
     for student in found:
         pid, parent, seen, threads = student["look"]
         assert student["namespaces"] is True
         assert parent == 1 and seen == [1, pid] and student["pid"] not in (None, pid)
         assert threads == 2 + CHILD_THREADS  # the zygote's task and the child's, then its own 64
+        assert student["threads"] == CHILD_THREADS  # all of them, and no more (the Guard counts, and the kernel)
 
 
 def test_where_the_kernel_refuses_the_namespaces_the_zygotes_run_as_before(
@@ -223,7 +240,7 @@ def test_where_the_kernel_refuses_the_namespaces_the_zygotes_run_as_before(
     zygotes are forked as before (no namespace: the child sees the machine's processes, among them the grader), and
     the questions are graded."""
     package = _look_package(shared_folder)
-    found = _as_user(ordinary_user, NO_UNSHARE + SANDBOX, str(package), folder=shared_folder)
+    found = _as_user(ordinary_user, NO_UNSHARE + SANDBOX, str(package), "1", folder=shared_folder)
     for student in found:
         pid, parent, seen, _threads = student["look"]
         assert student["namespaces"] is False and student["pid"] == pid

@@ -39,26 +39,36 @@ def enter() -> bool:
     now on. False when the kernel refuses the namespaces: then nothing changed; OSError when it made them but refused
     the user's mapping (this process must then fork nothing)."""
     uid, gid = os.geteuid(), os.getegid()
-    libc = _libc()
-    if libc.unshare(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS) != 0:
+    if _libc().unshare(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS) != 0:
         return False
+    _map(uid, gid)
+    return True
+
+
+def _map(uid: int, gid: int) -> None:
+    """Map uid and gid to themselves in the user namespace this process just made (no supplementary groups there)."""
     for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
         with open(f"/proc/self/{name}", "w") as handle:
             handle.write(text)
-    return True
 
 
 def settle() -> int:
     """In the zygote, the first process of the new PID namespace: its mounts made private, a /proc of its own mounted
-    (only this namespace's processes), then every capability dropped (its children have none). Returns a descriptor of
-    the grader's /proc (O_PATH), opened before, for host_pid; OSError when a step is refused."""
+    (only this namespace's processes), then a user namespace of its own (the kernel counts RLIMIT_NPROC per user
+    namespace: the zygote's and its children's tasks alone, not the middle process's, which made the first one) and
+    every capability dropped (its children have none). Returns a descriptor of the grader's /proc (O_PATH), opened
+    before, for host_pid; OSError when a step is refused."""
     host = os.open("/proc", os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+    uid, gid = os.geteuid(), os.getegid()
     libc = _libc()
     try:
         if libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None) != 0:
             raise _failed("making the mounts private")
         if libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None) != 0:
             raise _failed("mounting /proc")
+        if libc.unshare(CLONE_NEWUSER) != 0:
+            raise _failed("making the zygote's user namespace")
+        _map(uid, gid)
         header = (ctypes.c_uint32 * 2)(CAPABILITY_VERSION_3, 0)  # this process
         data = (ctypes.c_uint32 * 6)()  # effective, permitted, inheritable, twice (low and high 32 bits): none
         if libc.syscall(CAPSET.get(os.uname().machine, -1), header, data) != 0:

@@ -415,12 +415,13 @@ def _enter_and_fork() -> bytes | None:
     return None if pid == 0 else f"pid {pid}".encode()
 
 
-def _fork_zygote() -> tuple[int, bool]:
+def _fork_zygote(middles: dict[int, int]) -> tuple[int, bool]:
     """Fork a zygote: (its pid, 0 in the zygote itself; whether it runs in namespaces of its own). Where the probe found
     them, a middle process enters new user, PID and mount namespaces, forks the zygote (the first process of the new
-    PID namespace), says its pid and ends, and the pristine process, a subreaper, becomes the zygote's parent; a kernel
-    that refuses them now gets plain forks, for this zygote and the later ones. OSError when the system refuses a
-    process."""
+    PID namespace), says its pid and ends, and the pristine process, a subreaper, becomes the zygote's parent; the
+    middle process is left in middles (zygote's pid -> its pid) for _reap_middles, so that its exit is not waited for
+    here. A kernel that refuses the namespaces now gets plain forks, for this zygote and the later ones. OSError when
+    the system refuses a process."""
     global _NAMESPACES
     if _NAMESPACES:
         read, write = os.pipe()
@@ -445,13 +446,21 @@ def _fork_zygote() -> tuple[int, bool]:
             kind, _, value = os.read(read, 64).decode().partition(" ")
         finally:
             os.close(read)
-            os.waitpid(middle, 0)
         if kind == "pid":
+            middles[int(value)] = middle
             return int(value), True
+        os.waitpid(middle, 0)
         if kind == "error":
             raise OSError(int(value), os.strerror(int(value)))
         _NAMESPACES = False  # refused, or the middle process died: the zygotes as before
     return os.fork(), False
+
+
+def _reap_middles(middles: dict[int, int], zygote: int | None = None) -> None:
+    """Reap the middle processes that have ended, and wait for zygote's (until it ends, the zygote is its child)."""
+    for pid, middle in list(middles.items()):
+        if os.waitpid(middle, 0 if pid == zygote else os.WNOHANG)[0]:
+            del middles[pid]
 
 
 def pristine() -> None:
@@ -469,6 +478,7 @@ def pristine() -> None:
     control = socket.socket(fileno=0)  # the grader's SOCK_SEQPACKET socket, as stdin
     _tell(control, {"ready": True})
     zygotes: dict[int, tuple[int, int]] = {}  # pidfd -> (zygote number, pid)
+    middles: dict[int, int] = {}  # zygote's pid -> its middle process, not yet reaped (_fork_zygote)
     forked, collapsed = 0, False  # zygotes forked; whether the memory was collapsed since the last preload
     while True:
         readable, _, _ = select.select([control, *zygotes], [], [])
@@ -476,6 +486,7 @@ def pristine() -> None:
             if fd is not control:
                 number, pid = zygotes.pop(fd)
                 os.close(fd)
+                _reap_middles(middles, pid)
                 _, status = os.waitpid(pid, 0)
                 _tell(control, {"zygote": number, "exit": os.waitstatus_to_exitcode(status)})
                 continue
@@ -496,7 +507,8 @@ def pristine() -> None:
                 _collapse_memory()
                 collapsed = True
             try:
-                pid, inside = _fork_zygote()
+                _reap_middles(middles)
+                pid, inside = _fork_zygote(middles)
             except OSError as error:  # a limit on processes: the grader reads this line when the zygote's pipe closes
                 print(f"{type(error).__name__}: {error}", file=sys.stderr, flush=True)
                 _tell(control, {"zygote": request["zygote"], "error": str(error)})
