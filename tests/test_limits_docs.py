@@ -38,6 +38,7 @@ QUOTES = [
     # threads (CHILD_THREADS)
     (r"# \(`RLIMIT_NPROC` of its own user\)", limits.CHILD_THREADS),
     (r"the whole machine runs at its fork plus #", limits.CHILD_THREADS),
+    (r"# more than its namespace runs", limits.CHILD_THREADS),
     (r"# Python threads besides its main one", limits.CHILD_THREADS),
     (r"refuses the #th start", limits.CHILD_THREADS + 1),
     # time (course.yaml's time_limit, WALL_FACTOR, CPU_GRACE_SECONDS, POLL_SECONDS, STARTUP_SECONDS, CELL_MARGIN)

