@@ -13,6 +13,9 @@ from test_corpus import Graded
 # Class grading draws its inputs from the course secret; the tests compare it with `check` message for message, so they
 # grade classes on the public seeds (test_secret.py tries the secret itself). Subprocesses inherit it.
 os.environ.setdefault("AUTOGRADER_SECRET", "")
+# Commands that tests and tools start by name (nbgrader starts `alembic`) are this environment's, as in an active venv,
+# also when the suite is run as .venv/bin/python -m pytest.
+os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
 
 ROOT = Path(__file__).resolve().parent.parent
 # set to 1 where every Linux piece must be there (.ci/run): absent, a test fails
