@@ -143,6 +143,25 @@ def test_the_messages_that_quote_a_limit_take_it_from_limits(monkeypatch):
     assert "more than 2 MiB of output" in proxy.explain(output, question)
 
 
+def test_too_many_open_files_is_explained_with_the_childs_bound(monkeypatch):
+    """EMFILE, the child's own descriptor limit reached, names limits.CHILD_FILES (here a changed one) and where;
+    ENFILE, the machine's table full, is no limit of the child's: shown as raised."""
+    from autograder.course.manifest import load_course
+    from autograder.engine import proxy
+
+    question = load_course(ROOT).question(1)
+    where = [{"file": "exercises/q01_causal_mask.py", "line": 3, "code": "os.pipe()", "function": "f"}]
+    mine = {"type": "OSError", "message": "[Errno 24] Too many open files", "where": where}
+    machine = {"type": "OSError", "message": "[Errno 23] Too many open files in system", "where": []}
+    assert proxy.explain(mine, question) == (
+        f"had too many files or pipes open at once (the limit is {limits.CHILD_FILES}) at "
+        "exercises/q01_causal_mask.py line 3: os.pipe()"
+    )
+    assert proxy.explain(machine, question) == "raised OSError: [Errno 23] Too many open files in system"
+    monkeypatch.setattr(proxy, "CHILD_FILES", 32)
+    assert "(the limit is 32)" in proxy.explain(mine, question)
+
+
 def test_the_child_reads_its_thread_cap_from_limits():
     """The child's side (loaded by path, as `_child`) holds threads to limits.CHILD_THREADS, as the grader's import
     of it."""

@@ -41,6 +41,14 @@ QUOTES = [
     (r"# more than its namespace runs", limits.CHILD_THREADS),
     (r"# Python threads besides its main one", limits.CHILD_THREADS),
     (r"refuses the #th start", limits.CHILD_THREADS + 1),
+    # open descriptors (CHILD_FILES), and the pipes they allow
+    (r"Open files and pipes, # at once", limits.CHILD_FILES),
+    (r"each child may hold # descriptors at once", limits.CHILD_FILES),
+    (r"holds them to # \(below\)", limits.CHILD_FILES // 2),
+    (r"child's pipes of the default size to # \(", limits.CHILD_FILES // 2),
+    (r"so # pipes at most", limits.CHILD_FILES // 2),
+    (r"at most # pipes, [\d,]+ pages", limits.CHILD_FILES // 2),
+    (r"at most [\d,]+ pipes, # pages", limits.CHILD_FILES // 2 * 16),
     # time (course.yaml's time_limit, WALL_FACTOR, CPU_GRACE_SECONDS, POLL_SECONDS, STARTUP_SECONDS, CELL_MARGIN)
     (r"\| no, default `#` \| Seconds the grader waits", DEFAULT_TIME_LIMIT),
     (r"question 10 has `#`", COURSE.question(10).time_limit),

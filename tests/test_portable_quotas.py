@@ -94,3 +94,44 @@ def test_a_spare_a_child_changed_gets_no_question(removals: tuple[str, ...], cha
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     assert seen["ok"] and seen["nice"] == seen["ours"], seen
     assert (seen["replaced"], seen["spare"]) == ((1, False) if change == "change" else (0, True)), seen
+
+
+FILES = """
+import json, sys
+from pathlib import Path
+from autograder.sandbox.portable.parent import PortableSandbox
+sandbox = PortableSandbox()
+sandbox.wait_ready(300)
+child = sandbox.open(Path(sys.argv[1]), "q01_causal_mask", 30.0)
+first = child.first()
+seen = child.ask({"op": "call", "target": "files", "args": [], "kwargs": {}})["value"] if first["ok"] else None
+child.close()
+sandbox.close()
+print(json.dumps(seen))
+"""
+
+
+def test_a_macos_like_child_is_held_to_its_own_descriptor_bound(tmp_path: Path) -> None:
+    """Where `resource` exists without Linux's pieces (macOS), a child's RLIMIT_NOFILE is limits.CHILD_FILES, soft
+    and hard, and its pipes stop with EMFILE within it; Windows has no such limit (nor a pipe quota per user)."""
+    import errno
+
+    from autograder.sandbox.limits import CHILD_FILES
+    from test_sandbox_backends import FILES_MODULE
+
+    package = tmp_path / "exercises"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "q01_causal_mask.py").write_text(FILES_MODULE)
+    python, _ = _simulated_interpreter(tmp_path / "interpreter", MACOS)
+    done = subprocess.run(
+        [str(python), "-c", FILES, str(package)],
+        cwd=ROOT,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    soft, hard, code, made = json.loads(done.stdout.strip().splitlines()[-1])
+    assert (soft, hard, code) == (CHILD_FILES, CHILD_FILES, errno.EMFILE) and made < CHILD_FILES

@@ -1,5 +1,6 @@
 """The sandbox's two backends behind one interface: the choice by probes, the words when the sandbox cannot start,
 where a stopped child was, and the same verdicts from both on the hostile submissions that matter most."""
+import errno
 import faulthandler
 import os
 import resource
@@ -18,6 +19,7 @@ from autograder.course.manifest import load_course
 from autograder.engine.run import grade
 from autograder.sandbox import FORCE_VARIABLE, Sandbox, base, choose, start_sandbox
 from autograder.sandbox.base import CRASHED, TIMEOUT, ChildStopped, died, where_it_ran
+from autograder.sandbox.limits import CHILD_FILES
 from autograder.user_folder import private_folder
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -141,6 +143,39 @@ def test_each_backend_runs_a_question_in_its_own_process(
         sandbox.close()
 
 
+FILES_MODULE = (
+    "import os\nimport resource\n\n\ndef files():\n    held, code = [], None\n    try:\n"
+    "        while len(held) < 256:\n            held.append(os.pipe())\n"
+    "    except OSError as error:\n        code = error.errno\n"
+    "    return [*resource.getrlimit(resource.RLIMIT_NOFILE), code, 2 * len(held)]\n"
+)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_each_backend_holds_a_child_to_its_own_descriptor_bound(
+    backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A child's RLIMIT_NOFILE is limits.CHILD_FILES, soft and hard, whatever the grader's (20,000 on the machines
+    that found it): its pipes stop with EMFILE within the bound, so they never take its user's pipe-buffer quota
+    (tests/attacks/kernel_pipe_many_small.py); the grader's own limit is left as it was."""
+    package = tmp_path / "exercises"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "q01_causal_mask.py").write_text(FILES_MODULE)
+    monkeypatch.setenv(FORCE_VARIABLE, backend)
+    ours = resource.getrlimit(resource.RLIMIT_NOFILE)
+    sandbox = start_sandbox()
+    try:
+        child = sandbox.open(package, "q01_causal_mask", 20)
+        assert child.first()["ok"]
+        soft, hard, code, made = child.ask({"op": "call", "target": "files", "args": [], "kwargs": {}})["value"]
+        child.close()
+    finally:
+        sandbox.close()
+    assert (soft, hard, code) == (CHILD_FILES, CHILD_FILES, errno.EMFILE) and CHILD_FILES - 16 < made < CHILD_FILES
+    assert resource.getrlimit(resource.RLIMIT_NOFILE) == ours
+
+
 @pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="the Linux backend's zygote")
 def test_a_zygote_a_child_changed_is_replaced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The grader reads the zygote's limits, priority and CPUs from /proc before each fork, never a child's word: a
@@ -217,12 +252,12 @@ def test_each_student_is_graded_in_a_zygote_forked_for_them(tmp_path: Path, monk
         for _student in range(3):
             states.append(_graded_state(kit, sandbox, package))
             os.setpriority(os.PRIO_PROCESS, states[-1][0], 19)  # the zygote that graded this student, poisoned
-            resource.prlimit(states[-1][0], resource.RLIMIT_NOFILE, (64, 64))
+            resource.prlimit(states[-1][0], resource.RLIMIT_NOFILE, (CHILD_FILES // 2, CHILD_FILES // 2))
         threads = os.listdir(f"/proc/{sandbox.pristine.pid}/task")
     finally:
         sandbox.close()
     assert len({state[0] for state in states}) == 3 and {state[1] for state in states} == {sandbox.pristine.pid}
-    assert [state[2:] for state in states[1:]] == [states[0][2:]] * 2 and states[0][3] > 64
+    assert [state[2:] for state in states[1:]] == [states[0][2:]] * 2 and states[0][3] == CHILD_FILES
     assert sandbox.pristines == 1 and sandbox.renewed == 2 and sandbox.replaced == 0 and len(threads) == 1
 
 

@@ -18,7 +18,7 @@ from ..i18n import N_, _, number_text
 from .inputs import describe, seeded
 from .stand_in import BROKEN
 from ..sandbox import CRASHED, TIMEOUT, Child, ChildStopped
-from ..sandbox.limits import MEMORY_BYTES, OUTPUT_BYTES
+from ..sandbox.limits import CHILD_FILES, MEMORY_BYTES, OUTPUT_BYTES
 from ..statuses import FAILED, FLAGGED, NOT_ATTEMPTED
 
 
@@ -174,6 +174,10 @@ def explain(error: dict, question: Question) -> str:
     if kind == "OSError" and "File too large" in message:
         return _("printed more than {size} MiB of output{where}").format(
             size=number_text(OUTPUT_BYTES / (1 << 20)), where=_where(error)
+        )
+    if kind == "OSError" and "Too many open files" in message and "in system" not in message:  # EMFILE, not ENFILE
+        return _("had too many files or pipes open at once (the limit is {count}){where}").format(
+            count=CHILD_FILES, where=_where(error)
         )
     if kind == "SyntaxError":
         first = one_line(message.strip().splitlines()[0] if message.strip() else '', 200)

@@ -14,6 +14,12 @@ ANSWER_BYTES = 64 << 20  # largest answer the grader reads back
 # Python threads a child may run at once besides its main one, on every platform and under either backend: a count of
 # the question's own, so that a thread bomb fails in its question (the Linux backend also puts it in RLIMIT_NPROC).
 CHILD_THREADS = 64
+# Descriptors a child may hold open at once (RLIMIT_NOFILE, soft and hard, wherever `resource` exists: not on Windows),
+# a bound of the question's own whatever the grader's limit: past it the child's own code gets "Too many open files".
+# A child of the solutions holds 6 to 8 (its channel, its output, Python's and torch's), so this is 8 times that; it
+# also caps its pipes (16 pages each, counted per user against fs.pipe-user-pages-soft, 16,384 pages) at 32: 512
+# pages, where the grader's own limit let one child take the whole quota and shrink every new pipe of its user.
+CHILD_FILES = 64
 CPU_GRACE_SECONDS = 2  # a child's CPU-time rlimit is its time limit plus this: the grader stops it first
 STARTUP_SECONDS = 120  # the most a child may take to start (it imports torch) before it is given up
 POLL_SECONDS = 0.25  # the longest wait on a child between two looks at its time, memory and disk

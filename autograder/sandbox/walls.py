@@ -337,6 +337,9 @@ SECCOMP_ARCHES = {
             "ioprio_set": 251,
             "memfd_create": 319,
             "memfd_secret": 447,
+            "inotify_init": 253,
+            "inotify_init1": 294,
+            "fanotify_init": 300,
             "chmod": 90,
             "fchmod": 91,
             "fchmodat": 268,
@@ -435,6 +438,8 @@ SECCOMP_ARCHES = {
             "ioprio_set": 30,
             "memfd_create": 279,
             "memfd_secret": 447,
+            "inotify_init1": 26,
+            "fanotify_init": 262,
             "fchmod": 52,
             "fchmodat": 53,
             "fchmodat2": 452,
@@ -475,6 +480,13 @@ OWNER_COMMANDS = {
     "fcntl": (8, 10, 15),
     "ioctl": (0x8901, 0x8902, 0x5410, 0x5412, 0x541C, 0x40086602, 0x40046602, 0x401C5820),
 }
+# fcntl(fd, F_SETPIPE_SZ, size) past a pipe's default size (16 pages of 4 KiB) fails with EPERM, the kernel's own answer
+# to an unprivileged process asking past its bounds. A user's pipes share fs.pipe-user-pages-soft (16,384 pages):
+# past it every new pipe of that user, the grader's and a classmate's, gets a buffer of one or two pages, and 64 pipes
+# of 1 MiB reach it. A size up to the default never grows a pipe, so code that sets one (shrinking a pipe, or setting
+# the default) keeps working; Python and torch set none. Both halves of the argument are read: a kernel that reads
+# it as a long gets no size above the default either.
+F_SETPIPE_SZ, PIPE_DEFAULT_BYTES = 1031, 65536
 # By argument: (syscall, offset of the argument's low 32 bits in struct seccomp_data, mask, values refused after
 # masking).
 DEVICE_TYPES = (0o020000, 0o060000)  # S_IFCHR, S_IFBLK: mknod of a FIFO or a plain file stays allowed
@@ -485,9 +497,15 @@ CLONE_THREAD, ENOSYS, EACCES, EPERM = 0x00010000, 38, 13, 1
 # memory past the question's memory limit) and a file's metadata (its mode, owner, extended attributes and times), which
 # Landlock does not guard: under an ordinary user the child owns what the instructor owns, and would otherwise make a
 # classmate's files or the kit's suites unreadable by their path (mode 000), or change their times.
+# Also the objects counted per user, whatever the process (fs.inotify.max_user_instances, 128 by default;
+# fs.fanotify.max_user_groups): under an ordinary user a child would take them all, and a classmate's or the
+# instructor's next inotify_init would fail while it runs. Neither torch nor Python's own code makes one.
 REFUSED_NOT_PERMITTED = (
     "memfd_create",
     "memfd_secret",
+    "inotify_init",
+    "inotify_init1",
+    "fanotify_init",
     "chmod",
     "fchmod",
     "fchmodat",
@@ -540,16 +558,21 @@ def seccomp_program() -> list[tuple[int, int, int, int | str]] | None:
         program.append(("jge", x32, "deny", None))
     program += [("jeq", number, "deny", None) for name, number in numbers.items() if name not in checked]
     program += [("jeq", numbers[name], "target", None) for name in SIGNAL_SYSCALLS]
-    program += [("jeq", numbers[name], "command", None) for name in OWNER_COMMANDS]
+    program += [("jeq", numbers[name], f"command-{name}", None) for name in OWNER_COMMANDS]
     program += [("jeq", numbers["clone3"], "nosys", None), ("jeq", numbers["clone"], "clone", None)]
     program += [("jeq", numbers[name], "refused", None) for name in REFUSED_CALLS if name in numbers]
     program += [("jeq", numbers[name], "other", None) for name in REFUSED_NOT_PERMITTED if name in numbers]
     program += [("jeq", numbers[name], f"mode-{name}", None) for name, *_ in CHECKED_MODES if name in numbers]
     program += [("jeq", numbers[name], "pid-first", None) for name in PID_FIRST]
     program += [("jeq", numbers[name], f"which-{name}", None) for name, _ in WHICH_WHO]
-    program += [("label", "allow"), ("ret", SECCOMP_RET_ALLOW), ("label", "command"), ("ld", 24)]
-    program += [("jeq", command, "deny", None) for commands in OWNER_COMMANDS.values() for command in commands]
-    program += [("ret", SECCOMP_RET_ALLOW), ("label", "nosys"), ("ret", SECCOMP_RET_ERRNO | ENOSYS)]
+    program += [("label", "allow"), ("ret", SECCOMP_RET_ALLOW)]
+    for name, commands in OWNER_COMMANDS.items():
+        program += [("label", f"command-{name}"), ("ld", 24), *(("jeq", command, "deny", None) for command in commands)]
+        if name == "fcntl":  # a pipe's new size: both halves of the third argument
+            program += [("jeq", F_SETPIPE_SZ, "pipe-size", None), ("ret", SECCOMP_RET_ALLOW), ("label", "pipe-size")]
+            program += [("ld", 36), ("jeq", 0, None, "other"), ("ld", 32), ("jgt", PIPE_DEFAULT_BYTES, "other", None)]
+        program += [("ret", SECCOMP_RET_ALLOW)]
+    program += [("label", "nosys"), ("ret", SECCOMP_RET_ERRNO | ENOSYS)]
     program += [("label", "refused"), ("ret", SECCOMP_RET_ERRNO | EACCES)]
     program += [
         ("label", "clone"),
@@ -577,7 +600,7 @@ def seccomp_program() -> list[tuple[int, int, int, int | str]] | None:
             labels[instruction[1]] = index
         else:
             index += 1
-    codes = {"ld": 0x20, "jeq": 0x15, "jge": 0x35, "jset": 0x45, "and": 0x54, "ret": 0x06}
+    codes = {"ld": 0x20, "jeq": 0x15, "jgt": 0x25, "jge": 0x35, "jset": 0x45, "and": 0x54, "ret": 0x06}
     filters, position = [], 0
     for instruction in program:
         if instruction[0] == "label":

@@ -47,7 +47,7 @@ _child = _boot["load_child"]()
 _walls = _boot["load_walls"]()
 CHILD_FAILED = _child.serve.CHILD_FAILED
 # CHILD_THREADS: threads a child may run at once (RLIMIT_NPROC, per user: its own id under root; see _hold_threads)
-from _limits import CHILD_THREADS, CPU_GRACE_SECONDS  # noqa: E402 - loaded by path with _child
+from _limits import CHILD_FILES, CHILD_THREADS, CPU_GRACE_SECONDS  # noqa: E402 - loaded by path with _child
 
 PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36
 PR_SET_KEEPCAPS, PR_CAPBSET_DROP, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, CAP_DAC_READ_SEARCH = 8, 24, 47, 4, 2
@@ -141,7 +141,12 @@ def _hold_threads(counted_inside: bool) -> None:
 def _limit(job: dict) -> None:
     """Resource limits, process group, working folder and captured output for a child."""
     os.setsid()
-    for name, value in (("RLIMIT_AS", job["memory_bytes"]), ("RLIMIT_FSIZE", job["output_bytes"]), ("RLIMIT_CORE", 0)):
+    for name, value in (
+        ("RLIMIT_AS", job["memory_bytes"]),
+        ("RLIMIT_FSIZE", job["output_bytes"]),
+        ("RLIMIT_CORE", 0),
+        ("RLIMIT_NOFILE", CHILD_FILES),  # after Landlock closed its rules' descriptors (_run_child)
+    ):
         which = getattr(resource, name)
         ceiling = resource.getrlimit(which)[1]  # a lower limit set on the grader (`ulimit -v` on a small server) stays
         value = value if ceiling == resource.RLIM_INFINITY else min(value, ceiling)

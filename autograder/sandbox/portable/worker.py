@@ -4,12 +4,12 @@ Run as a script (never imported by the grader): `python -I worker.py`, in its pr
 output are its channel to the grader, one frame (sandbox/codec.py) at a time. It imports torch and the child's side
 of the sandbox at once, says {"ready"}, and waits, warm, for its job: {"package", "module", "preload",
 "memory_bytes", "output_bytes", "time_limit"}, then its answer key (the first frame the shared loop reads). Then it
-imports what the job preloads, says {"started"} (the question's time counts from here), sets the limits the platform
-has (resource where it exists) and the kernel's walls where it has them (walls.py: Landlock and seccomp, on Linux, as
-the Linux backend's children have them), sends the student's prints to output.txt in its folder, and runs the shared
-loop (child/serve.py): guards, the student's module, the requests. The grader enforces the time limit by killing the
-whole process tree, and watches the memory too (some kernels take an address-space limit without enforcing it, some
-have none)."""
+imports what the job preloads, puts up the kernel's walls where it has them (walls.py: Landlock and seccomp, on Linux,
+as the Linux backend's children have them), sets the limits the platform has (resource where it exists), says
+{"started"} (the question's time counts from here), sends the student's prints to output.txt in its folder, and runs
+the shared loop (child/serve.py): guards, the student's module, the requests. The grader enforces the time limit by
+killing the whole process tree, and watches the memory too (some kernels take an address-space limit without enforcing
+it, some have none)."""
 import errno
 import gc
 import importlib
@@ -26,7 +26,7 @@ import torch  # noqa: E402
 
 _child = _boot["load_child"]()
 _walls = _boot["load_walls"]()
-from _limits import CPU_GRACE_SECONDS  # noqa: E402 - loaded by path with _child
+from _limits import CHILD_FILES, CPU_GRACE_SECONDS  # noqa: E402 - loaded by path with _child
 
 OWN_MODULES = [
     name for name in sys.modules if name in ("_child", "_codec", "_walls", "_limits") or name.startswith("_child.")
@@ -43,8 +43,8 @@ def _preload(modules: list[str]) -> None:
 
 
 def _limit(job: dict) -> None:
-    """The kernel's limits where this platform has `resource` (memory, file size, core dumps, CPU time); the grader's
-    watchdog measures the memory too."""
+    """The kernel's limits where this platform has `resource` (memory, file size, core dumps, CPU time, open
+    descriptors); the grader's watchdog measures the memory too."""
     try:
         import resource  # POSIX only: on Windows the job object and the grader's watchdog limit the child
         import signal
@@ -57,6 +57,7 @@ def _limit(job: dict) -> None:
         "RLIMIT_FSIZE": (job["output_bytes"],) * 2,
         "RLIMIT_CORE": (0, 0),
         "RLIMIT_CPU": (cpu, cpu + 1),
+        "RLIMIT_NOFILE": (CHILD_FILES, CHILD_FILES),
     }
     for name, values in limits.items():
         try:
@@ -144,8 +145,8 @@ def main() -> int:
         return 0
     _preload(job["preload"])
     workdir = os.getcwd()
-    _limit(job)
     _wall(landlock, job, workdir)
+    _limit(job)  # after the walls: Landlock's rules hold a descriptor each until they are applied
     serve.write_frame(1, {"started": True, "cpu": time.process_time()})
     sys.dont_write_bytecode = True  # no __pycache__ written into the student's package
     requests, answers = _capture_output(job["output_bytes"])

@@ -1,0 +1,87 @@
+"""The seccomp filter of sandbox/walls.py, applied to a bare process: what it refuses with an errno, by system call and
+by argument. The attacks of tests/attacks/ meet the same filter inside the sandbox; here each answer of the kernel is
+read directly, before and after the filter, so that a refusal is the filter's and not the machine's."""
+import json
+import os
+import platform
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux") or platform.machine() not in ("x86_64", "aarch64"),
+    reason="the seccomp filter knows the system calls of Linux on x86_64 and aarch64",
+)
+
+# Each call by its number (from the kernel's headers, not from the filter's own table), through libc's syscall: the
+# errno it got, or "ok". A pipe's size is read back after each F_SETPIPE_SZ that passed.
+PROBE = r"""
+import ctypes, errno, json, os, platform, sys
+from autograder.sandbox import walls
+
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+numbers = {
+    "x86_64": {"inotify_init": 253, "inotify_init1": 294, "fanotify_init": 300, "fcntl": 72, "ioctl": 16},
+    "aarch64": {"inotify_init1": 26, "fanotify_init": 262, "fcntl": 25, "ioctl": 29},
+}[platform.machine()]
+if sys.argv[1] == "filtered" and not walls.seccomp(walls.seccomp_program()):
+    raise SystemExit("the filter could not be put up")
+seen = {}
+
+def call(label, name, *args):
+    ctypes.set_errno(0)
+    result = libc.syscall(ctypes.c_long(numbers[name]), *(ctypes.c_ulong(a) for a in args))
+    seen[label] = "ok" if result >= 0 else errno.errorcode[ctypes.get_errno()]
+    return result
+
+for label, name, args in (("inotify_init", "inotify_init", ()), ("inotify_init1", "inotify_init1", (0,)),
+                          ("fanotify_init", "fanotify_init", (0, 0))):
+    if name in numbers:
+        fd = call(label, name, *args)
+        if fd >= 0:
+            os.close(fd)
+read_end, write_end = os.pipe()
+for label, size in (("shrink to one page", 4096), ("the default", 65536), ("one byte past the default", 65537),
+                    ("1 MiB", 1 << 20), ("a page with the high half set", (1 << 32) | 4096)):
+    if call(label, "fcntl", write_end, 1031, size) >= 0:
+        seen[label] += f" {libc.syscall(ctypes.c_long(numbers['fcntl']), write_end, 1032)}"
+call("F_GETPIPE_SZ", "fcntl", write_end, 1032)
+call("ioctl with the same number", "ioctl", write_end, 1031, 1 << 20)
+print(json.dumps(seen))
+"""
+
+
+def probe(mode: str) -> dict[str, str]:
+    """The kernel's answers in a fresh process, with the filter put up (mode "filtered") or not ("bare")."""
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, mode],
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout)
+
+
+def test_per_user_kernel_objects_and_large_pipes_are_refused_with_eperm():
+    """inotify and fanotify instances (counted per user) and a pipe grown past its default size (pipe buffers are
+    counted per user too) fail with EPERM under the filter, where the same process without it gets them; a pipe set
+    to its default size or smaller keeps working, as does reading its size, and an ioctl of the same number is not
+    judged by fcntl's rule."""
+    bare, filtered = probe("bare"), probe("filtered")
+    assert bare["inotify_init1"] == "ok" and bare["1 MiB"] == f"ok {1 << 20}", bare
+    refused = ["inotify_init", "inotify_init1", "fanotify_init", "one byte past the default", "1 MiB"]
+    refused.append("a page with the high half set")
+    for label in refused:
+        if label in filtered:  # aarch64 has no inotify_init
+            assert filtered[label] == "EPERM", (label, filtered)
+    assert filtered["shrink to one page"] == "ok 4096", filtered
+    assert filtered["the default"] == "ok 65536", filtered
+    assert filtered["F_GETPIPE_SZ"] == "ok", filtered
+    assert filtered["ioctl with the same number"] == bare["ioctl with the same number"] != "EPERM", (bare, filtered)
