@@ -1,6 +1,8 @@
 """What `check` does before its first question runs stays lean (issue 23: `check 3` within a bare `import torch`): the
 modules the grader imports before its sandbox starts, and the sandbox's own work before its first fork."""
+import json
 import os
+import subprocess
 import sys
 import types
 from pathlib import Path
@@ -8,6 +10,46 @@ from pathlib import Path
 import pytest
 
 from autograder.sandbox import walls
+from autograder.sandbox.choice import LINUX, choose
+
+ROOT = Path(__file__).resolve().parent.parent
+# What `check` does not need, whose import would lengthen its start: psutil (the memory warning reads /proc/meminfo on
+# Linux), the commands it does not run, the other backend.
+NOT_IMPORTED_BY_CHECK = (
+    "psutil",
+    "autograder.sandbox.portable",
+    "autograder.classroom.batch",
+    "autograder.maintainer",
+    "autograder.nbgrader",
+    "autograder.plots.make",
+    "hypothesis",
+)
+# the grader's sys.modules once `check 3` has printed its report
+_MODULES_AFTER_CHECK = """
+import json, sys
+from autograder.cli import main
+code = main(["check", "3", "--solutions", "--json"])
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
+"""
+
+
+@pytest.mark.skipif(choose().backend != LINUX or not Path("/proc/meminfo").exists(), reason="the Linux backend's path")
+def test_check_3_imports_none_of_what_it_does_not_use() -> None:
+    """The grader of `check 3` (the Linux backend) never imports psutil, another command's modules or the portable
+    backend: each would lengthen the time before its first question (issue 23: check 3 within a bare import torch)."""
+    env = {key: value for key, value in os.environ.items() if key != "AUTOGRADER_SANDBOX"}
+    done = subprocess.run(
+        [sys.executable, "-c", _MODULES_AFTER_CHECK], cwd=ROOT, capture_output=True, text=True, env=env, check=False
+    )
+    said = json.loads(done.stdout.splitlines()[-1])
+    report = json.loads(done.stdout.splitlines()[-2])
+    assert said["code"] == 0 and report["score"] == report["max_score"], done.stdout[-2000:] + done.stderr[-2000:]
+    imported = [
+        name
+        for name in said["modules"]
+        if any(name == lean or name.startswith(lean + ".") for lean in NOT_IMPORTED_BY_CHECK)
+    ]
+    assert imported == []
 
 
 def test_python_folders_resolves_links_as_the_realpath_of_each_module_file_would(
