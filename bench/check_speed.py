@@ -143,6 +143,11 @@ def seconds(command: list[str], backend: str | None, cwd: Path = ROOT) -> float:
     choice)."""
     # the student build's own grader, not ours
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    if cwd != ROOT:
+        # as a student runs it: their Python writes the build's __pycache__ (ignored by its .gitignore) at the first
+        # check and reads it at every later one; PYTHONDONTWRITEBYTECODE in our environment would make every run
+        # compile the build's ~70 modules again (torch, which the bare import loads, is compiled at its install)
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
     if backend:
         env["AUTOGRADER_SANDBOX"] = backend
     start = time.perf_counter()
