@@ -42,6 +42,24 @@ Printed on 2026-12-03 (`python bench/check_speed.py 5 "check 3"`), load average 
     check 3 / import torch (portable): 1.58 (target <= 1.3)
     check 3 / import torch (student build): 1.74 (target <= 1.0)
 
+Printed on 2026-12-03 at 18:12 (`python bench/check_speed.py 5 "check 3"`), load average 9.4 falling to 7.2 (other
+engineers' test runs on both cores), the student build measured with its __pycache__ as a student has it (below):
+
+    import torch             median   6.10 s over 5 runs (min 5.00, max 9.17)
+    check 3 (linux)          median   9.15 s over 5 runs (min 7.38, max 12.12)
+    check 3 (portable)       median   7.59 s over 5 runs (min 6.39, max 8.87)
+    check 3 (student build)  median   9.59 s over 5 runs (min 6.21, max 9.94)
+    check 3 / import torch (linux): 1.50 (target <= 1.3)
+    check 3 / import torch (portable): 1.24 (target <= 1.3)
+    check 3 / import torch (student build): 1.57 (target <= 1.0)
+
+The same day, 4 interleaved rounds under a load average of 11.3 to 9.9, `/usr/bin/time` of the student build's
+`check 3` before and after issue 23's cuts to its start (psutil, python_folders, the collector off while torch loads),
+medians of wall time and of the CPU time of the grader and its children (user + sys), the second of which load
+distorts less: the bare import 8.32 s wall, 2.23 s CPU; before, compiled anew at every run as this bench then measured
+it, 16.68 s and 4.42 s (4.27 s CPU with its __pycache__); after, with its __pycache__, 13.06 s and 3.69 s (3.70 s CPU
+compiled anew).
+
 Printed on 2026-12-03 (`python bench/check_speed.py 3 "q10,check 10,q9,check 9,check all (linux)"`), load average 15
 to 17 (other engineers' test runs: both cores always busy, so the grader's and the zygote's imports of torch, and the
 pristine process's import of torch._dynamo beside the first questions, do not overlap as they do on a quiet machine):
@@ -58,6 +76,20 @@ pristine process's import of torch._dynamo beside the first questions, do not ov
 q10's floor alone (import torch, 300 training steps, the optimiser's import of torch._dynamo) is about 3x the bare
 import, so `check` of all ten cannot be within 2x while it runs q10's training after the other questions on the same
 core: what the grader adds around that training is nothing measurable (check 10 / its floor about 1.0).
+
+Where the student build's check 3 spends its time (CPU seconds from marks in each process, load average 10 to 13, so
+every figure is inflated alike): the grader starts the sandbox 0.15 s after its own start, then imports torch, pytest
+and the plugin and collects the suite (torch's import plus 0.2 s); the pristine process, started then, imports torch
+and the child's side (torch's import plus 0.1 s), forks the zygote, which forks the question's child; the two are
+about even, the grader's side the later. Then the 34 calls of the checks go back and forth, the child about 0.2 s
+(the student's calls under the forbidden-work watch are half of it, the Guard's set-up 0.015 s), the grader about
+0.1 s, and the sandbox closes. A bare import pays instead Python's teardown of torch: 0.6 s of CPU under that load
+(`python -c "import torch"` 2.4 s against 1.8 s ending with os._exit). Torch's import with the garbage collector on
+is a tenth longer (full collections over its ~180,000 objects): the grader and the pristine process import it with the
+collector off. The student build has no __pycache__ of its own: a student's Python writes it at the first check; with
+PYTHONDONTWRITEBYTECODE set, as in the team's environment, every check compiles the build's modules again (about 0.08 s
+of the grader's CPU before its first question, and the child's side in the pristine process), so the bench runs the
+student build without that variable.
 
 Read the check 3 ratios on a quiet machine only: `check` imports torch twice at once (the grader, and the zygote its
 child forks from), so it needs both cores; one other busy process and the two imports share a core (about 1.8x). With
@@ -143,6 +175,11 @@ def seconds(command: list[str], backend: str | None, cwd: Path = ROOT) -> float:
     choice)."""
     # the student build's own grader, not ours
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    if cwd != ROOT:
+        # as a student runs it: their Python writes the build's __pycache__ (ignored by its .gitignore) at the first
+        # check and reads it at every later one; PYTHONDONTWRITEBYTECODE in our environment would make every run
+        # compile the build's ~70 modules again (torch, which the bare import loads, is compiled at its install)
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
     if backend:
         env["AUTOGRADER_SANDBOX"] = backend
     start = time.perf_counter()

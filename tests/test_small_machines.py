@@ -118,6 +118,26 @@ def test_the_memory_left_counts_the_containers_limit(tmp_path: Path) -> None:
     assert available_memory(tmp_path / "v1", membership) > 300 << 20
 
 
+def test_the_systems_memory_is_read_from_meminfo_without_psutil(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On Linux the system's figure is /proc/meminfo's MemAvailable (what psutil reads), so that `check` does not pay
+    psutil's import before its sandbox starts; without that file, psutil's figure."""
+    import types
+
+    from autograder.sandbox.machine import available_memory
+
+    meminfo, membership = tmp_path / "meminfo", tmp_path / "cgroup"
+    membership.write_text("0::/\n")  # no cgroup limit under tmp_path
+    meminfo.write_text("MemTotal:        8000000 kB\nMemFree:          100000 kB\nMemAvailable:     409600 kB\n")
+    fake = types.SimpleNamespace(virtual_memory=lambda: types.SimpleNamespace(available=123 << 20))
+    monkeypatch.setitem(sys.modules, "psutil", fake)
+    assert available_memory(tmp_path, membership, meminfo) == 400 << 20
+    assert available_memory(tmp_path, membership, tmp_path / "none") == 123 << 20  # no meminfo: psutil's figure
+    meminfo.write_text("MemTotal:        8000000 kB\n")  # an old kernel without MemAvailable: psutil's figure
+    assert available_memory(tmp_path, membership, meminfo) == 123 << 20
+
+
 def test_a_machine_short_of_memory_is_warned_before_grading(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
 ) -> None:

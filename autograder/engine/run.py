@@ -4,6 +4,7 @@ One pytest run grades any number of packages on the same questions (run_each): t
 every check runs again for each package, as pytest-rerunfailures re-runs an item.
 """
 import contextlib
+import gc
 import io
 import itertools
 import os
@@ -157,8 +158,11 @@ def grade_many(
     """
     sandbox = sandbox or start_sandbox()  # before pytest and torch: the worker's import of torch overlaps ours
     try:
-        import torch  # after start_sandbox(): the child's import of torch overlaps ours
+        with _uncollected_imports():
+            import pytest  # noqa: F401 - imported here for _uncollected_imports; run_each uses it
+            import torch  # after start_sandbox(): the child's import of torch overlaps ours
 
+            from . import plugin  # noqa: F401 - imported here for _uncollected_imports; run_each uses it
         torch.set_num_threads(1)  # the oracle works on tiny tensors: a thread pool only adds waiting
         hidden = classmates_folder([package for package, _ in submissions]) + hideable(hidden)
         graded = [(Submission(package, hidden), numbers) for package, numbers in submissions]
@@ -181,6 +185,24 @@ def grade_many(
 def grade(course: Course, package_dir: Path, numbers: list[int], notes: bool = False) -> Report:
     """Run the questions' suites on the package in package_dir (exercises/ or solutions/) and judge them."""
     return grade_many(course, [(package_dir, numbers)], notes)[0]
+
+
+@contextlib.contextmanager
+def _uncollected_imports() -> Iterator[None]:
+    """When torch is not imported yet (a command, not a notebook that has it): the cyclic garbage collector off while
+    torch, pytest and the plugin load (full collections over their ~180,000 objects cost a tenth of the import), those
+    objects then frozen out of every later collection (gc.freeze), and the collector back as it was."""
+    if "torch" in sys.modules:
+        yield
+        return
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
 
 
 @contextlib.contextmanager

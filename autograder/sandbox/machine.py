@@ -6,6 +6,7 @@ from ..i18n import _
 from .base import MEMORY_NEEDED
 
 CGROUP = Path("/sys/fs/cgroup")
+MEMINFO = Path("/proc/meminfo")  # Linux: what psutil.virtual_memory().available reads there, without psutil's import
 V1_FILES, V2_FILES = ("memory.limit_in_bytes", "memory.usage_in_bytes"), ("memory.max", "memory.current")
 
 
@@ -42,16 +43,37 @@ def _cgroup_room(root: Path, membership: str) -> int | None:
     return min(rooms) if rooms else None
 
 
-def available_memory(root: Path = CGROUP, membership: Path = Path("/proc/self/cgroup")) -> int | None:
-    """Bytes of memory this process may still use: what the system has available, and what its cgroup's limit leaves;
-    None where neither can be read."""
-    amounts = []
+def _meminfo_available(meminfo: Path) -> int | None:
+    """The kernel's MemAvailable in bytes, read from meminfo (/proc/meminfo); None where there is no such line."""
     try:
-        import psutil  # here: its import costs 80 ms, and where it fails the cgroup still gives a figure
+        text = meminfo.read_text(encoding="ascii")
+    except (OSError, ValueError):
+        return None
+    for line in text.splitlines():
+        name, _colon, value = line.partition(":")
+        fields = value.split()
+        if name == "MemAvailable" and len(fields) == 2 and fields[0].isdigit() and fields[1] == "kB":
+            return int(fields[0]) << 10
+    return None
 
-        amounts.append(psutil.virtual_memory().available)
-    except Exception:  # noqa: BLE001 - no psutil, or no way to read the system's memory here
-        pass
+
+def available_memory(
+    root: Path = CGROUP, membership: Path = Path("/proc/self/cgroup"), meminfo: Path = MEMINFO
+) -> int | None:
+    """Bytes of memory this process may still use: what the system has available, and what its cgroup's limit leaves;
+    None where neither can be read. The system's figure is MemAvailable of meminfo on Linux (as psutil reads it: its
+    import would lengthen `check`'s start), psutil's elsewhere."""
+    amounts = []
+    system = _meminfo_available(meminfo)
+    if system is None:
+        try:
+            import psutil  # here: its import costs 80 ms, and where it fails the cgroup still gives a figure
+
+            system = psutil.virtual_memory().available
+        except Exception:  # noqa: BLE001 - no psutil, or no way to read the system's memory here
+            pass
+    if system is not None:
+        amounts.append(system)
     try:
         room = _cgroup_room(root, membership.read_text(encoding="ascii"))
     except (OSError, ValueError):

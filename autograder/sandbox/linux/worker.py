@@ -31,6 +31,9 @@ import signal
 import socket
 import sys
 
+# No collection while torch loads: its ~180,000 objects would be traversed by several full collections (a tenth of its
+# import); pristine() freezes them and turns the collector back on before any zygote is forked.
+gc.disable()
 _boot = runpy.run_path(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "boot.py"))
 _boot["extend_path"]()  # torch where the grader found it (a user site, conda, PYTHONPATH)
 _namespaces = runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), "namespaces.py"))
@@ -478,6 +481,7 @@ def pristine() -> None:
     torch.manual_seed(0)  # queues CUDA's seeding once; each child reseeds only the CPU generator
     _walls.root_only(), _walls.python_folders()  # what every Landlock plan reads, found once before the first job
     gc.freeze()
+    gc.enable()  # off since the start (above): every zygote and child collects as Python does
     if _NAMESPACES:  # a zygote's middle process ends at once: the zygote is then re-parented here
         _become_subreaper()
     control = socket.socket(fileno=0)  # the grader's SOCK_SEQPACKET socket, as stdin
