@@ -47,6 +47,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from .forbid_table import LABELS, TABLE
 from .guard import hold_threads
 from .hidden import keep
+from .seal import FORWARDER_FILE, FORWARDER_NAME
 
 # torch's own use of a tensor's autograd node (nn.Module, optimizers, printing) is not the student's; torch.autograd's
 # helpers (graph.get_gradient_edge) read it to hand it out. Who read it decides, for the labels whose table entry says
@@ -271,7 +272,7 @@ def _profiler() -> Callable:
         )
 
     def profile(watch: "ForbiddenWork") -> Callable:
-        check = watch._check_thread
+        check = types.MethodType(_CHECK_THREAD, watch)  # the method itself, not its sealed class's forwarder (seal.py)
         return keep(lambda frame, event, arg: check(frame, event, arg, holds))
 
     return profile
@@ -300,7 +301,10 @@ def _function_label(func: object) -> str | None:
     if _isinstance(func, _OpOverload):
         return _packet_label(func._overloadpacket)
     if kind is _MethodWrapper and _getattr(func, "__self__", None) in _GRAPH_ATTRIBUTES:
-        reader = _getframe(2).f_code.co_filename  # 0: here, 1: the mode's handler, 2: the code that read .grad_fn
+        frame = _getframe(2)  # 0: here, 1: the mode's handler, 2: its forwarder (a sealed class's), or the reader
+        while frame.f_code.co_filename == FORWARDER_FILE and frame.f_code.co_name == FORWARDER_NAME:
+            frame = frame.f_back
+        reader = frame.f_code.co_filename  # the code that read .grad_fn
         return None if reader.startswith(_TORCH_DIR) and not reader.startswith(_AUTOGRAD_DIR) else _ENGINE
     return None
 
@@ -555,3 +559,6 @@ class ForbiddenWork:
     def seen(self) -> list[str]:
         """Sorted labels whose forbidden work ran inside the block."""
         return _sorted(self._seen)
+
+
+_CHECK_THREAD = ForbiddenWork._check_thread  # bound here, before boot.py seals the class (seal.py forwards it)
