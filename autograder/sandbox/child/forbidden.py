@@ -47,7 +47,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from .forbid_table import LABELS, TABLE
 from .guard import hold_threads
 from .hidden import keep
-from .seal import FORWARDER_FILE, FORWARDER_NAME
+from .seal import FORWARDER_FILE, FORWARDER_NAME, bind
 
 # torch's own use of a tensor's autograd node (nn.Module, optimizers, printing) is not the student's; torch.autograd's
 # helpers (graph.get_gradient_edge) read it to hand it out. Who read it decides, for the labels whose table entry says
@@ -272,7 +272,7 @@ def _profiler() -> Callable:
         )
 
     def profile(watch: "ForbiddenWork") -> Callable:
-        check = types.MethodType(_CHECK_THREAD, watch)  # the method itself, not its sealed class's forwarder (seal.py)
+        check = watch._check_thread  # bound on the watch itself (seal.bind): its class's forwarder costs a frame
         return keep(lambda frame, event, arg: check(frame, event, arg, holds))
 
     return profile
@@ -345,6 +345,7 @@ class _FunctionWatch(TorchFunctionMode):
 
     def __init__(self, watch: "ForbiddenWork") -> None:
         super().__init__()
+        bind(self, "__torch_function__")  # torch calls it at every operation: the handler itself, no forwarder
         self.watch = watch
         self.class_codes: tuple = ()  # (label, the code of its classes' methods) for each asked label with classes
 
@@ -387,6 +388,7 @@ class _DispatchWatch(TorchDispatchMode):
 
     def __init__(self, watch: "ForbiddenWork") -> None:
         super().__init__()
+        bind(self, "__torch_dispatch__")  # torch calls it at every operation: the handler itself, no forwarder
         self.watch = watch
         self.labels: dict[int, tuple[object, str | None]] = {}  # id(overload) -> (overload, label)
 
@@ -425,6 +427,7 @@ class ForbiddenWork:
         self.tampered = ""
         self._active = False
         self._thread = _PerThread()
+        bind(self, "_check_thread", "_note", "_blinded", "_tamper", "_unwatched", "_watch_new_thread")
         self._function_mode = _FunctionWatch(self)
         self._dispatch_mode = _DispatchWatch(self)
         self._thread_profile = None
@@ -559,6 +562,3 @@ class ForbiddenWork:
     def seen(self) -> list[str]:
         """Sorted labels whose forbidden work ran inside the block."""
         return _sorted(self._seen)
-
-
-_CHECK_THREAD = ForbiddenWork._check_thread  # bound here, before boot.py seals the class (seal.py forwards it)
