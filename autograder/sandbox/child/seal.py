@@ -112,15 +112,20 @@ def classes_of(module: object) -> list[type]:
     return [value for value in list(vars(module).values()) if isinstance(value, type) and value.__module__ == name]
 
 
+def forward_methods(cls: type) -> None:
+    """Replace every function of cls (method, static or class method, property accessor) by a forwarder."""
+    for name, value in list(vars(cls).items()):
+        replaced = _forwarded(value)
+        if replaced is not value:
+            setattr(cls, name, replaced)
+
+
 def seal(modules: list[object]) -> bool:
     """Forward every function of the classes modules define, then make the classes immutable; True when they are
     (False: this interpreter's classes keep no flags where CPython's do)."""
     classes = [cls for module in modules for cls in classes_of(module) if not cls.__flags__ & IMMUTABLE]
     for cls in classes:
-        for name, value in list(vars(cls).items()):
-            replaced = _forwarded(value)
-            if replaced is not value:
-                setattr(cls, name, replaced)
+        forward_methods(cls)
     offset = _flags_offset() if sys.implementation.name == "cpython" else None
     if offset is None:
         return False
