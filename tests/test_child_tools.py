@@ -876,3 +876,100 @@ def test_what_the_interpreter_hands_out_reaches_neither_the_watch_nor_the_clock(
         and thing.__self__ is not None
         and type(thing.__self__).__module__.startswith(("autograder", "_child"))
     ]
+
+
+SEALED_MODULE = '''
+SECRET = "module"
+
+
+class Base:
+    def hello(self):
+        return "base"
+
+
+class Made(Base):
+    def __init__(self, x):
+        self.x = x
+
+    def hello(self):
+        return "made, " + super().hello() + ", " + SECRET
+
+    @staticmethod
+    def double(y):
+        return 2 * y
+
+    @classmethod
+    def name(cls):
+        return cls.__name__
+
+    @property
+    def value(self):
+        return self.x
+'''
+
+
+def test_a_sealed_class_hands_out_no_module_dict_and_refuses_every_change() -> None:
+    """seal.py: each function of a class the module defines is a forwarder with no globals, the class and its
+    instances' __class__ cannot be changed (setattr, type.__setattr__, delattr), and the methods still work (super(),
+    static and class methods, properties). Before, a method's __globals__ was the module's dict and setattr rebound
+    it."""
+    seal = _load("seal")
+    module = types.ModuleType("made_for_seal")
+    exec(SEALED_MODULE, module.__dict__)  # noqa: S102 - the module under test, written above
+    assert seal.seal([module])
+    made = module.Made(3)
+    assert (made.hello(), module.Made.double(2), module.Made.name(), made.value) == ("made, base, module", 4, "Made", 3)
+    for cls in (module.Base, module.Made):
+        for value in vars(cls).values():
+            for function in (value, getattr(value, "__func__", None), getattr(value, "fget", None)):
+                if isinstance(function, types.FunctionType):
+                    assert "SECRET" not in function.__globals__ and not function.__closure__
+    changes = [
+        lambda: setattr(module.Made, "hello", lambda self: "rebound"),
+        lambda: type.__setattr__(module.Made, "hello", lambda self: "rebound"),
+        lambda: delattr(module.Made, "double"),
+        lambda: setattr(module.Base, "extra", 1),
+        lambda: setattr(made, "__class__", module.Base),
+    ]
+    for change in changes:
+        with pytest.raises(TypeError):
+            change()
+    assert made.hello() == "made, base, module"
+    assert seal.unwrap(vars(module.Made)["hello"]).__globals__ is module.__dict__  # what the sandbox's own code binds
+
+
+SEALED_CHILD = r'''
+import runpy, sys, types
+boot = runpy.run_path(sys.argv[1])
+boot["load_child"]()
+seal = sys.modules["_child.seal"]
+modules = [module for name, module in sys.modules.items() if name.startswith("_child.") or name == "_codec"]
+exposed, mutable = [], []
+for module in modules:
+    for cls in seal.classes_of(module):
+        if not cls.__flags__ & seal.IMMUTABLE:
+            mutable.append(cls.__qualname__)
+        for name, value in vars(cls).items():
+            for function in (value, getattr(value, "__func__", None), getattr(value, "fget", None)):
+                if isinstance(function, types.FunctionType) and (set(function.__globals__) - {"__builtins__"}
+                                                                 or function.__closure__):
+                    exposed.append(cls.__qualname__ + "." + name)
+print(len(modules), sorted(mutable), sorted(exposed))
+'''
+
+
+def test_every_class_of_the_child_is_sealed_before_student_code_runs() -> None:
+    """boot.py's load_child, as every backend's child runs it: each class of the child's side and of the codec is
+    immutable and none of its functions hands out globals or a closure (before: ForbiddenWork._note was rebound by
+    setattr, and a handler's __globals__ was the watch's module dict)."""
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, "-c", SEALED_CHILD, str(ROOT / "autograder" / "sandbox" / "boot.py")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split(" ", 1)[1].strip() == "[] []", done.stdout
+    assert int(done.stdout.split(" ", 1)[0]) >= 10, done.stdout

@@ -34,7 +34,7 @@ def load_limits() -> object:
 
 def load_child() -> object:
     """The child's side of the sandbox (autograder/sandbox/child), imported by path as `_child`, after its limits
-    (load_limits): never the grader's package."""
+    (load_limits), its classes sealed: never the grader's package."""
     load_limits()
     folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "child")
     spec = importlib.util.spec_from_file_location(
@@ -45,6 +45,9 @@ def load_child() -> object:
     spec.loader.exec_module(module)
     for name in module.__all__:
         importlib.import_module(f"_child.{name}")
+    # its classes sealed (child/seal.py): no student code reaches a module dict of the child's side through them
+    own = [sys.modules[name] for name in list(sys.modules) if name.startswith("_child.") or name == "_codec"]
+    module.seal.seal(own)
     return module
 
 

@@ -5,4 +5,6 @@ child's side of the sandbox (the audit hook, the frames, the request loop), the 
 imports none of them itself: boot.py imports each one in the child, while the grader, which reads guard.py's constants
 (walls.py), must not pay for torch (backward.py imports it) before its child has started.
 """
-__all__ = ["backward", "clock", "forbid_table", "forbidden", "guard", "helpers", "hidden", "plain", "serve", "session"]
+__all__ = [
+    "backward", "clock", "forbid_table", "forbidden", "guard", "helpers", "hidden", "plain", "seal", "serve", "session"
+]

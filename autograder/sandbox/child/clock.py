@@ -42,6 +42,7 @@ from torch.utils.flop_counter import flop_registry
 
 from . import forbidden  # noqa: F401 - its stand-ins for the mode-stack functions first: the tripwires below wrap them, never the originals
 from .hidden import keep
+from .seal import bind, forward_methods
 
 WORK_PER_SECOND = 7.31e8  # virtual machine speed: units of work per virtual second
 # one block in five of a two-read timer: rare enough for an IQR test to settle
@@ -140,6 +141,7 @@ class WorkClock(TorchDispatchMode):
 
     def __init__(self) -> None:
         super().__init__()
+        bind(self, "__torch_dispatch__", "_cost_of")  # torch calls it at every operation: no forwarder (seal.py)
         self.work = 0.0
         self.interference = 0.0
         self.reads = 0
@@ -237,6 +239,7 @@ def _virtual_datetime(seconds: Callable[[], float]) -> type:
 
     VirtualDatetime.__name__ = VirtualDatetime.__qualname__ = "datetime"
     VirtualDatetime.__module__ = "datetime"
+    forward_methods(VirtualDatetime)  # handed to the student's code: its methods hand out neither module nor clock
     return VirtualDatetime
 
 

@@ -47,6 +47,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from .forbid_table import LABELS, TABLE
 from .guard import hold_threads
 from .hidden import keep
+from .seal import FORWARDER_FILE, FORWARDER_NAME, bind
 
 # torch's own use of a tensor's autograd node (nn.Module, optimizers, printing) is not the student's; torch.autograd's
 # helpers (graph.get_gradient_edge) read it to hand it out. Who read it decides, for the labels whose table entry says
@@ -271,7 +272,7 @@ def _profiler() -> Callable:
         )
 
     def profile(watch: "ForbiddenWork") -> Callable:
-        check = watch._check_thread
+        check = watch._check_thread  # bound on the watch itself (seal.bind): its class's forwarder costs a frame
         return keep(lambda frame, event, arg: check(frame, event, arg, holds))
 
     return profile
@@ -300,7 +301,10 @@ def _function_label(func: object) -> str | None:
     if _isinstance(func, _OpOverload):
         return _packet_label(func._overloadpacket)
     if kind is _MethodWrapper and _getattr(func, "__self__", None) in _GRAPH_ATTRIBUTES:
-        reader = _getframe(2).f_code.co_filename  # 0: here, 1: the mode's handler, 2: the code that read .grad_fn
+        frame = _getframe(2)  # 0: here, 1: the mode's handler, 2: its forwarder (a sealed class's), or the reader
+        while frame.f_code.co_filename == FORWARDER_FILE and frame.f_code.co_name == FORWARDER_NAME:
+            frame = frame.f_back
+        reader = frame.f_code.co_filename  # the code that read .grad_fn
         return None if reader.startswith(_TORCH_DIR) and not reader.startswith(_AUTOGRAD_DIR) else _ENGINE
     return None
 
@@ -341,6 +345,7 @@ class _FunctionWatch(TorchFunctionMode):
 
     def __init__(self, watch: "ForbiddenWork") -> None:
         super().__init__()
+        bind(self, "__torch_function__")  # torch calls it at every operation: the handler itself, no forwarder
         self.watch = watch
         self.class_codes: tuple = ()  # (label, the code of its classes' methods) for each asked label with classes
 
@@ -383,6 +388,7 @@ class _DispatchWatch(TorchDispatchMode):
 
     def __init__(self, watch: "ForbiddenWork") -> None:
         super().__init__()
+        bind(self, "__torch_dispatch__")  # torch calls it at every operation: the handler itself, no forwarder
         self.watch = watch
         self.labels: dict[int, tuple[object, str | None]] = {}  # id(overload) -> (overload, label)
 
@@ -421,6 +427,7 @@ class ForbiddenWork:
         self.tampered = ""
         self._active = False
         self._thread = _PerThread()
+        bind(self, "_check_thread", "_note", "_blinded", "_tamper", "_unwatched", "_watch_new_thread")
         self._function_mode = _FunctionWatch(self)
         self._dispatch_mode = _DispatchWatch(self)
         self._thread_profile = None

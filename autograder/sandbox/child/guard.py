@@ -12,11 +12,13 @@ import os
 import site
 import sys
 import sysconfig
+import types
 
 # Bound here, before any student code runs: a patched builtin never reaches the Guard.
 from builtins import all, any, isinstance, str  # noqa: E402, A004
 
 from .hidden import keep  # noqa: E402
+from .seal import unwrap  # noqa: E402
 
 try:
     from _limits import CHILD_THREADS  # the child: boot.py loaded sandbox/limits.py by path, as `_limits`
@@ -82,6 +84,13 @@ FRAME_EVENTS = {
     "marshal.loads": "makes code from bytes (marshal)",
 }
 FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
+# A function of the sandbox's own (its code's file under autograder/sandbox/): reading its code (where a sealed class's
+# forwarder holds the method it stands for, child/seal.py) or changing its code or defaults is a reach into the grader.
+FUNCTION_EVENTS = {
+    "object.__getattr__": frozenset({"__code__"}),
+    "object.__setattr__": frozenset({"__code__", "__defaults__", "__kwdefaults__"}),
+}
+SANDBOX_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # where the code object is (None: args[1] is its file name)
 CODE_ARGS = {"exec": 0, "function.__new__": 0, "code.__new__": None}
 # Library functions that hand a frame (or its locals) back to their caller, by the standard library's file: (file,
@@ -107,6 +116,7 @@ HAND_BACK = (
     (os.path.join("asyncio", "base_tasks.py"), frozenset({"_task_get_stack"})),
     ("bdb.py", None),
     ("profile.py", None),
+    ("dis.py", None),  # hands back a code object's constants (a forwarder's method, child/seal.py)
 )
 # TracebackException(capture_locals=True) hands the frames' locals back (as text)
 CAPTURE_LOCALS = ("traceback.py", "__init__")
@@ -143,6 +153,7 @@ WATCHED_EVENTS = frozenset(
         *REACH_EVENTS,
         *C_EVENTS,
         *FRAME_EVENTS,
+        *FUNCTION_EVENTS,
         *THREAD_EVENTS,
     }
 )
@@ -247,7 +258,7 @@ class Guard:
             *getattr(site, "getsitepackages", list)(),
             *sys.path,
             # the sandbox's own files (child/, codec.py)
-            os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+            SANDBOX_DIR,
         ]
         self.libraries = tuple(
             {form + os.sep for path in libraries if path and os.path.isdir(path) for form in self._both(path)}
@@ -272,7 +283,10 @@ class Guard:
             {self.realpath(path) for path in self._extension_files()},
         )
         _imp.create_dynamic = keep(self._first_extension, depth=16)
+        self.function_events, self.sandbox_dir = FUNCTION_EVENTS, SANDBOX_DIR + os.sep
         for name in (
+            "__call__",  # the audit hook (serve.py adds this instance's)
+            "_owned",
             "_text",
             "_forms",
             "_under",
@@ -283,15 +297,17 @@ class Guard:
             "_students",
             "_library",
             "_handed_back",
-            # bound on the instance: replacing them on the class afterwards (`__main__.Guard._refuse = ...`)
-            # reaches nothing
+            # bound on the instance, the functions themselves, not the sealed class's forwarders (child/seal.py):
+            # replacing them on the class afterwards (`__main__.Guard._refuse = ...`) reaches nothing
             "_memory",
             "_first_copy",
             "_first_extension",
             "_identity",
             "_in_hidden_folder",
         ):
-            setattr(self, name, getattr(self, name))
+            function = unwrap(getattr(type(self), name))  # a static method's function is called as it is
+            static = isinstance(vars(Guard)[name], staticmethod)
+            setattr(self, name, function if static else types.MethodType(function, self))
 
     def _first_copy(self, spec: object) -> object:
         """Stands in for _imp.create_builtin: a built-in module is made once (its first import); a fresh copy of one
@@ -445,6 +461,18 @@ class Guard:
             self.reached.append(what)
             raise PermissionError(f"an answer may not do this: {what}")
 
+    def _owned(self, function: object) -> str | None:
+        """The name of function when it is a function of the sandbox's own (its code under autograder/sandbox/),
+        else None. Its code is read with the Guard busy: that read raises the event being judged again."""
+        if type(function) is not types.FunctionType or getattr(self.busy, "on", False):
+            return None
+        self.busy.on = True
+        try:
+            owned = function.__code__.co_filename.startswith(self.sandbox_dir)
+        finally:
+            self.busy.on = False
+        return str(getattr(function, "__qualname__", "?"))[:60] if owned else None
+
     def __call__(self, event: str, args: tuple) -> None:
         """The audit hook itself: return for allowed events, record and raise for refused ones."""
         if event not in self.watched:  # most events (builtins.id, compile, os.listdir ...): one set lookup
@@ -484,6 +512,11 @@ class Guard:
                 self._refuse(f"sends a signal to another process ({event} {args[1]}: a signal owner)")
         elif event in self.c_events:
             self._refuse(f"{self.c_events[event]} ({event})")
+        elif event in self.function_events and args[1] in self.function_events[event]:
+            name = self._owned(args[0])
+            if name is not None:
+                what = "reads the code of" if event == "object.__getattr__" else f"changes the {args[1]} of"
+                self._reach(f"{what} the grader's function {name}")
         elif event in self.frame_events:
             if event == "object.__getattr__":
                 if args[1] in FRAME_ATTRIBUTES:
