@@ -79,7 +79,7 @@ def _flags_offset() -> int | None:
     """Where a class keeps its flags, in bytes from its address: the offset at which setting IMMUTABLE makes a
     throwaway class refuse an attribute; None where none does."""
     try:
-        import ctypes
+        import ctypes  # lazily: a platform without it keeps its classes mutable (seal() says False)
     except ImportError:
         return None
     probe = type("Probe", (), {})
@@ -98,7 +98,7 @@ def _flags_offset() -> int | None:
 
 def _freeze(classes: list[type], offset: int) -> None:
     """Set IMMUTABLE in each class's flags."""
-    import ctypes
+    import ctypes  # lazily, as in _flags_offset: only once an offset was found
 
     for cls in classes:
         word = ctypes.c_ulong.from_address(id(cls) + offset)
