@@ -87,10 +87,43 @@ SLOW_FIXTURES = {
 }
 
 
-@pytest.hookimpl(tryfirst=True)  # before -m deselects
+# Two workers (`-n auto --dist loadgroup`, pytest-xdist) run the modules side by side, each module whole in one worker
+# (its module fixtures made once). The session fixtures too dear to make in both workers tie the modules that use them
+# to one worker too: those modules form one group, named after the fixture.
+SHARED_SESSION_FIXTURES = ("kit_release", "graded")
+# The modules that take a minute or more: handed out first, so that the workers end together rather than one starting
+# a long module when the other has finished. An order only: a module missing here or renamed just starts in its turn.
+LONG_MODULES = ("test_nbgrader.py", "test_hostile.py", "test_release.py", "test_corpus.py", "test_attacks.py")
+
+
+def worker_group(item: pytest.Item) -> str:
+    """The group of workers' scheduling the test belongs to: its module's name, or the session fixture it shares."""
+    defined = getattr(item, "_fixtureinfo", None)
+    for name in SHARED_SESSION_FIXTURES:
+        definitions = defined.name2fixturedefs.get(name) if defined else None
+        if definitions and definitions[-1].scope == "session":
+            return name
+    return item.nodeid.split("::")[0].rsplit("/", 1)[-1]
+
+
+def _long_first(items: list[pytest.Item]) -> None:
+    """Reorder items, group by group, the groups of LONG_MODULES first (stable otherwise)."""
+    groups: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        groups.setdefault(worker_group(item), []).append(item)
+
+    def rank(group: str) -> int:
+        modules = {item.nodeid.split("::")[0].rsplit("/", 1)[-1] for item in groups[group]}
+        return min((LONG_MODULES.index(m) for m in modules if m in LONG_MODULES), default=len(LONG_MODULES))
+
+    items[:] = [item for group in sorted(groups, key=rank) for item in groups[group]]
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects, and before xdist reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark slow the tests SLOW_TESTS and SLOW_FIXTURES name; an entry naming a test or fixture its module lacks is
-    an error (a test renamed: the table must follow)."""
+    an error (a test renamed: the table must follow). In a worker of `--dist loadgroup`, put each test in its
+    worker_group, the long ones first."""
     modules = {}
     for item in items:
         module = item.nodeid.split("::")[0].rsplit("/", 1)[-1]
@@ -108,6 +141,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     stale += [key for key in SLOW_FIXTURES if key[0] in modules and not hasattr(modules[key[0]], key[1])]
     if stale:
         raise pytest.UsageError(f"tests/conftest.py marks slow what its module does not hold: {stale}")
+    if config.getoption("dist", "no") == "loadgroup":
+        _long_first(items)
+        for item in items:
+            item.add_marker(pytest.mark.xdist_group(worker_group(item)))
 
 
 @pytest.fixture(scope="session")
