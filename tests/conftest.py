@@ -87,9 +87,9 @@ SLOW_FIXTURES = {
 }
 
 
-# Two workers (`-n auto --dist loadgroup`, pytest-xdist) run the modules side by side, each module whole in one worker
-# (its module fixtures made once). The session fixtures too dear to make in both workers tie the modules that use them
-# to one worker too: those modules form one group, named after the fixture.
+# `-n auto --dist loadgroup` (pytest-xdist) runs the modules side by side, one worker a core, each module whole in one
+# worker (its module fixtures made once). The session fixtures too dear to make in every worker tie the modules that use
+# them to one worker too: those modules form one group, named after the fixture.
 SHARED_SESSION_FIXTURES = ("kit_release", "graded")
 # The modules that take a minute or more: handed out first, so that the workers end together rather than one starting
 # a long module when the other has finished. An order only: a module missing here or renamed just starts in its turn.
@@ -151,7 +151,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def graded(tmp_path_factory: pytest.TempPathFactory, session_sandbox: object) -> Graded:
     """Corpus results, graded on demand, each question's files together, in the session's sandbox; shared by
     test_corpus and test_mistakes."""
-    return Graded(tmp_path_factory.mktemp("corpus"), lambda: _Kept(session_sandbox))
+    return Graded(tmp_path_factory.mktemp("corpus"), lambda: Kept(session_sandbox))
 
 
 @pytest.fixture(scope="session")
@@ -205,7 +205,7 @@ def need_linux_pieces() -> None:
 Cli = Callable[..., subprocess.CompletedProcess]
 
 
-class _Kept:
+class Kept:
     """A sandbox lent to one test's grading: everything as the sandbox's, but close() leaves it open for the next
     test."""
 
@@ -234,32 +234,40 @@ def session_sandbox() -> Iterator[object]:
 def shared_sandbox(session_sandbox: object, monkeypatch: pytest.MonkeyPatch) -> object:
     """Grading in this test (engine.run.grade_many with no sandbox given) uses the session's sandbox instead of
     starting one."""
-    monkeypatch.setattr("autograder.engine.run.start_sandbox", lambda: _Kept(session_sandbox))
+    use_session_sandbox(monkeypatch, session_sandbox)
     return session_sandbox
 
 
+def run_cli(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    """`python -m autograder ARGS` run in this process in cwd: the exit status and what it printed, as subprocess.run
+    gives them (grading in a sandbox of its own, or where use_session_sandbox sent it)."""
+    from autograder.cli.main import main
+    from autograder.i18n import set_language
+
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as local:
+        local.chdir(cwd)
+        local.setattr(sys, "stdin", io.StringIO())  # not a terminal, as the subprocesses' stdin is not
+        try:
+            with redirect_stdout(out), redirect_stderr(err):
+                try:
+                    code = main(list(args))
+                except SystemExit as stop:  # argparse's --help
+                    code = stop.code if isinstance(stop.code, int) else 1
+        finally:
+            set_language(None)  # --lang holds for the command, never for the next test
+    return subprocess.CompletedProcess(["python", "-m", "autograder", *args], code, out.getvalue(), err.getvalue())
+
+
+def use_session_sandbox(patch: pytest.MonkeyPatch, sandbox: object) -> None:
+    """Grading (engine.run.grade_many with no sandbox given) uses sandbox, left open, instead of starting one."""
+    patch.setattr("autograder.engine.run.start_sandbox", lambda: Kept(sandbox))
+
+
 @pytest.fixture()
-def cli(monkeypatch: pytest.MonkeyPatch, shared_sandbox: object) -> Cli:
+def cli(shared_sandbox: object) -> Cli:
     """`python -m autograder ARGS` run in this process (cli(cwd, *args)), grading in the session's sandbox: the exit
     status and what it printed, as subprocess.run gives them, without starting a Python, a sandbox and torch again.
     For tests of what the command does, not of the process (encodings, -OO, signals, the interpreter's exit: those
     spawn one)."""
-    from autograder.cli.main import main
-    from autograder.i18n import set_language
-
-    def run(cwd: Path, *args: str) -> subprocess.CompletedProcess:
-        out, err = io.StringIO(), io.StringIO()
-        with monkeypatch.context() as local:
-            local.chdir(cwd)
-            local.setattr(sys, "stdin", io.StringIO())  # not a terminal, as the subprocesses' stdin is not
-            try:
-                with redirect_stdout(out), redirect_stderr(err):
-                    try:
-                        code = main(list(args))
-                    except SystemExit as stop:  # argparse's --help
-                        code = stop.code if isinstance(stop.code, int) else 1
-            finally:
-                set_language(None)  # --lang holds for the command, never for the next test
-        return subprocess.CompletedProcess(["python", "-m", "autograder", *args], code, out.getvalue(), err.getvalue())
-
-    return run
+    return run_cli
