@@ -45,6 +45,14 @@ SLOW_TESTS = {
     "test_portable.py::test_grade_gives_the_linux_backends_grades": (
         "test_portable.py::test_the_student_path_gives_the_linux_backends_report (the same simulated platforms grading)"
     ),
+    "test_portable.py::test_solutions_and_plot_on_the_simulated_interpreter": (
+        "test_portable.py::test_the_student_path_gives_the_linux_backends_report (check on the same simulated "
+        "interpreters) and test_plots.py::test_q3_weights_are_the_students_beside_the_references (question 3's picture)"
+    ),
+    "test_portable.py::test_watch_regrades_a_save_on_the_simulated_interpreter": (
+        "test_watch.py::test_watch_follows_the_student_from_question_1_to_2_and_ends_on_ctrl_c (the watch regrading a "
+        "save) and test_portable.py::test_the_student_path_gives_the_linux_backends_report (the simulated interpreters)"
+    ),
     "test_ordinary_user.py::test_grade_dir_by_an_ordinary_user": (
         "test_ordinary_user.py::test_gradescope_run_by_an_ordinary_user (the same user's kit) and test_grade_folder.py"
     ),
