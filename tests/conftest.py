@@ -48,6 +48,14 @@ SLOW_TESTS = {
     "test_portable.py::test_grade_gives_the_linux_backends_grades": (
         "test_portable.py::test_the_student_path_gives_the_linux_backends_report (the same simulated platforms grading)"
     ),
+    "test_portable.py::test_solutions_and_plot_on_the_simulated_interpreter": (
+        "test_portable.py::test_the_student_path_gives_the_linux_backends_report (check on the same simulated "
+        "interpreters) and test_plots.py::test_q3_weights_are_the_students_beside_the_references (question 3's picture)"
+    ),
+    "test_portable.py::test_watch_regrades_a_save_on_the_simulated_interpreter": (
+        "test_watch.py::test_watch_follows_the_student_from_question_1_to_2_and_ends_on_ctrl_c (the watch regrading a "
+        "save) and test_portable.py::test_the_student_path_gives_the_linux_backends_report (the simulated interpreters)"
+    ),
     "test_ordinary_user.py::test_grade_dir_by_an_ordinary_user": (
         "test_ordinary_user.py::test_gradescope_run_by_an_ordinary_user (the same user's kit) and test_grade_folder.py"
     ),
@@ -94,10 +102,43 @@ SLOW_FIXTURES = {
 }
 
 
-@pytest.hookimpl(tryfirst=True)  # before -m deselects
+# `-n auto --dist loadgroup` (pytest-xdist) runs the modules side by side, one worker a core, each module whole in one
+# worker (its module fixtures made once). The session fixtures too dear to make in every worker tie the modules that use
+# them to one worker too: those modules form one group, named after the fixture.
+SHARED_SESSION_FIXTURES = ("kit_release", "graded")
+# The modules that take a minute or more: handed out first, so that the workers end together rather than one starting
+# a long module when the other has finished. An order only: a module missing here or renamed just starts in its turn.
+LONG_MODULES = ("test_nbgrader.py", "test_hostile.py", "test_release.py", "test_corpus.py", "test_attacks.py")
+
+
+def worker_group(item: pytest.Item) -> str:
+    """The group of workers' scheduling the test belongs to: its module's name, or the session fixture it shares."""
+    defined = getattr(item, "_fixtureinfo", None)
+    for name in SHARED_SESSION_FIXTURES:
+        definitions = defined.name2fixturedefs.get(name) if defined else None
+        if definitions and definitions[-1].scope == "session":
+            return name
+    return item.nodeid.split("::")[0].rsplit("/", 1)[-1]
+
+
+def _long_first(items: list[pytest.Item]) -> None:
+    """Reorder items, group by group, the groups of LONG_MODULES first (stable otherwise)."""
+    groups: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        groups.setdefault(worker_group(item), []).append(item)
+
+    def rank(group: str) -> int:
+        modules = {item.nodeid.split("::")[0].rsplit("/", 1)[-1] for item in groups[group]}
+        return min((LONG_MODULES.index(m) for m in modules if m in LONG_MODULES), default=len(LONG_MODULES))
+
+    items[:] = [item for group in sorted(groups, key=rank) for item in groups[group]]
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects, and before xdist reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark slow the tests SLOW_TESTS and SLOW_FIXTURES name; an entry naming a test or fixture its module lacks is
-    an error (a test renamed: the table must follow)."""
+    an error (a test renamed: the table must follow). In a worker of `--dist loadgroup`, put each test in its
+    worker_group, the long ones first."""
     modules = {}
     for item in items:
         module = item.nodeid.split("::")[0].rsplit("/", 1)[-1]
@@ -115,13 +156,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     stale += [key for key in SLOW_FIXTURES if key[0] in modules and not hasattr(modules[key[0]], key[1])]
     if stale:
         raise pytest.UsageError(f"tests/conftest.py marks slow what its module does not hold: {stale}")
+    if config.getoption("dist", "no") == "loadgroup":
+        _long_first(items)
+        for item in items:
+            item.add_marker(pytest.mark.xdist_group(worker_group(item)))
 
 
 @pytest.fixture(scope="session")
 def graded(tmp_path_factory: pytest.TempPathFactory, session_sandbox: object) -> Graded:
     """Corpus results, graded on demand, each question's files together, in the session's sandbox; shared by
     test_corpus and test_mistakes."""
-    return Graded(tmp_path_factory.mktemp("corpus"), lambda: _Kept(session_sandbox))
+    return Graded(tmp_path_factory.mktemp("corpus"), lambda: Kept(session_sandbox))
 
 
 @pytest.fixture(scope="session")
@@ -175,7 +220,7 @@ def need_linux_pieces() -> None:
 Cli = Callable[..., subprocess.CompletedProcess]
 
 
-class _Kept:
+class Kept:
     """A sandbox lent to one test's grading: everything as the sandbox's, but close() leaves it open for the next
     test."""
 
@@ -204,32 +249,40 @@ def session_sandbox() -> Iterator[object]:
 def shared_sandbox(session_sandbox: object, monkeypatch: pytest.MonkeyPatch) -> object:
     """Grading in this test (engine.run.grade_many with no sandbox given) uses the session's sandbox instead of
     starting one."""
-    monkeypatch.setattr("autograder.engine.run.start_sandbox", lambda: _Kept(session_sandbox))
+    use_session_sandbox(monkeypatch, session_sandbox)
     return session_sandbox
 
 
+def run_cli(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    """`python -m autograder ARGS` run in this process in cwd: the exit status and what it printed, as subprocess.run
+    gives them (grading in a sandbox of its own, or where use_session_sandbox sent it)."""
+    from autograder.cli.main import main
+    from autograder.i18n import set_language
+
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as local:
+        local.chdir(cwd)
+        local.setattr(sys, "stdin", io.StringIO())  # not a terminal, as the subprocesses' stdin is not
+        try:
+            with redirect_stdout(out), redirect_stderr(err):
+                try:
+                    code = main(list(args))
+                except SystemExit as stop:  # argparse's --help
+                    code = stop.code if isinstance(stop.code, int) else 1
+        finally:
+            set_language(None)  # --lang holds for the command, never for the next test
+    return subprocess.CompletedProcess(["python", "-m", "autograder", *args], code, out.getvalue(), err.getvalue())
+
+
+def use_session_sandbox(patch: pytest.MonkeyPatch, sandbox: object) -> None:
+    """Grading (engine.run.grade_many with no sandbox given) uses sandbox, left open, instead of starting one."""
+    patch.setattr("autograder.engine.run.start_sandbox", lambda: Kept(sandbox))
+
+
 @pytest.fixture()
-def cli(monkeypatch: pytest.MonkeyPatch, shared_sandbox: object) -> Cli:
+def cli(shared_sandbox: object) -> Cli:
     """`python -m autograder ARGS` run in this process (cli(cwd, *args)), grading in the session's sandbox: the exit
     status and what it printed, as subprocess.run gives them, without starting a Python, a sandbox and torch again.
     For tests of what the command does, not of the process (encodings, -OO, signals, the interpreter's exit: those
     spawn one)."""
-    from autograder.cli.main import main
-    from autograder.i18n import set_language
-
-    def run(cwd: Path, *args: str) -> subprocess.CompletedProcess:
-        out, err = io.StringIO(), io.StringIO()
-        with monkeypatch.context() as local:
-            local.chdir(cwd)
-            local.setattr(sys, "stdin", io.StringIO())  # not a terminal, as the subprocesses' stdin is not
-            try:
-                with redirect_stdout(out), redirect_stderr(err):
-                    try:
-                        code = main(list(args))
-                    except SystemExit as stop:  # argparse's --help
-                        code = stop.code if isinstance(stop.code, int) else 1
-            finally:
-                set_language(None)  # --lang holds for the command, never for the next test
-        return subprocess.CompletedProcess(["python", "-m", "autograder", *args], code, out.getvalue(), err.getvalue())
-
-    return run
+    return run_cli

@@ -16,12 +16,6 @@ ROOT = Path(__file__).resolve().parent.parent
 COURSE = load_course(ROOT)
 
 
-def run(cwd: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "autograder", *args], cwd=cwd, capture_output=True, text=True, timeout=120
-    )
-
-
 @pytest.fixture()
 def kit(tmp_path: Path) -> Path:
     """A copy of the kit whose exercises/ a test may edit."""
@@ -31,8 +25,8 @@ def kit(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_solutions_score_full_marks_as_json(kit: Path):
-    done = run(kit, "check", "--solutions", "--json")
+def test_solutions_score_full_marks_as_json(kit: Path, cli: Cli):
+    done = cli(kit, "check", "--solutions", "--json")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert (report["score"], report["max_score"]) == (COURSE.max_score, COURSE.max_score)
@@ -76,8 +70,8 @@ def test_table_shows_failures_then_selftests_of_full_marks(kit: Path, cli: Cli):
         (["selftets", "2"], "did you mean `python -m autograder selftest`?"),
     ],
 )
-def test_usage_errors_exit_2_with_one_line(args, needle):
-    done = run(ROOT, *args)
+def test_usage_errors_exit_2_with_one_line(args, needle, cli: Cli):
+    done = cli(ROOT, *args)
     assert done.returncode == 2
     assert needle in done.stderr and len(done.stderr.strip().splitlines()) == 1 and done.stdout == ""
 
@@ -112,36 +106,30 @@ def test_missing_file_is_an_error_for_that_question_only(kit: Path, cli: Cli):
         (("title: \"Attention", "title: [\"Attention"), "course.yaml line 3: not valid YAML"),
     ],
 )
-def test_malformed_manifest_names_key_and_line(kit: Path, edit, needle):
+def test_malformed_manifest_names_key_and_line(kit: Path, edit, needle, cli: Cli):
     text = (kit / "course.yaml").read_text()
     (kit / "course.yaml").write_text(text.replace(*edit, 1))
-    done = run(kit, "list")
+    done = cli(kit, "list")
     assert done.returncode == 2 and needle in done.stderr and "Traceback" not in done.stderr
 
 
-def test_list_hint_and_selftest(kit: Path):
+def test_list_hint_and_selftest(kit: Path, cli: Cli):
     """In a copy of the kit: the checkout's .autograder/ (a maintainer's own checks and hints) is not the test's."""
-    listing = run(kit, "list")
+    listing = cli(kit, "list")
     assert (
         listing.returncode == 0 and "not started" in listing.stdout and "100" not in listing.stdout.split("Status")[0]
     )
-    hints = run(kit, "hint", "3")
+    hints = cli(kit, "hint", "3")
     assert hints.returncode == 0 and "1. " in hints.stdout
-    selftest = subprocess.run(
-        [sys.executable, "-m", "autograder", "selftest", "2"],
-        cwd=kit,
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-    )
+    selftest = cli(kit, "selftest", "2")
     # not at full marks
     assert selftest.returncode == 0 and "Q1." in selftest.stdout and "Model answer:" not in selftest.stdout
 
 
-def test_hint_gives_the_next_hint_on_each_asking_and_all_with_all(kit: Path):
+def test_hint_gives_the_next_hint_on_each_asking_and_all_with_all(kit: Path, cli: Cli):
     """`hint 3` shows the first hint and says how to get more; asked again, the first two; `--all` every one; the
     count is kept under .autograder/ as the last check is."""
-    first, second = run(kit, "hint", "3"), run(kit, "hint", "3")
+    first, second = cli(kit, "hint", "3"), cli(kit, "hint", "3")
     assert (
         first.returncode == 0
         and "1. " in first.stdout
@@ -149,10 +137,10 @@ def test_hint_gives_the_next_hint_on_each_asking_and_all_with_all(kit: Path):
         and "hint 1 of " in first.stdout
     )
     assert "\n  2. " in second.stdout and "hint 2 of " in second.stdout
-    every = run(kit, "hint", "3", "--all")
+    every = cli(kit, "hint", "3", "--all")
     assert "\n  3. " in every.stdout and " of " not in every.stdout.splitlines()[-1]
     assert (kit / ".autograder" / "hints.json").exists()
-    assert "hint 1 of " in run(kit, "hint", "4").stdout  # each question counts on its own
+    assert "hint 1 of " in cli(kit, "hint", "4").stdout  # each question counts on its own
 
 
 def test_printed_output_names_the_call_it_came_from_and_where_the_rest_is(kit: Path, cli: Cli):

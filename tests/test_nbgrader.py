@@ -13,10 +13,10 @@ import re
 import shutil
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from conftest import run_cli, use_session_sandbox
 
 nbgrader = pytest.importorskip(
     "nbgrader", reason="nbgrader is not installed: pip install nbgrader (the `test` extra has it)"
@@ -117,8 +117,9 @@ def _gradebook_scores(course_dir: Path, students: list[str], numbers: list[int])
 
 
 @pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    """Everything run once: the course, the release, the submissions, check --json, both autograding paths."""
+def world(tmp_path_factory: pytest.TempPathFactory, session_sandbox: object) -> dict:
+    """Everything run once: the course, the release, the submissions, check --json (in-process: the process is
+    test_cli's), both autograding paths."""
     base = tmp_path_factory.mktemp("nbgrader")
     root = base / "kit"  # the test course: the kit's manifest and solutions, the looping question limited
     root.mkdir()
@@ -153,14 +154,21 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict:
         nbformat.write(notebook, str(folder / "attention.ipynb"))
         (folder / "timestamp.txt").write_text("2026-11-20 10:00:00.000000 UTC")
 
-    def check(student: str) -> dict:
-        done = _run([sys.executable, "-m", "autograder", "check", "--json"], base / "check" / student)
-        return json.loads(done.stdout)
-
-    with ThreadPoolExecutor(2) as pool:
-        checked_future = {s: pool.submit(check, s) for s in students}
-        autograde = _run([sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT], course_dir)
-        checked = {s: {q["number"]: q["score"] for q in f.result()["questions"]} for s, f in checked_future.items()}
+    command = [sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT]
+    with open(base / "autograde.out", "w+") as out, open(base / "autograde.err", "w+") as err:  # no pipe to fill
+        running = subprocess.Popen(command, cwd=course_dir, env=ENV, stdout=out, stderr=err, text=True)
+        try:  # meanwhile `check --json` of each, in-process, in the session's sandbox
+            with pytest.MonkeyPatch.context() as patch:
+                use_session_sandbox(patch, session_sandbox)
+                reports = {s: json.loads(run_cli(base / "check" / s, "check", "--json").stdout) for s in students}
+            running.wait(timeout=600)
+        finally:
+            running.kill()  # a no-op once it has ended
+            running.wait()
+    autograde = subprocess.CompletedProcess(
+        command, running.returncode, (base / "autograde.out").read_text(), (base / "autograde.err").read_text()
+    )
+    checked = {s: {q["number"]: q["score"] for q in report["questions"]} for s, report in reports.items()}
     assert autograde.returncode == 0, autograde.stdout[-3000:] + autograde.stderr[-3000:]
     by_nbgrader = _gradebook_scores(course_dir, list(students), course.numbers)
 

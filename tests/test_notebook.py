@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import Cli
 
 import autograder
 from autograder.cli.main import main
@@ -42,19 +43,15 @@ def test_import_is_cheap():
     assert done.returncode == 0 and done.stdout.strip() == "[]", done
 
 
-def test_check_gives_the_clis_json(monkeypatch):
-    """check(1, 3, solutions=True).to_dict() is exactly `python -m autograder check 1 3 --solutions --json`'s object."""
+def test_check_gives_the_clis_json(monkeypatch, cli: Cli):
+    """check(1, 3, solutions=True).to_dict() is exactly `python -m autograder check 1 3 --solutions --json`'s object
+    (the command run in-process: its JSON is what is compared)."""
     monkeypatch.chdir(ROOT)
     _kernel_history(monkeypatch, [])
-    cli = subprocess.run(
-        [sys.executable, "-m", "autograder", "check", "1", "3", "--solutions", "--json"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-    )
+    printed = cli(ROOT, "check", "1", "3", "--solutions", "--json")
     report = autograder.check(1, 3, solutions=True)
     total = COURSE.question(1).points + COURSE.question(3).points
-    assert report.to_dict() == json.loads(cli.stdout) and report.score == report.max_score == total
+    assert report.to_dict() == json.loads(printed.stdout) and report.score == report.max_score == total
     assert "<table>" in report._repr_html_() and "passed" in report._repr_html_()
     assert repr(report).startswith(f"{COURSE.title}: grading solutions/") and f"Total: {total:g} / {total:g}" in str(
         report
