@@ -4,7 +4,6 @@ Registered by autograder/suites/conftest.py for a plain `pytest autograder/suite
 or passed to pytest.main by engine/run.py for `python -m autograder check`. Either way it records
 every test's outcome and turns them into one QuestionResult per question (course/results.py).
 """
-import gc
 import re
 import sys
 import traceback
@@ -529,9 +528,7 @@ class KitPlugin:
     ) -> None:
         """Leave out ungraded notes unless notes are wanted; count each check's inputs; keep hypothesis's storage in
         the sandbox when a suite uses hypothesis (it writes there only while a check runs); tell the sandbox which
-        modules the suites' children preload, so that it can import them ahead, beside the questions graded first.
-        Last, what the grader imported (torch, the suites, the oracle) leaves the garbage collector's generations: a
-        full collection, such as the one hypothesis makes on its first draw, then skips torch's objects (0.3 s)."""
+        modules the suites' children preload, so that it can import them ahead, beside the questions graded first."""
         if "hypothesis" in sys.modules:
             keep_hypothesis_in(self.sandbox.folder)
         if not self.notes:
@@ -544,7 +541,6 @@ class KitPlugin:
         self.sandbox.prepare(
             tuple(sorted({name for item in items for marker in item.iter_markers("preload") for name in marker.args}))
         )
-        gc.freeze()
 
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
         """Under `check`, a check whose earlier (smaller) input failed is not run again on a larger one."""
