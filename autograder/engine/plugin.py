@@ -528,7 +528,8 @@ class KitPlugin:
     ) -> None:
         """Leave out ungraded notes unless notes are wanted; count each check's inputs; keep hypothesis's storage in
         the sandbox when a suite uses hypothesis (it writes there only while a check runs); tell the sandbox which
-        modules the suites' children preload, so that it can import them ahead, beside the questions graded first."""
+        modules the suites' children preload, so that it can import them ahead, beside the questions graded first, and
+        how many questions a package has."""
         if "hypothesis" in sys.modules:
             keep_hypothesis_in(self.sandbox.folder)
         if not self.notes:
@@ -539,7 +540,8 @@ class KitPlugin:
             key = (item.module.__name__, item.originalname)
             self.inputs[key] = self.inputs.get(key, 0) + 1
         self.sandbox.prepare(
-            tuple(sorted({name for item in items for marker in item.iter_markers("preload") for name in marker.args}))
+            tuple(sorted({name for item in items for marker in item.iter_markers("preload") for name in marker.args})),
+            len({item.module.__name__ for item in items}),
         )
 
     def pytest_runtest_setup(self, item: pytest.Item) -> None:

@@ -311,10 +311,11 @@ class LinuxSandbox(Sandbox):
         self.process, self.pending, self.preloaded, self.ready, self.forked = None, b"", set(), False, 0
         self._start_or_refuse()
 
-    def prepare(self, preload: tuple[str, ...]) -> None:
+    def prepare(self, preload: tuple[str, ...], questions: int = 0) -> None:
         """Have the pristine process import preload now, after it forked the running zygote, on the core the
         questions graded first leave free: the question that wants them is then forked from a fresh zygote that has
-        them (milliseconds), not from one that imports them first (torch._dynamo: about as long as torch)."""
+        them (milliseconds), not from one that imports them first (torch._dynamo: about as long as torch). A fork
+        costs milliseconds: questions changes nothing here."""
         ahead = sorted(set(preload) - self.pristine_preloaded)
         if not ahead or not self._pristine_healthy():
             return

@@ -142,8 +142,14 @@ class _Writer(threading.Thread):
                 return
 
 
+# Children importing torch ahead while a question runs: two while two questions or more of the package are still to
+# come (a child's import of torch takes longer than most questions, so one spare held `check` of all ten to about
+# ten imports end to end), else one, for the next question or the next package's first.
+SPARES = 2
+
+
 class PortableSandbox(Sandbox):
-    """Spawned children, one per question, a spare one importing torch ahead of the next question."""
+    """Spawned children, one per question, spares importing torch ahead of the next questions."""
 
     backend = "portable"
 
@@ -158,12 +164,19 @@ class PortableSandbox(Sandbox):
         self.opened: list[PortableChild] = []  # the children given a question, killed at close if still running
         # spares not given their question: a child running beside them changed them (as the Linux zygote's)
         self.replaced = 0
-        self.spare: PortableChild | RefusedChild | None = self._spawn()
+        self.spares: list[PortableChild | RefusedChild] = [self._spawn()]  # the next question's first
+        self.questions = 0  # how many questions a package has, when prepare() was told
+        self.left = 0  # of those, how many are still to be opened for the package graded now
 
     @property
     def process(self) -> subprocess.Popen | None:
-        """The warm spare's process, if there is one."""
-        return self.spare.popen if isinstance(self.spare, PortableChild) else None
+        """The next spare's process, if there is one."""
+        return self.spares[0].popen if self.spares and isinstance(self.spares[0], PortableChild) else None
+
+    def prepare(self, preload: tuple[str, ...], questions: int = 0) -> None:
+        """Keep a second spare warm while two questions or more of a package are still to come (preload is imported by
+        each child when asked)."""
+        self.questions = self.left = questions
 
     def _spawn(self) -> "PortableChild | RefusedChild":
         """Start a child in a folder of its own; it imports torch and waits for its job. A RefusedChild when the system
@@ -195,13 +208,13 @@ class PortableSandbox(Sandbox):
         return child.state is None or _state(child.popen.pid) == child.state
 
     def renew(self) -> bool:
-        """Drop the spare when a question's child ran beside it (a child that died before its first word is asked
-        again of a child spawned with nothing else running); True when that took a new one."""
-        if not isinstance(self.spare, PortableChild) or not self.spare.touched:
-            return False
-        self.spare.close()
-        self.spare = None
-        return True
+        """Drop the spares a question's child ran beside (a child that died before its first word is asked again of a
+        child spawned with nothing else running); True when that took a new one."""
+        touched = [spare for spare in self.spares if isinstance(spare, PortableChild) and spare.touched]
+        for spare in touched:
+            spare.close()
+        self.spares = [spare for spare in self.spares if spare not in touched]
+        return bool(touched)
 
     def open(
         self,
@@ -211,18 +224,18 @@ class PortableSandbox(Sandbox):
         hidden: tuple[Path, ...] = (),
         preload: tuple[str, ...] = (),
     ) -> "PortableChild | RefusedChild":
-        """Give the warm spare (or a fresh child) the question: it imports exercises.<module> from package and answers
-        requests until closed; then start the next spare. hidden: folders the child may not read, beside the kit's own;
-        preload: modules the child imports before the question's time starts."""
-        usable = isinstance(self.spare, PortableChild) and self.spare.popen.poll() is None
-        if usable and not self._healthy(self.spare):  # never give a question to a spare an earlier child changed
+        """Give the next warm spare (or a fresh child) the question: it imports exercises.<module> from package and
+        answers requests until closed; then start the spares that are missing. hidden: folders the child may not read,
+        beside the kit's own; preload: modules the child imports before the question's time starts."""
+        spare = self.spares.pop(0) if self.spares else None
+        usable = isinstance(spare, PortableChild) and spare.popen.poll() is None
+        if usable and not self._healthy(spare):  # never give a question to a spare an earlier child changed
             self.replaced += 1
             usable = False
-        child = self.spare if usable else self._spawn()
-        if self.spare is not None and self.spare is not child:
-            self.spare.close()
+        child = spare if usable else self._spawn()
+        if spare is not None and spare is not child:
+            spare.close()
         if isinstance(child, RefusedChild):
-            self.spare = None
             return child
         job = {
             "package": str(package),
@@ -235,20 +248,26 @@ class PortableSandbox(Sandbox):
         }
         child.begin(job, time_limit)
         self.opened = [one for one in self.opened if one.popen.poll() is None] + [child]
-        self.spare = self._spawn()
-        self.spare.touched = True  # it waits while the student's code of this question runs beside it
+        self.left -= 1
+        wanted = SPARES if self.left >= SPARES else 1
+        if self.left <= 0:  # the package's last question (as far as counted): the next package has as many
+            self.left = self.questions
+        while len(self.spares) < wanted:
+            self.spares.append(self._spawn())
+        for waiting in self.spares:
+            waiting.touched = True  # it waits while the student's code of this question runs beside it
         return child
 
     def wait_ready(self, timeout: float) -> None:
-        """Wait up to timeout seconds until the spare has imported torch."""
-        if isinstance(self.spare, PortableChild):
-            self.spare.wait_for_marker("ready", timeout)
+        """Wait up to timeout seconds until the next spare has imported torch."""
+        if self.spares and isinstance(self.spares[0], PortableChild):
+            self.spares[0].wait_for_marker("ready", timeout)
 
     def close(self) -> None:
-        """Stop the spare and any child still running, and remove the sandbox's folder."""
-        if self.spare is not None:
-            self.spare.close()
-            self.spare = None
+        """Stop the spares and any child still running, and remove the sandbox's folder."""
+        for spare in self.spares:
+            spare.close()
+        self.spares = []
         for child in self.opened:
             if child.popen.poll() is None:
                 _kill(_processes(child.popen.pid), child.popen, child.job_object)
