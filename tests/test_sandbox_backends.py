@@ -398,6 +398,28 @@ def test_a_portable_spare_dead_before_its_question_started_is_asked_again(monkey
     ], [q.reason for q in report.questions]
 
 
+def test_the_portable_backend_keeps_two_spares_while_two_questions_are_to_come(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A child's import of torch is longer than most questions: while two questions or more of the package are still to
+    come, two spares import torch ahead; for the last question one (the next question's, or the next package's first)."""
+    from autograder.sandbox.portable.parent import PortableSandbox
+
+    waiting = []
+    opened = PortableSandbox.open
+
+    def open_and_count(self: PortableSandbox, *args: object, **kwargs: object) -> object:
+        child = opened(self, *args, **kwargs)
+        waiting.append(len(self.spares))
+        return child
+
+    monkeypatch.setattr(PortableSandbox, "open", open_and_count)
+    monkeypatch.setenv(FORCE_VARIABLE, "portable")
+    report = grade(load_course(ROOT), ROOT / "solutions", [1, 2, 4])
+    assert [(q.status, q.score) for q in report.questions] == [("passed", q.max_score) for q in report.questions]
+    assert waiting == [2, 1, 1]
+
+
 def test_a_fresh_portable_child_dead_before_its_question_started_is_the_graders_failure(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
