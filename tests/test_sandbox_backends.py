@@ -401,8 +401,9 @@ def test_a_portable_spare_dead_before_its_question_started_is_asked_again(monkey
 def test_the_portable_backend_keeps_two_spares_while_two_questions_are_to_come(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """A child's import of torch is longer than most questions: while two questions or more of the package are still to
-    come, two spares import torch ahead; for the last question one (the next question's, or the next package's first)."""
+    """A child's import of torch is longer than most questions: while two questions or more of the package are still
+    to come, two spares import torch ahead; for the last question one (the next question's, or the next package's
+    first)."""
     from autograder.sandbox.portable.parent import PortableSandbox
 
     waiting = []
