@@ -237,7 +237,20 @@ class LinuxSandbox(Sandbox):
                 self.process = self._fork_zygote()
                 self.preloaded = set(self.pristine_preloaded)
         except OSError as error:
-            self.process, self.refused = None, refused(error, self.backend)
+            self.process, self.refused = None, self._refusal(error)
+
+    def _refusal(self, error: OSError) -> ChildStopped:
+        """Why no zygote could be had: the system refused a process (error), or the pristine process ended before it
+        took the request (its socket closed: what it said before it died is the cause, as for a zygote that died)."""
+        ended = None
+        if isinstance(error, (BrokenPipeError, ConnectionResetError)) and self.pristine is not None:
+            try:
+                ended = self.pristine.wait(EXIT_WAIT)
+            except subprocess.TimeoutExpired:
+                ended = None
+        if ended is None:
+            return refused(error, self.backend)
+        return could_not_start(Path(self.errors.name), self.backend, killed=ended == -signal.SIGKILL)
 
     def _await_pid(self) -> bool:
         """Wait (PID_WAIT at most) for the pristine process's word on the running zygote: True once its pid is known
