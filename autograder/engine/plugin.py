@@ -152,9 +152,9 @@ def _side_by_side(error: BaseException) -> str:
             and tensor_mismatch(part, reference, name) is not None
         ):
             label = _(name)
-            # TRANSLATORS: {short} is a result's English name without its article ("weights"); {name} is its whole name,
-            # translated
             yours = (
+                # TRANSLATORS: {short} is a result's English name without its article ("weights"); {name} is its whole
+                # name, translated
                 _("your {short}").format(short=name.removeprefix("the "), name=label)
                 if name.startswith("the ")
                 else _("yours ({name})").format(name=label)
