@@ -209,9 +209,10 @@ def test_modules_prepared_ahead_are_imported_by_the_pristine_process_not_by_the_
 
 
 def test_grading_tells_the_sandbox_the_modules_its_suites_preload(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The plugin says the collected suites' preload markers (q9's torch.utils.benchmark) before the first question."""
+    """The plugin says the collected suites' preload markers (q9's torch.utils.benchmark) and how many questions a
+    package has before the first question."""
     sandbox = start_sandbox()
-    said: list[tuple[str, ...]] = []
-    monkeypatch.setattr(sandbox, "prepare", said.append)
+    said: list[tuple[tuple[str, ...], int]] = []
+    monkeypatch.setattr(sandbox, "prepare", lambda preload, questions=0: said.append((preload, questions)))
     report = grade_many(COURSE, [(ROOT / "solutions", [9])], sandbox=sandbox)[0]
-    assert said == [("torch.utils.benchmark",)] and report.score == report.max_score
+    assert said == [(("torch.utils.benchmark",), 1)] and report.score == report.max_score
