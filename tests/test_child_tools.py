@@ -842,28 +842,33 @@ def _handed_over(start: object, depth: int = 6) -> list:
     return found
 
 
+def _handed_out() -> list:
+    """What the interpreter hands any code while a block runs: the profile hooks (threading.getprofile,
+    sys.getprofile), the clocks and _thread's and threading's start functions."""
+    import _thread
+
+    starts = [
+        getattr(owner, name)
+        for owner, name in (
+            (_thread, "start_new_thread"),
+            (threading, "_start_new_thread"),
+            # threading's binding: 3.13 renamed it
+            (threading, "_start_joinable_thread"),
+        )
+        if hasattr(owner, name)
+    ]
+    return [threading.getprofile(), sys.getprofile(), time.perf_counter, *starts]
+
+
 def test_what_the_interpreter_hands_out_reaches_neither_the_watch_nor_the_clock() -> None:
     """Inside a timed call with forbidden work watched, the profile hooks (threading.getprofile, sys.getprofile), the
     clocks and _thread's and threading's start functions hand no student who gets them the ForbiddenWork or the
     WorkClock (nor a module's globals through a bound method): each is a stand-in (hidden.keep) whose real function
     lives in a generator's frame. Before, threading.getprofile().__self__ was the watch and time.perf_counter's
     closure the clock."""
-    import _thread
-
     module = _student("perf_counter min")
     with clock.virtual_clock([module]) as work_clock, forbidden.ForbiddenWork(forbidden.LABELS) as watch:
-        starts = [
-            getattr(owner, name)
-            for owner, name in (
-                (_thread, "start_new_thread"),
-                (threading, "_start_new_thread"),
-                # threading's binding: 3.13 renamed it
-                (threading, "_start_joinable_thread"),
-            )
-            if hasattr(owner, name)
-        ]
-        handed = [threading.getprofile(), sys.getprofile(), time.perf_counter, *starts]
-        reached = [thing for start in handed for thing in _handed_over(start)]
+        reached = [thing for start in _handed_out() for thing in _handed_over(start)]
     assert not [
         thing
         for thing in reached
@@ -876,6 +881,19 @@ def test_what_the_interpreter_hands_out_reaches_neither_the_watch_nor_the_clock(
         and thing.__self__ is not None
         and type(thing.__self__).__module__.startswith(("autograder", "_child"))
     ]
+
+
+def test_what_the_interpreter_hands_out_has_no_closure_cell_nor_module_dict() -> None:
+    """Each stand-in handed out inside a watched, timed call has no closure cell, no globals and no builtins: what it
+    sends into is a constant of its code. Before, its closure cell held the list of what it sent into, which any code
+    could rewrite with no audit event (threading.getprofile()'s: threads started afterwards ran without the modes,
+    tamper_closure_cell_rewritten), and its globals were hidden.py's dict (`_keeper` could be rebound)."""
+    module = _student("perf_counter min")
+    with clock.virtual_clock([module]), forbidden.ForbiddenWork(forbidden.LABELS):
+        handed = _handed_out()
+        kept = [(thing.__closure__, thing.__globals__, thing.__builtins__) for thing in handed]
+        cells = [thing.__name__ for thing in handed if thing.__closure__]
+    assert kept and all(parts == (None, {"__builtins__": {}}, {}) for parts in kept), cells
 
 
 SEALED_MODULE = '''

@@ -6,12 +6,39 @@ kept its original there would hand it to any student who looked. A generator's f
 into a generator holding the original; `judge(caller, args, result)` sees every call that ran, with the frame it came
 from (the nearest Python frame: a call made from C code comes from the Python frame that started that C code).
 Sending into the generator directly, with its `send`, reaches the same judge; closing it breaks the stand-in (every
-later call raises), which fails closed."""
+later call raises), which fails closed.
+
+The stand-in itself has no closure and no globals (as seal.py's forwarders): what it sends into, the errors it tells
+apart and its wait are constants of its own code, reached only through `__code__`, whose reading the Guard flags. A
+closure cell (rewritten with no audit event: `stand_in.__closure__[0].cell_contents = [...]`) or a module dict (its
+`_keeper` rebound) would let any code that got the stand-in change what it calls."""
 import sys
 import time
+import types
+import warnings
 from typing import Callable
 
-_yield_core = time.sleep
+# every stand-in's code, its placeholders (strings) replaced by keep(): this file, this name (the watch passes it)
+_STAND_IN_SOURCE = """
+def stand_in(*args, **kwargs):
+    while True:
+        for send in '__sends__':
+            try:
+                ok, value = send((args, kwargs))
+            except '__busy__':  # this generator is running: try the next
+                continue
+            except '__closed__':
+                raise '__error__'('this function was closed by the answer\\'s code') from None
+            if ok:
+                return value
+            raise value
+        '__wait__'(0)
+"""
+with warnings.catch_warnings():  # "'str' object is not callable": each placeholder is replaced before any call
+    warnings.simplefilter("ignore")
+    _TEMPLATE = next(
+        const for const in compile(_STAND_IN_SOURCE, __file__, "exec").co_consts if isinstance(const, types.CodeType)
+    )
 
 
 def _keeper(original: Callable, judge: Callable | None, gate_code: list, told: bool) -> object:
@@ -56,22 +83,18 @@ def keep(original: Callable, judge: Callable | None = None, told: bool = False, 
         send = _keeper(original, judge, gate_code, told).send
         send(None)
         sends.append(send)
-
-    def stand_in(*args: object, **kwargs: object) -> object:
-        while True:
-            for send in sends:
-                try:
-                    ok, value = send((args, kwargs))
-                except ValueError:  # this generator is running: try the next
-                    continue
-                except StopIteration:
-                    raise RuntimeError("this function was closed by the answer's code") from None
-                if ok:
-                    return value
-                raise value
-            _yield_core(0)
-
-    gate_code.append(stand_in.__code__)
-    stand_in.__name__ = stand_in.__qualname__ = getattr(original, "__name__", "stand_in")
+    constants = {
+        "__sends__": tuple(sends),
+        "__busy__": ValueError,
+        "__closed__": StopIteration,
+        "__error__": RuntimeError,
+        "__wait__": time.sleep,
+    }
+    code = _TEMPLATE.replace(
+        co_consts=tuple(constants.get(const, const) if type(const) is str else const for const in _TEMPLATE.co_consts)
+    )
+    stand_in = types.FunctionType(code, {"__builtins__": {}}, getattr(original, "__name__", "stand_in"))
+    gate_code.append(code)
+    stand_in.__qualname__ = stand_in.__name__
     stand_in.__doc__ = getattr(original, "__doc__", None)
     return stand_in
