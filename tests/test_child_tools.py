@@ -396,6 +396,34 @@ def test_a_thread_that_pops_its_own_modes_is_seen() -> None:
     assert _mode_stacks() == ([], []) and threading.getprofile() is None
 
 
+def test_a_builtin_rebound_changes_nothing_the_watch_computes() -> None:
+    """The watch's code looks builtins up in a private copy of the builtins module, taken before any student code: a
+    student's `builtins.any = operator.not_`, made with the pop and the push of the watch's mode inside one C call,
+    leaves the watch's registry judging the pop as its own work (before: its `any` answered False, and the pop went
+    unseen, tamper_builtins_rebound)."""
+    import builtins
+    import functools
+    import gc
+    import operator
+
+    real_any = builtins.any
+    gc.disable()  # no collection (a finaliser's Python frame) between the pop and the push: only the registry judges
+    try:
+        with forbidden.ForbiddenWork([SDPA]) as watch:
+            steps = [
+                functools.partial(setattr, builtins, "any", operator.not_),
+                torch._C._pop_torch_function_stack,
+                functools.partial(torch._C._push_on_torch_function_stack, watch._function_mode),
+                functools.partial(setattr, builtins, "any", real_any),
+            ]
+            list(map(operator.call, steps))
+    finally:
+        gc.enable()
+    assert builtins.any is real_any
+    assert watch.seen == [SDPA] and "mode stacks" in watch.tampered, watch.tampered
+    assert _mode_stacks() == ([], [])
+
+
 def test_a_raw_thread_that_ends_inside_the_block_still_makes_it_unwatched() -> None:
     """A thread started around threading (its _thread functions, a fresh copy of them refused by the Guard) that runs
     the forbidden work and ends before the block does leaves no trace among the living threads: its start alone
@@ -991,3 +1019,55 @@ def test_every_class_of_the_child_is_sealed_before_student_code_runs() -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split(" ", 1)[1].strip() == "[] []", done.stdout
     assert int(done.stdout.split(" ", 1)[0]) >= 10, done.stdout
+
+
+PRIVATE_BUILTINS = r'''
+import builtins, runpy, sys, types
+boot = runpy.run_path(sys.argv[1])
+seal = boot["load_child"]().seal
+modules = {name: module for name, module in sys.modules.items() if name.startswith("_child.") or name == "_codec"}
+common = vars(builtins)
+shared = [name for name, module in modules.items() if vars(module).get("__builtins__", common) is common]
+folder = seal.FORWARDER_FILE.rpartition("child")[0]  # autograder/sandbox/: the child's side and the codec
+for name, module in modules.items():
+    for value in list(vars(module).values()):
+        methods = vars(value).values() if isinstance(value, type) else ()
+        inner = [seal.unwrap(getattr(v, "__func__", v)) for v in methods]
+        for function in [value, *inner]:
+            if isinstance(function, types.FunctionType) and function.__code__.co_filename.startswith(folder):
+                if function.__builtins__ is common:
+                    shared.append(name + "." + function.__qualname__)
+print(len(modules), sorted(set(shared)))
+'''
+
+
+def test_every_function_of_the_child_looks_builtins_up_in_a_private_copy() -> None:
+    """boot.py's load_child: each module of the child's side and the codec keeps a private copy of the builtins, taken
+    before any student code, and each of its functions (and its classes' methods) looks builtins up there, not in the
+    builtins module a student's `builtins.any = ...` changes (before: every one looked them up in the shared one)."""
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, "-c", PRIVATE_BUILTINS, str(ROOT / "autograder" / "sandbox" / "boot.py")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split(" ", 1)[1].strip() == "[]", done.stdout
+    assert int(done.stdout.split(" ", 1)[0]) >= 10, done.stdout
+
+
+def test_the_import_refusal_hands_out_no_list_of_refusals() -> None:
+    """RefusedImport, which stands in sys.meta_path where any code reaches it, records a refused import but hands out
+    nothing that reaches the list of refusals (before: its `attempts` was that list, which an answer cleared after a
+    refused action, tamper_refusals_cleared)."""
+    guard = _load("guard")
+    attempts: list[str] = []
+    finder = guard.RefusedImport(attempts)
+    with pytest.raises(ImportError):
+        finder.find_spec("autograder.engine")
+    assert finder.find_spec("torch") is None
+    assert attempts == ["imports `autograder.engine`"]
+    reached = [thing for value in vars(finder).values() for thing in _handed_over(value)]
+    assert not [thing for thing in reached if thing is attempts or getattr(thing, "__self__", None) is attempts]

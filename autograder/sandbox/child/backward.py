@@ -12,6 +12,10 @@ leaves of the last such pass (the parameters being trained)."""
 from torch.autograd.variable import Variable
 from torch.optim.optimizer import register_optimizer_step_post_hook
 
+import builtins
+
+__builtins__ = dict(vars(builtins))  # a private copy, taken before any student code (docs/sandbox.md)
+
 
 def graph_leaves(outputs: object) -> list:
     """The leaf tensors (with requires_grad) a backward pass from outputs reaches: the AccumulateGrad nodes'

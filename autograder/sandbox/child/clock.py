@@ -44,6 +44,10 @@ from . import forbidden  # noqa: F401 - its stand-ins for the mode-stack functio
 from .hidden import keep
 from .seal import bind, forward_methods
 
+import builtins
+
+__builtins__ = dict(vars(builtins))  # a private copy, taken before any student code (docs/sandbox.md)
+
 WORK_PER_SECOND = 7.31e8  # virtual machine speed: units of work per virtual second
 # one block in five of a two-read timer: rare enough for an IQR test to settle
 BURST_EVERY, BURST_AT, BURST_SIZE = 10, 1, 4.0

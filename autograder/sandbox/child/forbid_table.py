@@ -8,6 +8,10 @@ what it names once, at its own import, before any student code runs.
 from types import MappingProxyType
 from typing import NamedTuple
 
+import builtins
+
+__builtins__ = dict(vars(builtins))  # a private copy, taken before any student code (docs/sandbox.md)
+
 
 class Forbidden(NamedTuple):
     """What one label forbids; the label itself is how the student's report names the work."""

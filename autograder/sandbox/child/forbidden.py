@@ -49,6 +49,10 @@ from .guard import hold_threads
 from .hidden import keep
 from .seal import FORWARDER_FILE, FORWARDER_NAME, bind
 
+import builtins
+
+__builtins__ = dict(vars(builtins))  # a private copy, taken before any student code (docs/sandbox.md)
+
 # torch's own use of a tensor's autograd node (nn.Module, optimizers, printing) is not the student's; torch.autograd's
 # helpers (graph.get_gradient_edge) read it to hand it out. Who read it decides, for the labels whose table entry says
 # `engine`.

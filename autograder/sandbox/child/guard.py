@@ -25,6 +25,10 @@ try:
 except ImportError:  # the grader (walls.py, the tests), where this module is autograder.sandbox.child.guard
     from ..limits import CHILD_THREADS
 
+import builtins
+
+__builtins__ = dict(vars(builtins))  # a private copy, taken before any student code (docs/sandbox.md)
+
 REFUSED_PACKAGES = ("reference", "solutions", "autograder")
 # autograder/sandbox/child/guard.py
 KIT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
@@ -187,16 +191,18 @@ def _case_blind(folder: str) -> bool:
 
 
 class RefusedImport(importlib.abc.MetaPathFinder):
-    """Refuses the grader's own packages and records every attempt."""
+    """Refuses the grader's own packages and records every attempt. It stands in `sys.meta_path`, where any code
+    reaches it: it holds no list of refusals (one that code could clear), only a stand-in (hidden.keep) that appends
+    to it."""
 
     def __init__(self, attempts: list) -> None:
-        self.attempts = attempts
+        self._record = keep(attempts.append)
 
     def find_spec(self, fullname: str, path: object = None, target: object = None) -> None:
         """Raise ImportError for the grader's packages; None (not mine to find) for everything else."""
         top = fullname.partition(".")[0]
         if top in REFUSED_PACKAGES:
-            self.attempts.append(f"imports `{fullname}`")
+            self._record(f"imports `{fullname}`")
             raise ImportError(
                 f"importing `{fullname}` is not allowed in an answer: only torch, numpy, math and earlier exercise "
                 f"modules"

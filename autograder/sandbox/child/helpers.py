@@ -2,6 +2,10 @@
 keeping the first points they were evaluated at."""
 import torch
 
+import builtins
+
+__builtins__ = dict(vars(builtins))  # a private copy, taken before any student code (docs/sandbox.md)
+
 POINTS_KEPT = 64  # the points kept per function: enough for the grader to see each nudge of the first entries
 FUNCTIONS = {
     "cubic": lambda x: (x**3).sum() - 2 * (x**2).sum(),

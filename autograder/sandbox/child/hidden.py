@@ -18,6 +18,10 @@ import types
 import warnings
 from typing import Callable
 
+import builtins
+
+__builtins__ = dict(vars(builtins))  # a private copy, taken before any student code (docs/sandbox.md)
+
 # every stand-in's code, its placeholders (strings) replaced by keep(): this file, this name (the watch passes it)
 _STAND_IN_SOURCE = """
 def stand_in(*args, **kwargs):

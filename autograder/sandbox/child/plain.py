@@ -4,6 +4,10 @@ from typing import Callable
 
 import torch
 
+import builtins
+
+__builtins__ = dict(vars(builtins))  # a private copy, taken before any student code (docs/sandbox.md)
+
 _SCALARS = (bool, int, float, str, type(None))
 # Bound at import, in the zygote, before any student code runs: patched builtins do not reach this module.
 _type, _isinstance, _all, _int, _float = type, isinstance, all, int, float

@@ -23,6 +23,10 @@ from .guard import Guard, RefusedImport
 # Bound here, before any student code runs: a patched builtin never reaches the child's loop.
 from builtins import isinstance, len, min, str  # noqa: E402, A004
 
+import builtins
+
+__builtins__ = dict(vars(builtins))  # a private copy, taken before any student code (docs/sandbox.md)
+
 CHILD_FAILED = 70  # exit code of a child whose own loop failed after the student's code ran (sandbox/base.py says so)
 STACK_FILE = "stack.txt"  # in the child's folder: where it dumps its stack when the grader stops it at its time limit
 STACK_SIGNAL = getattr(signal, "SIGUSR1", None)  # the grader's "say where you are" (sandbox/base.py where_it_ran)

@@ -16,6 +16,10 @@ from . import backward, clock, forbidden, helpers, plain
 # Bound at import, in the zygote, before any student code runs: a patched builtin never reaches this module.
 from builtins import dict, getattr, id, isinstance, len, list, tuple, type  # noqa: E402, A004
 
+import builtins
+
+__builtins__ = dict(vars(builtins))  # a private copy, taken before any student code (docs/sandbox.md)
+
 
 class MissingFunction(Exception):
     """The exercise module does not define a function or class the question asks for.
