@@ -90,6 +90,27 @@ import, so `check` of all ten cannot be within 2x while it runs q10's training a
 core: what the grader adds around that training is nothing measurable (check 10 / its floor about 0.9, the grader's
 sandbox having imported torch._dynamo ahead).
 
+Where `check --solutions` of all ten spends its time after torch's import (issue 27's part "speed", 2026-12-03 at
+21:40, load average 6.4 to 8.5, so every figure is inflated; the grader's own CPU time from marks in its process, the
+wall time between them): the grader's CPU from its import of torch to the report is about 0.9 s, 0.22 s of it before
+the first question (pytest's set-up, collecting the suites) and about 0.65 s over the ten questions' 230 checks; the
+questions' wall time (5.5 s under that load, 2.0 s quiet) is the children's work, the grader waiting on one child at a
+time. A profile of the grader showed two costs of its own, both gone since: hypothesis reading the constants of every
+module loaded from outside site-packages (the kit's ~60, parsed at q6's first draw: about 0.2 s quiet, and q6's
+examples changed with any edit of the kit and between a checkout and a student build), and pytest rewriting the
+asserts of the eleven suite files at every run (PYTHONDONTWRITEBYTECODE keeps it from caching them; about 0.1 s). Six
+interleaved rounds of `check --solutions` from a copy of the tree before those two cuts and from the tree after them,
+under a load average of 6.7 to 8.5: the grader's CPU time, median 3.04 s before and 2.54 s after; the CPU time of the
+grader and its children 7.83 s and 7.11 s; wall 21.0 s and 17.7 s (load).
+
+What is left between `check` of all ten and 2x the bare import is the children's work in series (the lead's quiet
+timeline: q1 to q9 2.0 s, then q10 0.64 s, its training 0.5 s), while the second core only imports torch._dynamo for
+q10 (1.3 to 1.5 s). Running q10 beside q1 to q9 (issue 27's idea 1) is not built: a child forked from a zygote that
+has torch._dynamo means replacing the running zygote, which kills the children it forked (q1 to q9's); a child's time
+is charged as the grader's waits on it, which a child working while the grader waits on another would escape; and the
+portable backend's spares and the student build would need the same. With both cores free it could save at most
+q10's 0.64 s.
+
 Where the student build's check 3 spends its time (CPU seconds from marks in each process, load average 10 to 13, so
 every figure is inflated alike): the grader starts the sandbox 0.15 s after its own start, then imports torch, pytest
 and the plugin and collects the suite (torch's import plus 0.2 s); the pristine process, started then, imports torch

@@ -139,3 +139,22 @@ def test_grading_loads_torch_without_collections_then_collects_as_before(caller:
     passed, enabled, frozen = json.loads(done.stdout.splitlines()[-1])
     assert passed and enabled, done.stderr[-2000:]
     assert frozen > 100_000 if caller == "command" else frozen == 0
+
+
+def test_the_check_s_pytest_run_leaves_the_suites_asserts_as_python_runs_them(tmp_path: Path) -> None:
+    """`check` runs pytest with the engine's PYTEST_ARGS, which leave assert statements plain: the kit words a
+    failure from an assert's own message (the first line of its text either way), and pytest's rewriting of the
+    suites' modules, redone at every run where bytecode is not written, cost `check` of all ten 0.1 s (issue 27).
+    In a process of its own, as `check` runs it (this session's pytest rewrites every test_*.py it imports)."""
+    (tmp_path / "test_plain_asserts_probe.py").write_text("def test_one():\n    assert 1 + 1 == 2, 'arithmetic'\n")
+    code = (
+        "import contextlib, io, sys, pytest\nfrom autograder.engine.run import PYTEST_ARGS\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    status = pytest.main([*PYTEST_ARGS, '--collect-only', '-p', 'no:cacheprovider', sys.argv[1]])\n"
+        "print(int(status), [name for name in vars(sys.modules['test_plain_asserts_probe']) if name.startswith('@py')])"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "test_plain_asserts_probe.py")],
+        cwd=ROOT, capture_output=True, text=True, check=False, timeout=120,
+    )
+    assert done.stdout.split() == ["0", "[]"], done.stdout[-1000:] + done.stderr[-2000:]  # rewriting adds @py_builtins

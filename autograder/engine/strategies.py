@@ -12,7 +12,8 @@ must read like `[smallest failing input: T=1, d_h=1, dtype=torch.float32, seed=0
         H = randn(T, d_h, seed=seed, dtype=dtype)
         ...
 
-The settings make every run the same (derandomized, no example database), never time a test case
+The settings make every run the same (derandomized, no example database, no constants read from the kit's own
+source: below), never time a test case
 (a call into the sandbox is a round trip between processes), keep the report to one failure (the
 shrunk one) without a reproduction blob, and leave out the explain phase, whose comments would end up
 in the student's message.
@@ -21,6 +22,8 @@ import torch
 from hypothesis import HealthCheck, Phase
 from hypothesis import settings as _settings
 from hypothesis import strategies as st
+from hypothesis.internal.conjecture import providers as _providers
+from hypothesis.internal.constants_ast import Constants
 from hypothesis.strategies import SearchStrategy
 
 DTYPES = (torch.float32, torch.float64)  # shrinks towards the first
@@ -38,6 +41,19 @@ settings = _settings(
     # question, module-scoped; `note` would be function-scoped), and only hypothesis's pytest plugin would raise it.
     suppress_health_check=(HealthCheck.too_slow, HealthCheck.function_scoped_fixture),
 )
+
+
+
+def _no_local_constants() -> Constants:
+    """No constants: hypothesis would draw some integers from those written in every module loaded from outside
+    site-packages (the kit's own in a checkout or a student build, none when it is pip-installed), so that a check's
+    inputs changed with any edit of the kit and between installations; and reading them (~60 modules) cost question
+    6's check about 0.2 s (issue 27)."""
+    return Constants()
+
+
+# hypothesis has no setting for it: its provider reads the module's function at each draw that wants a constant
+_providers._get_local_constants = _no_local_constants
 
 
 def sizes(low: int = 1, high: int = 5) -> SearchStrategy[int]:
