@@ -1,5 +1,6 @@
 """The hidden suites' hypothesis inputs (engine/strategies.py) are the same on every run and every installation."""
 import importlib
+import subprocess
 import sys
 from pathlib import Path
 
@@ -42,3 +43,17 @@ def test_the_examples_drawn_do_not_depend_on_the_source_of_the_modules_loaded(
         assert _drawn() == before
     finally:
         sys.modules.pop("kit_constants_probe", None)
+
+
+def test_a_hypothesis_without_source_constants_still_loads_the_settings() -> None:
+    """pyproject asks only hypothesis>=6: one older than its source-constants feature (no
+    `hypothesis.internal.constants_ast`) must still give the suites their settings, with nothing to turn off."""
+    script = (
+        "import sys, hypothesis.internal.conjecture.providers\n"
+        "sys.modules['hypothesis.internal.constants_ast'] = None  # as if this hypothesis had no such module\n"
+        "import autograder.engine.strategies as s\n"
+        "assert s._providers is None and s.settings.derandomize, s._providers\n"
+        "print('loaded')"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "loaded", done.stderr[-2000:]

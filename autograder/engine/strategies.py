@@ -22,9 +22,13 @@ import torch
 from hypothesis import HealthCheck, Phase
 from hypothesis import settings as _settings
 from hypothesis import strategies as st
-from hypothesis.internal.conjecture import providers as _providers
-from hypothesis.internal.constants_ast import Constants
 from hypothesis.strategies import SearchStrategy
+
+try:  # a hypothesis that draws from the source's constants (6.131 and later); an older one reads none
+    from hypothesis.internal.conjecture import providers as _providers
+    from hypothesis.internal.constants_ast import Constants
+except ImportError:  # pragma: no cover - depends on the installed hypothesis
+    _providers = None
 
 DTYPES = (torch.float32, torch.float64)  # shrinks towards the first
 
@@ -43,8 +47,7 @@ settings = _settings(
 )
 
 
-
-def _no_local_constants() -> Constants:
+def _no_local_constants() -> "Constants":
     """No constants: hypothesis would draw some integers from those written in every module loaded from outside
     site-packages (the kit's own in a checkout or a student build, none when it is pip-installed), so that a check's
     inputs changed with any edit of the kit and between installations; and reading them (~60 modules) cost question
@@ -53,7 +56,8 @@ def _no_local_constants() -> Constants:
 
 
 # hypothesis has no setting for it: its provider reads the module's function at each draw that wants a constant
-_providers._get_local_constants = _no_local_constants
+if _providers is not None and hasattr(_providers, "_get_local_constants"):
+    _providers._get_local_constants = _no_local_constants
 
 
 def sizes(low: int = 1, high: int = 5) -> SearchStrategy[int]:
