@@ -187,8 +187,13 @@ def _run_child(job: dict) -> None:
     torch.set_num_threads(1)
     # torch.manual_seed would also queue CUDA's seeding (the zygote did, once): 3 ms
     torch.default_generator.manual_seed(0)
-    if not _drop_privileges(job):
+    dropped = _drop_privileges(job)
+    if not dropped:
         _hold_threads(job["counted_inside"])
+    # Forked from the zygote, which is not dumpable. Under root it stays so (the grader's capabilities read it anyway);
+    # under an ordinary user it becomes dumpable again, its /proc/<pid>/fd listed by the grader (base.held_unlisted),
+    # and the seccomp filter keeps it so.
+    _walls.set_dumpable(not dropped)
     _die_with_zygote(job["zygote"])  # after the drop, which clears a parent-death signal
     _walls.seccomp(_SECCOMP_PROGRAM)
     _child.serve.run(
@@ -478,6 +483,9 @@ def pristine() -> None:
     own_modules = [
         name for name in sys.modules if name in ("_child", "_codec", "_walls", "_limits") or name.startswith("_child.")
     ]
+    # Not dumpable, nor the zygotes and middle processes forked from it: a child run under the grader's own user, where
+    # no namespace hides them, cannot list their descriptors nor read their environment or memory in /proc.
+    _walls.set_dumpable(False)
     torch.manual_seed(0)  # queues CUDA's seeding once; each child reseeds only the CPU generator
     _walls.root_only(), _walls.python_folders()  # what every Landlock plan reads, found once before the first job
     gc.freeze()
