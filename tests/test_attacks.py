@@ -112,15 +112,6 @@ def seccomp_known() -> bool:
     return platform.machine() in ("x86_64", "aarch64")
 
 
-def landlock_available() -> bool:
-    """True when this kernel offers Landlock."""
-    import ctypes
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.syscall.restype = ctypes.c_long
-    return libc.syscall(444, None, ctypes.c_size_t(0), ctypes.c_uint32(1)) >= 1
-
-
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux") or not seccomp_known(),
     reason="the Linux backend's kernel walls (seccomp) are what these attacks meet",
@@ -228,8 +219,6 @@ def sandboxed(tmp_path_factory: pytest.TempPathFactory) -> dict:
 
 @pytest.mark.parametrize("attack", ATTACKS_BY_PATH["sandbox"], ids=lambda a: a.name)
 def test_attack_fails_in_the_sandbox(sandboxed: dict, attack: Attack):
-    if attack.name == "kernel_grader_environ" and os.geteuid() != 0 and not landlock_available():
-        pytest.xfail("without root (no user of its own) and without Landlock, the child reads what its user reads")
     assert_fails_alone(attack, sandboxed["reports"][attack.name]["questions"])
 
 

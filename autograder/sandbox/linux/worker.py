@@ -50,7 +50,7 @@ _child = _boot["load_child"]()
 _walls = _boot["load_walls"]()
 CHILD_FAILED = _child.serve.CHILD_FAILED
 # CHILD_THREADS: threads a child may run at once (RLIMIT_NPROC, per user: its own id under root; see _hold_threads)
-from _limits import CHILD_FILES, CHILD_THREADS, CPU_GRACE_SECONDS  # noqa: E402 - loaded by path with _child
+from _limits import CHILD_FILES, CHILD_SIGNALS, CHILD_THREADS, CPU_GRACE_SECONDS  # noqa: E402 - loaded by path with _child
 
 PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36
 PR_SET_KEEPCAPS, PR_CAPBSET_DROP, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, CAP_DAC_READ_SEARCH = 8, 24, 47, 4, 2
@@ -194,6 +194,7 @@ def _run_child(job: dict) -> None:
     # under an ordinary user it becomes dumpable again, its /proc/<pid>/fd listed by the grader (base.held_unlisted),
     # and the seccomp filter keeps it so.
     _walls.set_dumpable(not dropped)
+    _walls.hold_signals(CHILD_SIGNALS)  # counted per user: its own id under root, else the grader's
     _die_with_zygote(job["zygote"])  # after the drop, which clears a parent-death signal
     _walls.seccomp(_SECCOMP_PROGRAM)
     _child.serve.run(
