@@ -49,8 +49,9 @@ from builtins import len  # noqa: E402, A004
 _child = _boot["load_child"]()
 _walls = _boot["load_walls"]()
 CHILD_FAILED = _child.serve.CHILD_FAILED
-# CHILD_THREADS: threads a child may run at once (RLIMIT_NPROC, per user: its own id under root; see _hold_threads)
-from _limits import CHILD_FILES, CHILD_SIGNALS, CHILD_THREADS, CPU_GRACE_SECONDS  # noqa: E402 - loaded by path with _child
+# Loaded by path with _child. CHILD_THREADS: threads a child may run at once (RLIMIT_NPROC, per user: its own id under
+# root; see _hold_threads)
+from _limits import CHILD_FILES, CHILD_SIGNALS, CHILD_THREADS, CPU_GRACE_SECONDS  # noqa: E402
 
 PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36
 PR_SET_KEEPCAPS, PR_CAPBSET_DROP, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, CAP_DAC_READ_SEARCH = 8, 24, 47, 4, 2
