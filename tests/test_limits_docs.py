@@ -49,6 +49,10 @@ QUOTES = [
     (r"so # pipes at most", limits.CHILD_FILES // 2),
     (r"at most # pipes, [\d,]+ pages", limits.CHILD_FILES // 2),
     (r"at most [\d,]+ pipes, # pages", limits.CHILD_FILES // 2 * 16),
+    # queued signals (CHILD_SIGNALS)
+    (r"Queued signals, # more than its user had queued", limits.CHILD_SIGNALS),
+    (r"under root its own user's, so #", limits.CHILD_SIGNALS),
+    (r"each child may queue # more than its user had queued", limits.CHILD_SIGNALS),
     # time (course.yaml's time_limit, WALL_FACTOR, CPU_GRACE_SECONDS, POLL_SECONDS, STARTUP_SECONDS, CELL_MARGIN)
     (r"\| no, default `#` \| Seconds the grader waits", DEFAULT_TIME_LIMIT),
     (r"question 10 has `#`", COURSE.question(10).time_limit),

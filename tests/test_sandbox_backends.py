@@ -398,6 +398,34 @@ def test_a_portable_spare_dead_before_its_question_started_is_asked_again(monkey
     ], [q.reason for q in report.questions]
 
 
+def test_a_portable_spare_dead_before_a_reopened_question_started_is_asked_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The fresh child a question gets after a time limit or a crash (KitPlugin.reopen) takes the same retry as its
+    first one: the spare that waited beside the stopped child dies between its job and its {"started"}; the question's
+    other functions are asked of a freshly spawned child, which imports the module, and nothing is charged to the
+    student or to the grader."""
+    from autograder.engine.plugin import KitPlugin
+
+    course = load_course(ROOT)
+    question = course.question(1)
+    monkeypatch.setenv(FORCE_VARIABLE, "portable")
+    sandbox = start_sandbox()
+    try:
+        kit = KitPlugin(course, ROOT / "solutions", sandbox)
+        kit.start(question)
+        stopped = kit.run_of(question).child
+        broken = _spares_die_after_their_job(monkeypatch, fresh_too=False)
+        fresh = kit.reopen(question)
+        assert [child.touched for child in broken] == [True] and broken[0].popen.wait(60) == 1
+        assert fresh is not None and fresh is kit.run_of(question).child and fresh not in (stopped, *broken)
+        assert not fresh.touched and fresh.ask({"op": "call", "target": "causal_mask", "args": [2], "kwargs": {}})["ok"]
+        kit.finish(question)
+        assert not kit.run_of(question).status and not kit.grader_errors
+    finally:
+        sandbox.close()
+
+
 def test_the_portable_backend_keeps_two_spares_while_two_questions_are_to_come(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -25,8 +25,8 @@ from autograder.sandbox import walls
 libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long
 numbers = {
-    "x86_64": {"inotify_init": 253, "inotify_init1": 294, "fanotify_init": 300, "fcntl": 72, "ioctl": 16},
-    "aarch64": {"inotify_init1": 26, "fanotify_init": 262, "fcntl": 25, "ioctl": 29},
+    "x86_64": {"inotify_init": 253, "inotify_init1": 294, "fanotify_init": 300, "fcntl": 72, "ioctl": 16, "prctl": 157},
+    "aarch64": {"inotify_init1": 26, "fanotify_init": 262, "fcntl": 25, "ioctl": 29, "prctl": 167},
 }[platform.machine()]
 if sys.argv[1] == "filtered" and not walls.seccomp(walls.seccomp_program()):
     raise SystemExit("the filter could not be put up")
@@ -51,6 +51,9 @@ for label, size in (("shrink to one page", 4096), ("the default", 65536), ("one 
         seen[label] += f" {libc.syscall(ctypes.c_long(numbers['fcntl']), write_end, 1032)}"
 call("F_GETPIPE_SZ", "fcntl", write_end, 1032)
 call("ioctl with the same number", "ioctl", write_end, 1031, 1 << 20)
+call("PR_SET_DUMPABLE 0", "prctl", 4, 0, 0, 0, 0)
+seen["dumpable"] = libc.prctl(3, 0, 0, 0, 0)  # PR_GET_DUMPABLE
+call("PR_SET_NAME", "prctl", 15, ctypes.addressof(ctypes.create_string_buffer(b"probe")), 0, 0, 0)
 print(json.dumps(seen))
 """
 
@@ -85,3 +88,13 @@ def test_per_user_kernel_objects_and_large_pipes_are_refused_with_eperm():
     assert filtered["the default"] == "ok 65536", filtered
     assert filtered["F_GETPIPE_SZ"] == "ok", filtered
     assert filtered["ioctl with the same number"] == bare["ioctl with the same number"] != "EPERM", (bare, filtered)
+
+
+def test_a_child_cannot_make_itself_not_dumpable():
+    """prctl(PR_SET_DUMPABLE, 0) fails with EPERM under the filter and the process stays dumpable: a child that is not
+    dumpable would hide its /proc/<pid>/fd from a grader run by an ordinary user, and with it the files it holds
+    open that no folder lists (base.held_unlisted). Other prctl options (a thread's name, as torch sets) still work."""
+    bare, filtered = probe("bare"), probe("filtered")
+    assert bare["PR_SET_DUMPABLE 0"] == "ok" and bare["dumpable"] == 0, bare
+    assert filtered["PR_SET_DUMPABLE 0"] == "EPERM" and filtered["dumpable"] == 1, filtered
+    assert bare["PR_SET_NAME"] == filtered["PR_SET_NAME"] == "ok", (bare, filtered)

@@ -385,8 +385,9 @@ class KitPlugin:
 
     def reopen(self, question: Question) -> Child | None:
         """After the question's child stopped (a time limit, a crash): close it, keep its stop, output and orphans,
-        and open a fresh child on the same package for the question's other functions; None when it cannot start
-        or import."""
+        and open a fresh child on the same package for the question's other functions, through first() (a child
+        that ends before its first word in a touched zygote or spare is asked again, as at the question's start);
+        None when it cannot start or import."""
         run = self.run_of(question)
         old = run.child
         ending = old.close()
@@ -394,17 +395,11 @@ class KitPlugin:
         run.earlier_output += ending.output
         run.orphans += ending.orphans
         try:
-            child = self.sandbox.open(
-                run.stand_in or self.package, question.module, question.time_limit, self.hidden, run.preload
-            )
-        except Exception:  # noqa: BLE001 - no fresh child (the sandbox itself is gone): the remaining checks are not run
+            imported = self.first(question, run.stand_in or self.package, run.preload)  # run.child: closed by finish()
+        except Exception:  # noqa: BLE001 - no fresh child (the sandbox is gone), or the student's process spoke so
             return None
-        run.child = child  # closed by finish() whatever its first word
-        try:
-            imported = child.first()
-        except Exception:  # noqa: BLE001 - the child's first word is the student's process speaking
-            return None
-        return child if imported["ok"] and not imported["refused"] and not imported.get("tampered") else None
+        ok = imported["ok"] and not imported["refused"] and not imported.get("tampered")
+        return run.child if ok else None
 
     def first(self, question: Question, package: Path, preload: tuple[str, ...]) -> dict:
         """Open the question's child on package and return its first word. The grader never takes a child's word for

@@ -25,6 +25,7 @@ from .limits import STALE_SECONDS, STARTUP_SECONDS, WALL_FACTOR
 from .choice import FORCE_VARIABLE, LINUX, PORTABLE, Choice, choose
 from .machine import memory_warning
 from .walls import missing as missing_walls
+from .walls import set_dumpable
 
 __all__ = [
     "CRASHED",
@@ -52,9 +53,11 @@ __all__ = [
 
 def start_sandbox(parent: Path | None = None) -> Sandbox:
     """Start the backend the probes choose (AUTOGRADER_SANDBOX forces one), after a warning on stderr when the
-    machine has less memory than grading with it needs. parent: where the sandbox's folder is made (default: the
-    temporary folder)."""
+    machine has less memory than grading with it needs, this process made not dumpable (walls.set_dumpable). parent:
+    where the sandbox's folder is made (default: the temporary folder)."""
     choice = choose()
+    # the grader not dumpable (Linux): a child run under its user cannot list its descriptors nor read its environment
+    set_dumpable(False)
     # only the chosen backend is imported: the other's modules would lengthen `check`'s start-up
     if choice.backend == LINUX:
         from .linux.parent import LinuxSandbox as backend  # the chosen backend only (above)

@@ -20,6 +20,12 @@ CHILD_THREADS = 64
 # also caps its pipes (16 pages each, counted per user against fs.pipe-user-pages-soft, 16,384 pages) at 32: 512
 # pages, where the grader's own limit let one child take the whole quota and shrink every new pipe of its user.
 CHILD_FILES = 64
+# Signals a child may queue on top of those its user has queued at its start (RLIMIT_SIGPENDING, soft and hard, on Linux
+# under both backends: walls.hold_signals). The kernel counts them per user: a child that blocks a real-time signal and
+# raises it until refused took the user's whole quota (96,362 on a test machine, in 0.3 s), and while it ran every
+# other process of the user, the grader's and a classmate's, got EAGAIN from timer_create and sigqueue. Python and torch
+# queue none; a real-time signal the C library sends within a process (a thread's cancellation) takes one a while.
+CHILD_SIGNALS = 64
 CPU_GRACE_SECONDS = 2  # a child's CPU-time rlimit is its time limit plus this: the grader stops it first
 STARTUP_SECONDS = 120  # the most a child may take to start (it imports torch) before it is given up
 POLL_SECONDS = 0.25  # the longest wait on a child between two looks at its time, memory and disk

@@ -23,7 +23,7 @@ except ImportError:  # imported by the grader (sandbox.missing_walls), which onl
 # Bound here, before any student code runs: a patched builtin never reaches the walls.
 from builtins import any, len  # noqa: E402, A004
 
-PR_SET_NO_NEW_PRIVS = 38
+PR_SET_NO_NEW_PRIVS, PR_SET_DUMPABLE = 38, 4
 
 # Linux Landlock: syscall numbers (the same on every architecture) and the file-system access rights used here.
 LANDLOCK_CREATE_RULESET, LANDLOCK_ADD_RULE, LANDLOCK_RESTRICT_SELF, LANDLOCK_RULE_PATH_BENEATH = 444, 445, 446, 1
@@ -365,6 +365,7 @@ SECCOMP_ARCHES = {
             "utimes": 235,
             "futimesat": 261,
             "utimensat": 280,
+            "prctl": 157,
         },
     ),
     "aarch64": (
@@ -459,6 +460,7 @@ SECCOMP_ARCHES = {
             "setxattrat": 463,
             "removexattrat": 466,
             "utimensat": 88,
+            "prctl": 167,
         },
     ),
 }
@@ -492,6 +494,9 @@ OWNER_COMMANDS = {
 # the default) keeps working; Python and torch set none. Both halves of the argument are read: a kernel that reads
 # it as a long gets no size above the default either.
 F_SETPIPE_SZ, PIPE_DEFAULT_BYTES = 1031, 65536
+# prctl options refused (EPERM): PR_SET_DUMPABLE. A child that is not dumpable hides its /proc/<pid>/fd from a grader
+# run by an ordinary user (its held files would escape the disk check); the backends set it before the filter.
+REFUSED_PRCTL = (PR_SET_DUMPABLE,)
 # By argument: (syscall, offset of the argument's low 32 bits in struct seccomp_data, mask, values refused after
 # masking).
 DEVICE_TYPES = (0o020000, 0o060000)  # S_IFCHR, S_IFBLK: mknod of a FIFO or a plain file stays allowed
@@ -557,6 +562,7 @@ def seccomp_program() -> list[tuple[int, int, int, int | str]] | None:
         *(name for name, *_ in CHECKED_MODES),
         *PID_FIRST,
         *(name for name, _ in WHICH_WHO),
+        "prctl",
     }
     program: list[tuple] = [("ld", 4), ("jeq", arch, None, "deny"), ("ld", 0)]
     if x32 is not None:
@@ -570,6 +576,7 @@ def seccomp_program() -> list[tuple[int, int, int, int | str]] | None:
     program += [("jeq", numbers[name], f"mode-{name}", None) for name, *_ in CHECKED_MODES if name in numbers]
     program += [("jeq", numbers[name], "pid-first", None) for name in PID_FIRST]
     program += [("jeq", numbers[name], f"which-{name}", None) for name, _ in WHICH_WHO]
+    program += [("jeq", numbers["prctl"], "prctl", None)]
     program += [("label", "allow"), ("ret", SECCOMP_RET_ALLOW)]
     for name, commands in OWNER_COMMANDS.items():
         program += [("label", f"command-{name}"), ("ld", 24), *(("jeq", command, "deny", None) for command in commands)]
@@ -577,7 +584,8 @@ def seccomp_program() -> list[tuple[int, int, int, int | str]] | None:
             program += [("jeq", F_SETPIPE_SZ, "pipe-size", None), ("ret", SECCOMP_RET_ALLOW), ("label", "pipe-size")]
             program += [("ld", 36), ("jeq", 0, None, "other"), ("ld", 32), ("jgt", PIPE_DEFAULT_BYTES, "other", None)]
         program += [("ret", SECCOMP_RET_ALLOW)]
-    program += [("label", "nosys"), ("ret", SECCOMP_RET_ERRNO | ENOSYS)]
+    program += [("label", "prctl"), ("ld", 16), *(("jeq", option, "other", None) for option in REFUSED_PRCTL)]
+    program += [("ret", SECCOMP_RET_ALLOW), ("label", "nosys"), ("ret", SECCOMP_RET_ERRNO | ENOSYS)]
     program += [("label", "refused"), ("ret", SECCOMP_RET_ERRNO | EACCES)]
     program += [
         ("label", "clone"),
@@ -617,6 +625,39 @@ def seccomp_program() -> list[tuple[int, int, int, int | str]] | None:
             raise ValueError("a seccomp jump is out of range: the filter is too long")
         filters.append((codes[kind], jumps[0], jumps[1], k))
     return filters
+
+
+def set_dumpable(dumpable: bool) -> bool:
+    """Make this process dumpable or not (Linux's prctl PR_SET_DUMPABLE). One that is not keeps its /proc/<pid>/fd,
+    environ, maps, mem, io, auxv ... from every process of its user without CAP_SYS_PTRACE (the kernel's ptrace-read
+    check, and those files then belong to root); its status, stat, limits, cmdline and schedstat stay readable by all.
+    False where the C library has no prctl (not Linux) or the kernel refused."""
+    libc = _linux_libc()
+    return libc is not None and libc.prctl(PR_SET_DUMPABLE, 1 if dumpable else 0, 0, 0, 0) == 0
+
+
+def hold_signals(most: int) -> None:
+    """RLIMIT_SIGPENDING of this process, soft and hard: the signals its user has queued now (SigQ in /proc/self/status)
+    plus most, where that is below its limit. The kernel counts queued signals per user, so a child that queues
+    real-time signals while it blocks them takes at most that many of the user's quota, never the grader's nor a
+    classmate's share (their timer_create and sigqueue would fail while it ran). Nothing where there is no such limit
+    or no /proc (not Linux)."""
+    try:
+        import resource  # POSIX only
+    except ImportError:
+        return
+    which = getattr(resource, "RLIMIT_SIGPENDING", None)
+    if which is None:
+        return
+    try:
+        with open("/proc/self/status") as status:
+            line = next(line for line in status if line.startswith("SigQ:"))
+        used = int(line.split()[1].split("/")[0])
+    except (OSError, StopIteration, ValueError, IndexError):
+        return
+    hard = resource.getrlimit(which)[1]
+    if hard == resource.RLIM_INFINITY or used + most < hard:
+        resource.setrlimit(which, (used + most, used + most))
 
 
 def seccomp(program: list[tuple[int, int, int, int | str]] | None) -> bool:

@@ -1,6 +1,6 @@
 # attack: calls libc's prlimit64 through a ctypes function pointer made from an address (libc's base in /proc/self/maps plus the symbol's offset in libc's own symbol table: no dlopen or dlsym audit event) to set the zygote's output limit to 4 KiB, so that every classmate's child after it fails; imports and answers right only when the call worked
 # expect: module=q01_causal_mask status=error match=Errno 1\] prlimit64 on the zygote failed
-# path: sandbox grade-dir user user-nbgrader user-autograde user-scheduler user-gradescope
+# path: sandbox grade-dir gradescope user user-nbgrader user-autograde user-scheduler user-gradescope
 """Question 1, written to zero the classmates graded after it."""
 import ctypes
 import os

@@ -16,6 +16,7 @@ CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID = 0x00020000, 0x10000000, 0x20000000
 MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 0x2, 0x4, 0x8, 0x4000, 0x40000
 CAPSET = {"x86_64": 126, "aarch64": 91}  # the capset syscall's number
 CAPABILITY_VERSION_3 = 0x20080522
+PR_GET_DUMPABLE, PR_SET_DUMPABLE = 3, 4
 PER_NAMESPACE_NPROC = (5, 14)  # from this kernel on, RLIMIT_NPROC counts a user's tasks in each user namespace
 
 
@@ -46,10 +47,18 @@ def enter() -> bool:
 
 
 def _map(uid: int, gid: int) -> None:
-    """Map uid and gid to themselves in the user namespace this process just made (no supplementary groups there)."""
-    for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
-        with open(f"/proc/self/{name}", "w") as handle:
-            handle.write(text)
+    """Map uid and gid to themselves in the user namespace this process just made (no supplementary groups there). A
+    process that is not dumpable (the pristine process's forks) has its /proc/self files owned by root: it is made
+    dumpable while it writes them, then not again."""
+    libc = _libc()
+    dumpable = libc.prctl(PR_GET_DUMPABLE, 0, 0, 0, 0)
+    libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
+    try:
+        for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
+            with open(f"/proc/self/{name}", "w") as handle:
+                handle.write(text)
+    finally:
+        libc.prctl(PR_SET_DUMPABLE, dumpable, 0, 0, 0)
 
 
 def settle() -> int:

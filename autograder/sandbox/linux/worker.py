@@ -49,8 +49,9 @@ from builtins import len  # noqa: E402, A004
 _child = _boot["load_child"]()
 _walls = _boot["load_walls"]()
 CHILD_FAILED = _child.serve.CHILD_FAILED
-# CHILD_THREADS: threads a child may run at once (RLIMIT_NPROC, per user: its own id under root; see _hold_threads)
-from _limits import CHILD_FILES, CHILD_THREADS, CPU_GRACE_SECONDS  # noqa: E402 - loaded by path with _child
+# Loaded by path with _child. CHILD_THREADS: threads a child may run at once (RLIMIT_NPROC, per user: its own id under
+# root; see _hold_threads)
+from _limits import CHILD_FILES, CHILD_SIGNALS, CHILD_THREADS, CPU_GRACE_SECONDS  # noqa: E402
 
 PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36
 PR_SET_KEEPCAPS, PR_CAPBSET_DROP, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, CAP_DAC_READ_SEARCH = 8, 24, 47, 4, 2
@@ -187,8 +188,14 @@ def _run_child(job: dict) -> None:
     torch.set_num_threads(1)
     # torch.manual_seed would also queue CUDA's seeding (the zygote did, once): 3 ms
     torch.default_generator.manual_seed(0)
-    if not _drop_privileges(job):
+    dropped = _drop_privileges(job)
+    if not dropped:
         _hold_threads(job["counted_inside"])
+    # Forked from the zygote, which is not dumpable. Under root it stays so (the grader's capabilities read it anyway);
+    # under an ordinary user it becomes dumpable again, its /proc/<pid>/fd listed by the grader (base.held_unlisted),
+    # and the seccomp filter keeps it so.
+    _walls.set_dumpable(not dropped)
+    _walls.hold_signals(CHILD_SIGNALS)  # counted per user: its own id under root, else the grader's
     _die_with_zygote(job["zygote"])  # after the drop, which clears a parent-death signal
     _walls.seccomp(_SECCOMP_PROGRAM)
     _child.serve.run(
@@ -478,6 +485,9 @@ def pristine() -> None:
     own_modules = [
         name for name in sys.modules if name in ("_child", "_codec", "_walls", "_limits") or name.startswith("_child.")
     ]
+    # Not dumpable, nor the zygotes and middle processes forked from it: a child run under the grader's own user, where
+    # no namespace hides them, cannot list their descriptors nor read their environment or memory in /proc.
+    _walls.set_dumpable(False)
     torch.manual_seed(0)  # queues CUDA's seeding once; each child reseeds only the CPU generator
     _walls.root_only(), _walls.python_folders()  # what every Landlock plan reads, found once before the first job
     gc.freeze()

@@ -26,7 +26,7 @@ import torch  # noqa: E402
 
 _child = _boot["load_child"]()
 _walls = _boot["load_walls"]()
-from _limits import CHILD_FILES, CPU_GRACE_SECONDS  # noqa: E402 - loaded by path with _child
+from _limits import CHILD_FILES, CHILD_SIGNALS, CPU_GRACE_SECONDS  # noqa: E402 - loaded by path with _child
 
 OWN_MODULES = [
     name for name in sys.modules if name in ("_child", "_codec", "_walls", "_limits") or name.startswith("_child.")
@@ -44,7 +44,7 @@ def _preload(modules: list[str]) -> None:
 
 def _limit(job: dict) -> None:
     """The kernel's limits where this platform has `resource` (memory, file size, core dumps, CPU time, open
-    descriptors); the grader's watchdog measures the memory too."""
+    descriptors, queued signals); the grader's watchdog measures the memory too."""
     try:
         import resource  # POSIX only: on Windows the job object and the grader's watchdog limit the child
         import signal
@@ -65,6 +65,7 @@ def _limit(job: dict) -> None:
         # a limit this platform does not have or refuses (macOS's address space)
         except (AttributeError, ValueError, OSError):
             pass
+    _walls.hold_signals(CHILD_SIGNALS)  # counted per user, Linux only
     if hasattr(signal, "SIGXFSZ"):
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a flood of output gets an error instead of a kill
 
