@@ -46,7 +46,8 @@ def test_unwrap_leaves_any_other_text_as_it_is() -> None:
     for text in ["print(1)", f"{MARK}\n_kit_cell = 'not base64!'\n", f"{MARK}\n", "# q01_answer\n"]:
         assert unwrap(text) == text
     assert defined_names("def f(:") == []
-    assert defined_names("def f(): pass\ndef f(): pass\ndef _kit_x(): pass\nclass C: pass\n") == ["f", "C"]
+    bound = "def f(): pass\ndef f(): pass\ndef _kit_x(): pass\nclass C: pass\ng = h = 1\nimport torch.nn as nn\n"
+    assert defined_names(bound) == ["C", "f", "g", "h", "nn"]
 
 
 class FakeGradebook:
@@ -139,3 +140,20 @@ def test_the_course_config_puts_the_kits_preprocessors_around_execute(tmp_path: 
     ]
     assert names[execute + 2 :][-1] == "nbgrader.preprocessors.CheckCellMetadata"
     assert [import_item(name).__name__ for name in names][execute - 1] == "KeepAnswersAsData"
+
+
+def test_answers_the_kernel_ran_as_code_score_nothing_under_autograde(monkeypatch) -> None:
+    """Under `nbgrader autograde`, a test cell whose history holds an answer cell as code (a config without the kit's
+    preprocessors) scores 0 and names the missing lines; inert cells are not such cells."""
+    from autograder.nbgrader.cell import Grader
+    from autograder.nbgrader.inert import is_inert
+    from autograder.nbgrader.package import marker
+
+    grader = Grader.__new__(Grader)  # no sandbox: the refusal comes before any grading
+    grader.courses = {}
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    answer = marker(COURSE.question(1)) + "\ndef causal_mask(T):\n    return T\n"
+    said = grader.grade({"course_root": str(KIT), "number": 1, "history": ["import torch", answer, "# Tests"]})
+    assert said["score"] == 0.0
+    assert "KeepAnswersAsData" in said["summary"] and "outside the sandbox" in said["summary"]
+    assert is_inert(wrap(answer)) and not is_inert(answer) and not is_inert(f"{MARK}\n_kit_cell = '!'\n")

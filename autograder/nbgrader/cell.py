@@ -106,6 +106,16 @@ def grade_question(course_root: str, number: int) -> float:
     return float(answer["score"])
 
 
+def ran_in_kernel(number: int) -> str:
+    """What a test cell says under `nbgrader autograde` when the kernel was given answer cells as code, not as data."""
+    return _(
+        "Question {number}: 0 points, not graded: under `nbgrader autograde` this notebook's answer cells ran in "
+        "nbgrader's kernel, outside the sandbox, because the course's nbgrader_config.py lacks the kit's "
+        "Autograde.autograde_preprocessors (KeepAnswersAsData, RestoreAnswers). Add the lines that `python -m "
+        "autograder nbgrader` prints, or grade with `python -m autograder grade --nbgrader`."
+    ).format(number=number) + "\n"
+
+
 class Grader:
     """The grading process's state: courses by root, and one sandbox kept for every request."""
 
@@ -123,7 +133,7 @@ class Grader:
         """Grade one question from a request {course_root, number, history}; return {score, max_score, summary}."""
         from ..course.manifest import load_course
         from ..engine.run import run_suites
-        from .inert import unwrap
+        from .inert import is_inert, unwrap
         from .package import pick_from_history, summary_text, write_package
 
         root = str(request["course_root"])
@@ -131,7 +141,12 @@ class Grader:
             self.courses[root] = load_course(Path(root))
         course = self.courses[root]
         number = int(request["number"])
-        sources = pick_from_history(course, [unwrap(str(cell)) for cell in request["history"]], number)
+        history = [str(cell) for cell in request["history"]]
+        if os.environ.get("NBGRADER_EXECUTION") == "autograde" and pick_from_history(
+            course, [cell for cell in history if not is_inert(cell)], number
+        ):
+            return {"score": 0.0, "max_score": None, "summary": ran_in_kernel(number)}
+        sources = pick_from_history(course, [unwrap(cell) for cell in history], number)
         with tempfile.TemporaryDirectory(prefix="nbgrader-answers-") as folder:
             package = write_package(course, sources, Path(folder) / "exercises", upto=number)
             result = run_suites(course, self.sandbox, package, [number]).questions[0]
