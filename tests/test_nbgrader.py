@@ -181,6 +181,9 @@ def world(tmp_path_factory: pytest.TempPathFactory, session_sandbox: object) -> 
         s: nbformat.read(str(course_dir / "submitted" / s / ASSIGNMENT / "attention.ipynb"), as_version=4)
         for s in students
     }
+    # the feedback of nbgrader autograde's notebook (the kit's path below writes it again)
+    _run([sys.executable, "-m", "nbgrader", "generate_feedback", ASSIGNMENT, "--student", "cheater"], course_dir)
+    feedback_after_autograde = (course_dir / "feedback" / "cheater" / ASSIGNMENT / "attention.html").read_text()
 
     broken = course_dir / "submitted" / "broken" / ASSIGNMENT  # not even JSON: reported, scored 0, the class goes on
     broken.mkdir(parents=True)
@@ -199,6 +202,7 @@ def world(tmp_path_factory: pytest.TempPathFactory, session_sandbox: object) -> 
         "autograded": autograded,
         "submitted": submitted,
         "kernel_ran": (base / "kernel-ran").exists(),
+        "feedback_after_autograde": feedback_after_autograde,
         "by_kit": by_kit,
         "kit": kit,
         "exported": exported,
@@ -254,6 +258,8 @@ def test_nbgrader_autograde_runs_no_student_cell_and_keeps_their_code(world: dic
             if c.cell_type == "code" and not c.metadata.get("nbgrader", {}).get("grade")
         ]
         assert students_own and all(source in sources for source in students_own), student
+    html = world["feedback_after_autograde"]  # the cheater's feedback shows its code, not the form the kernel got
+    assert "kernel-ran" in html and "_kit_cell" not in html and "_kit_not_run" not in html
 
 
 def test_kit_grading_scores_equal_check_and_cheat_gets_nothing(world: dict) -> None:
