@@ -149,6 +149,8 @@ def world(tmp_path_factory: pytest.TempPathFactory, session_sandbox: object) -> 
             for question in course.questions:
                 if grade_id == answer_id(question.number):
                     cell.source = marker(question) + "\n" + drop_relative_imports(modules[Path(question.file).name])
+        if student == "cheater":  # a cell of its own, whose code the kernel of nbgrader autograde must never run
+            notebook.cells.insert(1, nbformat.v4.new_code_cell(f"open({str(base / 'kernel-ran')!r}, 'w').write('x')"))
         folder = course_dir / "submitted" / student / ASSIGNMENT
         folder.mkdir(parents=True)
         nbformat.write(notebook, str(folder / "attention.ipynb"))
@@ -171,6 +173,17 @@ def world(tmp_path_factory: pytest.TempPathFactory, session_sandbox: object) -> 
     checked = {s: {q["number"]: q["score"] for q in report["questions"]} for s, report in reports.items()}
     assert autograde.returncode == 0, autograde.stdout[-3000:] + autograde.stderr[-3000:]
     by_nbgrader = _gradebook_scores(course_dir, list(students), course.numbers)
+    autograded = {  # as nbgrader autograde wrote them (the kit's path below writes them again)
+        s: nbformat.read(str(course_dir / "autograded" / s / ASSIGNMENT / "attention.ipynb"), as_version=4)
+        for s in students
+    }
+    submitted = {
+        s: nbformat.read(str(course_dir / "submitted" / s / ASSIGNMENT / "attention.ipynb"), as_version=4)
+        for s in students
+    }
+    # the feedback of nbgrader autograde's notebook (the kit's path below writes it again)
+    _run([sys.executable, "-m", "nbgrader", "generate_feedback", ASSIGNMENT, "--student", "cheater"], course_dir)
+    feedback_after_autograde = (course_dir / "feedback" / "cheater" / ASSIGNMENT / "attention.html").read_text()
 
     broken = course_dir / "submitted" / "broken" / ASSIGNMENT  # not even JSON: reported, scored 0, the class goes on
     broken.mkdir(parents=True)
@@ -186,6 +199,10 @@ def world(tmp_path_factory: pytest.TempPathFactory, session_sandbox: object) -> 
         "course_dir": course_dir,
         "checked": checked,
         "by_nbgrader": by_nbgrader,
+        "autograded": autograded,
+        "submitted": submitted,
+        "kernel_ran": (base / "kernel-ran").exists(),
+        "feedback_after_autograde": feedback_after_autograde,
         "by_kit": by_kit,
         "kit": kit,
         "exported": exported,
@@ -218,6 +235,31 @@ def test_nbgrader_autograde_scores_equal_check(world: dict) -> None:
     # numerical_grad stopped at the time limit
     assert world["checked"]["looping"][8] < world["course"].question(8).points
     assert world["checked"]["looping"][1] == world["course"].question(1).points
+
+
+def test_nbgrader_autograde_runs_no_student_cell_and_keeps_their_code(world: dict) -> None:
+    """Under `nbgrader autograde` the kernel runs no cell a student wrote (the cheater's own cell writes no file), the
+    autograded notebook holds each student's code as submitted, and the test cells still see the answers' names."""
+    assert not world["kernel_ran"]
+    for student, notebook in world["autograded"].items():
+        submitted = [cell.source for cell in world["submitted"][student].cells if cell.cell_type == "code"]
+        sources = [cell.source for cell in notebook.cells if cell.cell_type == "code"]
+        for question in world["course"].questions:
+            answer = next(c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade_id") == answer_id(
+                question.number))
+            assert answer.source in submitted, (student, question.number)
+            tests = next(c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade_id") == graded_id(
+                question.number))
+            said = "".join(output.get("text", "") for output in tests.outputs)
+            assert "is defined" in said and "MISSING" not in said, (student, question.number, said)
+        students_own = [
+            c.source
+            for c in world["submitted"][student].cells
+            if c.cell_type == "code" and not c.metadata.get("nbgrader", {}).get("grade")
+        ]
+        assert students_own and all(source in sources for source in students_own), student
+    html = world["feedback_after_autograde"]  # the cheater's feedback shows its code, not the form the kernel got
+    assert "kernel-ran" in html and "_kit_cell" not in html and "_kit_not_run" not in html
 
 
 def test_kit_grading_scores_equal_check_and_cheat_gets_nothing(world: dict) -> None:

@@ -4,8 +4,8 @@ the Gradescope zip's run_autograder. The children share that user (under root ea
 attacks of tests/attacks/ that name a path (`user`, `user-nbgrader`, `user-autograde`, `user-scheduler`,
 `user-gradescope`) each fail alone there, an honest classmate graded after the attacker keeps full marks, and afterwards
 no process of that user is left, and nothing it wrote is left in the temporary folder, /dev/shm or the kit's folder but
-the outputs. Not yet under `nbgrader autograde`, whose kernel runs the answer cells outside the sandbox (KERNEL_HOLE: an
-expected failure, while honest students there keep full marks).
+the outputs. Under `nbgrader autograde` too: the course's config keeps every student's cell out of the kernel
+(autograder/nbgrader/autograde.py), and the test cells grade it in the sandbox.
 
 The user needs a Python it may run, with torch, nbgrader, Dask and the kit: this interpreter, or KIT_TEST_USER_PYTHON
 (.ci/run sets it where this interpreter lives under /root). Without root, useradd or such a Python, these tests skip
@@ -15,6 +15,7 @@ import dataclasses
 import json
 import os
 import re
+import secrets
 import shutil
 import signal
 import subprocess
@@ -37,7 +38,9 @@ from test_attacks import (
     seccomp_known,
 )
 
-TEST_USER = "kit-attack-grader"  # the ordinary user who grades, made by the tests with useradd
+# the ordinary user who grades, made by the tests with useradd and removed after: a name of this run's own, so that
+# two runs at once never share a user (each kills what its user left running)
+TEST_USER = f"kit-grader-{secrets.token_hex(4)}"
 ASSIGNMENT = "attention"
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux") or not seccomp_known(),
@@ -354,27 +357,13 @@ def test_grade_nbgrader_by_an_ordinary_user(user_kit: UserKit):
     user_kit.assert_nothing_left()
 
 
-KERNEL_HOLE = (
-    "nbgrader autograde runs each answer cell in a Jupyter kernel of the grading user, outside the sandbox: the attack "
-    "at the cell's top level lowers the output limit of the kernel's parent, nbgrader's own process, whose next write "
-    "to the gradebook fails (sqlite3 'disk I/O error'); the run stops and no classmate after it is graded. The kit's "
-    "path (grade --nbgrader) executes no notebook; docs/instructors.md says so"
-)
-
-
-@pytest.mark.parametrize(
-    "path",
-    [
-        "honest",
-        pytest.param("user-autograde", marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason=KERNEL_HOLE)),
-    ],
-)
+@pytest.mark.parametrize("path", ["honest", "user-autograde"])
 def test_nbgrader_autograde_by_an_ordinary_user(user_kit: UserKit, path: str):
     """nbgrader's own `nbgrader autograde ASSIGNMENT --force` (docs/instructors.md, step 5b), run by the ordinary user
     on a course the kit's nbgrader support made: each notebook runs in a Jupyter kernel of that user, whose test cells
     grade in the kit's sandbox (a grading process that finds torch where the kernel found it). Honest students keep
     full marks in nbgrader's gradebook; with an attacker graded first, it gets no point for the attacked question and
-    the classmate after it keeps full marks (KERNEL_HOLE: not yet); nothing is left."""
+    the classmate after it keeps full marks, as its answer cell's code never runs in the kernel; nothing is left."""
     from nbgrader.api import Gradebook
 
     from autograder.course.manifest import load_course

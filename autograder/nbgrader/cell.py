@@ -5,8 +5,9 @@ hands it to a grading process (`python -I` with the kernel's sys.path, in a sess
 test cell and kept for the others until the kernel ends), which picks each answer cell, writes them into a temporary
 exercises-like package and grades the question as `check` does (the same hidden pytest suites, sandbox and plugin,
 engine/run.py): the student's functions run in the sandbox with the question's time limit, never in the kernel, and
-the results are judged in another process, which no name the cells rebind in the kernel reaches. The answer cells'
-top-level code still runs in the kernel with the instructor's rights, outside the sandbox (docs/instructors.md).
+the results are judged in another process, which no name the cells rebind in the kernel reaches. Under `nbgrader
+autograde` the kernel runs no answer cell: the course's config makes each student's cell inert first (autograde.py,
+inert.py), and the grading process reads the source back from the inert cell in the history.
 Its inputs are drawn from the course secret, as in every class grading (engine/secret.py; `python -m autograder
 nbgrader` makes it). The cell prints a summary on stdout (never stderr: nbgrader would score the cell 0) and returns
 the points, which nbgrader records as partial credit."""
@@ -105,6 +106,16 @@ def grade_question(course_root: str, number: int) -> float:
     return float(answer["score"])
 
 
+def ran_in_kernel(number: int) -> str:
+    """What a test cell says under `nbgrader autograde` when the kernel was given answer cells as code, not as data."""
+    return _(
+        "Question {number}: 0 points, not graded: under `nbgrader autograde` this notebook's answer cells ran in "
+        "nbgrader's kernel, outside the sandbox, because the course's nbgrader_config.py lacks the kit's "
+        "Autograde.autograde_preprocessors (KeepAnswersAsData, RestoreAnswers). Add the lines that `python -m "
+        "autograder nbgrader` prints, or grade with `python -m autograder grade --nbgrader`."
+    ).format(number=number) + "\n"
+
+
 class Grader:
     """The grading process's state: courses by root, and one sandbox kept for every request."""
 
@@ -122,6 +133,7 @@ class Grader:
         """Grade one question from a request {course_root, number, history}; return {score, max_score, summary}."""
         from ..course.manifest import load_course
         from ..engine.run import run_suites
+        from .inert import is_inert, unwrap
         from .package import pick_from_history, summary_text, write_package
 
         root = str(request["course_root"])
@@ -129,7 +141,12 @@ class Grader:
             self.courses[root] = load_course(Path(root))
         course = self.courses[root]
         number = int(request["number"])
-        sources = pick_from_history(course, list(request["history"]), number)
+        history = [str(cell) for cell in request["history"]]
+        if os.environ.get("NBGRADER_EXECUTION") == "autograde" and pick_from_history(
+            course, [cell for cell in history if not is_inert(cell)], number
+        ):
+            return {"score": 0.0, "max_score": None, "summary": ran_in_kernel(number)}
+        sources = pick_from_history(course, [unwrap(cell) for cell in history], number)
         with tempfile.TemporaryDirectory(prefix="nbgrader-answers-") as folder:
             package = write_package(course, sources, Path(folder) / "exercises", upto=number)
             result = run_suites(course, self.sandbox, package, [number]).questions[0]

@@ -173,8 +173,9 @@ def cell_timeout(course: Course) -> int:
     return for_longest(max(q.time_limit for q in course.questions))
 
 
-def config_text(course: Course, course_dir: Path | None = None, course_id: str = "") -> str:
-    """nbgrader_config.py for a course run with this kit (course_dir: where its exchange folder goes)."""
+def config_text(course: Course, course_dir: Path | None = None, course_id: str = "", kit_dir: str = KIT_DIR) -> str:
+    """nbgrader_config.py for a course run with this kit (course_dir: where its exchange folder goes; kit_dir: the
+    folder nbgrader imports the kit's preprocessors from)."""
     timeout = cell_timeout(course)
     exchange = str((course_dir or Path.cwd()) / "exchange")
     course_id = course_id or re.sub(r"[^A-Za-z0-9_-]+", "-", (course_dir or Path.cwd()).name).strip("-") or "course"
@@ -196,6 +197,25 @@ c.ClearSolutions.code_stub = {{"python": "raise NotImplementedError"}}
 # This cell timeout covers that (the longest limit, 3 times, the sandbox's start and a margin), so nbgrader never
 # cuts a question the kit still has time for. After raising a limit in course.yaml, raise this number too.
 c.Execute.timeout = {timeout}
+
+# `nbgrader autograde` runs no student code in its kernel: before Execute, every code cell that is not one of your
+# locked cells (the answer cells, and any cell a student added) becomes an inert cell that keeps its source as data;
+# the test cells hand those sources to the kit, which grades them in its sandbox; after Execute the students' code is
+# put back, so the autograded notebook and the feedback show it. The kit is imported from its folder.
+import sys  # noqa: E402
+if {kit_dir!r} not in sys.path:
+    sys.path.insert(0, {kit_dir!r})
+c.Autograde.autograde_preprocessors = [
+    "autograder.nbgrader.autograde.KeepAnswersAsData",
+    "nbgrader.preprocessors.Execute",
+    "autograder.nbgrader.autograde.RestoreAnswers",
+    "nbgrader.preprocessors.IgnorePattern",
+    "nbconvert.preprocessors.ClearMetadataPreprocessor",
+    "nbgrader.preprocessors.LimitOutput",
+    "nbgrader.preprocessors.SaveAutoGrades",
+    "nbgrader.preprocessors.AssignLatePenalties",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
 
 # Feedback shows the test cells without their hidden part (the grading call), and the cells' outputs
 # name each check and whether it passed, never the expected values.

@@ -66,7 +66,7 @@ def pick_from_history(course: Course, history: list[str], upto: int) -> dict[int
     return sources
 
 
-def _names(source: str) -> tuple[set[str], set[str]]:
+def top_level_names(source: str) -> tuple[set[str], set[str]]:
     """(names bound at the top level of source, names it reads anywhere); both empty when it does not parse."""
     try:
         tree = ast.parse(source)
@@ -92,7 +92,7 @@ def module_text(course: Course, question: Question, sources: dict[int, str]) -> 
     # notebook would resolve from that earlier cell), and skipped if it fails to import, as a failing cell
     # leaves the notebook's other names in place.
     source = sources.get(question.number, "")
-    own, read = _names(source)
+    own, read = top_level_names(source)
     wanted = read - own
     lines: list[str] = []
     for earlier in course.questions:
@@ -100,7 +100,7 @@ def module_text(course: Course, question: Question, sources: dict[int, str]) -> 
             break
         if earlier.number in question.requires:
             lines.append(f"from .{earlier.module} import *  # noqa: F403")
-        elif _names(sources.get(earlier.number, ""))[0] & wanted:
+        elif top_level_names(sources.get(earlier.number, ""))[0] & wanted:
             lines += ["try:", f"    from .{earlier.module} import *  # noqa: F403", "except Exception:", "    pass"]
     header = "\n".join(lines)
     return (header + "\n" if header else "") + source + ("\n" if not source.endswith("\n") else "")
