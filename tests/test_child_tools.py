@@ -321,6 +321,32 @@ def test_the_watch_is_left_cleanly() -> None:
     assert idle.seen == []
 
 
+def test_a_mode_left_on_a_stack_outside_the_watch_is_foreign_but_torchs_default_device_is_not() -> None:
+    """Between the grader's blocks the stacks hold no mode of the grader's: a dispatch or function mode the student
+    entered there is named (it would see the answer made plain data after the watch), torch.set_default_device's
+    own mode is not."""
+    from torch.overrides import TorchFunctionMode
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Late(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
+    class Early(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
+    assert forbidden.foreign_modes() == []
+    torch.set_default_device("cpu")
+    try:
+        assert forbidden.foreign_modes() == []
+        with Late(), Early():
+            assert forbidden.foreign_modes() == ["Early", "Late"]
+    finally:
+        torch.set_default_device(None)
+    assert forbidden.foreign_modes() == [] and _mode_stacks() == ([], [])
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # The corpus files that reach forbidden kernels: right outputs, flagged
 # ---------------------------------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 # attack: pushes a dispatch mode of its own at import, below where the watch's modes go, so that nothing judges it: its attention returns a placeholder of the right shape, and when the grader's child turns the returned value into plain data after the watched block (detach, clone), the mode hands back F.scaled_dot_product_attention's output computed there, where no watch is on any stack; imports and answers right
-# expect: module=q03_attention status=flagged|error|failed match=flagged for review|dispatch mode
+# expect: module=q03_attention status=flagged match=flagged for review: the code reaches into the grader
 # path: sandbox
 """Question 3, whose kernel runs after the watched call, in its own dispatch mode."""
 import torch
