@@ -32,6 +32,14 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 
+def _codec_module() -> types.ModuleType:
+    """The kit's codec, as the child loads it: by path."""
+    spec = importlib.util.spec_from_file_location("_codec_for_tests", CHILD.parent / "codec.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def _load(name: str) -> types.ModuleType:
     """CHILD/name.py as PACKAGE.name, the package made here (the real one's __init__ is not run)."""
     if PACKAGE not in sys.modules:
@@ -319,6 +327,54 @@ def test_the_watch_is_left_cleanly() -> None:
         assert _mode_stacks() == ([], [])  # nothing asked: no modes, no cost
         F.scaled_dot_product_attention(Q, K, V)
     assert idle.seen == []
+
+
+def test_the_answer_is_copied_and_encoded_out_of_sight_of_a_students_mode() -> None:
+    """A dispatch mode of the student's on the stack when the child copies an answer (plain) and encodes it (the codec,
+    through plain.bare) sees neither: the grader gets the tensor's own values, not the mode's."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    plain = _load("plain")
+    codec = _codec_module()
+
+    class Swap(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            if func is torch.ops.aten.detach.default:
+                return torch.full_like(args[0], 7.0)
+            return func(*args, **(kwargs or {}))
+
+    x = torch.zeros(3)
+    with Swap():
+        assert torch.equal(x.detach(), torch.full((3,), 7.0))  # the mode does see a detach of the student's own
+        copied = plain.plain(x, lambda obj: 0)
+        frame = plain.bare(codec.encode, x)
+    assert torch.equal(copied, torch.zeros(3)) and torch.equal(codec.decode(frame), torch.zeros(3))
+
+
+def test_a_mode_left_on_a_stack_outside_the_watch_is_foreign_but_torchs_default_device_is_not() -> None:
+    """Between the grader's blocks the stacks hold no mode of the grader's: a dispatch or function mode the student
+    entered there is named (it would see the answer made plain data after the watch), torch.set_default_device's
+    own mode is not."""
+    from torch.overrides import TorchFunctionMode
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Late(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
+    class Early(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
+    assert forbidden.foreign_modes() == []
+    torch.set_default_device("cpu")
+    try:
+        assert forbidden.foreign_modes() == []
+        with Late(), Early():
+            assert forbidden.foreign_modes() == ["Early", "Late"]
+    finally:
+        torch.set_default_device(None)
+    assert forbidden.foreign_modes() == [] and _mode_stacks() == ([], [])
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ read directly, before and after the filter, so that a refusal is the filter's an
 import json
 import os
 import platform
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -98,3 +99,36 @@ def test_a_child_cannot_make_itself_not_dumpable():
     assert bare["PR_SET_DUMPABLE 0"] == "ok" and bare["dumpable"] == 0, bare
     assert filtered["PR_SET_DUMPABLE 0"] == "EPERM" and filtered["dumpable"] == 1, filtered
     assert bare["PR_SET_NAME"] == filtered["PR_SET_NAME"] == "ok", (bare, filtered)
+
+
+LEASE = r"""
+import ctypes, fcntl, os, sys
+from autograder.sandbox import walls
+
+path = sys.argv[2]
+fd = os.open(path, os.O_RDONLY)
+if sys.argv[1] == "filtered" and not walls.seccomp(walls.seccomp_program()):
+    raise SystemExit("the filter could not be put up")
+libc = ctypes.CDLL(None, use_errno=True)
+print(libc.fcntl(fd, 1024, fcntl.F_RDLCK), flush=True)  # F_SETLEASE past Python's fcntl: no audit event
+"""
+
+
+def test_a_lease_on_a_file_kills_the_process(tmp_path: Path):
+    """fcntl(F_SETLEASE), which the kernel allows on a file its caller owns and which makes every other process's open
+    of it wait up to lease-break-time (45 s), kills the process under the filter (SIGSYS), where the same process
+    without it takes the lease."""
+    path = tmp_path / "owned.txt"
+    path.write_text("the caller's own file")
+    done = {}
+    for mode in ("bare", "filtered"):
+        done[mode] = subprocess.run(
+            [sys.executable, "-c", LEASE, mode, str(path)],
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    assert done["bare"].returncode == 0 and done["bare"].stdout.strip() == "0", done["bare"]
+    assert done["filtered"].returncode == -signal.SIGSYS and not done["filtered"].stdout, done["filtered"]

@@ -481,10 +481,14 @@ PID_FIRST = (
 )
 WHICH_WHO = (("setpriority", 0), ("ioprio_set", 1))
 # fcntl and ioctl commands refused: those that make the kernel signal a chosen process later (SIGIO to an owner:
-# F_SETOWN, F_SETSIG, F_SETOWN_EX; FIOSETOWN, SIOCSPGRP, TIOCSPGRP), that push input into a terminal (TIOCSTI,
-# TIOCLINUX) and that set an inode's flags (FS_IOC_SETFLAGS and its 32-bit form, FS_IOC_FSSETXATTR: chattr +i).
+# F_SETOWN, F_SETSIG, F_SETOWN_EX; FIOSETOWN, SIOCSPGRP, TIOCSPGRP), that make other processes wait on a file
+# (F_SETLEASE: the kernel allows a lease on a file its caller owns, which under an ordinary user is every file of the
+# instructor's, the kit's and Python's among them; while the child lives, any other process's open of that file, even
+# root's and even for reading, waits for up to the kernel's lease-break-time, 45 s, a file at a time), that push input
+# into a terminal (TIOCSTI, TIOCLINUX) and that set an inode's flags (FS_IOC_SETFLAGS and its 32-bit form,
+# FS_IOC_FSSETXATTR: chattr +i).
 OWNER_COMMANDS = {
-    "fcntl": (8, 10, 15),
+    "fcntl": (8, 10, 15, 1024),
     "ioctl": (0x8901, 0x8902, 0x5410, 0x5412, 0x541C, 0x40086602, 0x40046602, 0x401C5820),
 }
 # fcntl(fd, F_SETPIPE_SZ, size) past a pipe's default size (16 pages of 4 KiB) fails with EPERM, the kernel's own answer

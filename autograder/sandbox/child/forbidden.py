@@ -42,6 +42,7 @@ from typing import Callable, Iterable
 
 import torch
 from torch.overrides import TorchFunctionMode
+from torch.utils._device import DeviceContext
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from .forbid_table import LABELS, TABLE
@@ -102,6 +103,8 @@ _function_modes_on = getattr(torch._C, "_is_torch_function_mode_enabled", lambda
 _function_stack = torch.overrides._get_current_function_mode_stack
 _dispatch_stack = torch.utils._python_dispatch._get_current_dispatch_mode_stack
 _push_function_mode, _push_dispatch_mode = torch.overrides._push_mode, torch.utils._python_dispatch._push_mode
+# torch's own modes that honest code may leave on a stack between calls (torch.set_default_device), by exact type
+_TORCH_MODES = (DeviceContext,)
 _set_thread_profile, _get_thread_profile, _set_profile, _get_profile = (
     threading.setprofile,
     threading.getprofile,
@@ -213,6 +216,15 @@ for _owner, _names in (
     for _name in _names:
         if hasattr(_owner, _name):
             setattr(_owner, _name, _announcing(getattr(_owner, _name)))
+
+
+def foreign_modes() -> list[str]:
+    """The class names of the modes on this thread's PyTorch mode stacks, torch's own aside, read between the grader's
+    blocks (where the grader has none): a mode the student's code entered outside a watched call (at import, in a call
+    with nothing forbidden) would see every later operation unwatched, the child's turning of an answer into plain data
+    after the watch among them (tests/attacks/tamper_dispatch_mode_after_call.py)."""
+    modes = [*_function_stack(), *_dispatch_stack()]
+    return [_type(mode).__name__ for mode in modes if _type(mode) not in _TORCH_MODES]
 
 
 def _judged_mode(caller: object, args: tuple, result: object) -> None:

@@ -126,8 +126,14 @@ HAND_BACK = (
 CAPTURE_LOCALS = ("traceback.py", "__init__")
 # fcntl and ioctl commands that make the kernel signal a chosen process later (SIGIO, or any signal F_SETSIG picks, to
 # an owner): F_SETOWN, F_SETSIG, F_SETOWN_EX; FIOSETOWN, SIOCSPGRP, TIOCSPGRP. Without seccomp (the portable backend)
-# this refusal is the only thing between an answer and the grader's life.
-OWNER_COMMANDS = {"fcntl.fcntl": frozenset({8, 10, 15}), "fcntl.ioctl": frozenset({0x8901, 0x8902, 0x5410})}
+# this refusal is the only thing between an answer and the grader's life. F_SETLEASE too: a lease on a file the child
+# owns (under an ordinary user, the kit's and every file of the instructor's) makes any other process's open of it,
+# root's too, wait until the child ends or for the kernel's lease-break-time (45 s), a file at a time.
+F_SETLEASE = 1024
+OWNER_COMMANDS = {
+    "fcntl.fcntl": frozenset({8, 10, 15, F_SETLEASE}),
+    "fcntl.ioctl": frozenset({0x8901, 0x8902, 0x5410}),
+}
 # Python 3.12 and later raise them
 THREAD_EVENTS = frozenset({"_thread.start_new_thread", "_thread.start_joinable_thread"})
 _running_threads = _thread._count  # Python threads alive besides the main one; takes no lock
@@ -514,6 +520,8 @@ class Guard:
         elif event in self.reach_events:
             self._refuse(self.reach_events[event])
         elif event in self.owner_commands:
+            if args[1] == F_SETLEASE and event == "fcntl.fcntl":
+                self._refuse("takes a lease on a file, which makes every other process that opens it wait (F_SETLEASE)")
             if args[1] in self.owner_commands[event]:
                 self._refuse(f"sends a signal to another process ({event} {args[1]}: a signal owner)")
         elif event in self.c_events:

@@ -1,4 +1,5 @@
 """Turn whatever the student returned into plain data the sandbox's codec (sandbox/codec.py) can send."""
+import gc
 import numbers
 from typing import Callable
 
@@ -12,6 +13,26 @@ _SCALARS = (bool, int, float, str, type(None))
 # Bound at import, in the zygote, before any student code runs: patched builtins do not reach this module.
 _type, _isinstance, _all, _int, _float = type, isinstance, all, int, float
 _clone, _detach, _contiguous = torch.Tensor.clone, torch.Tensor.detach, torch.Tensor.contiguous
+_no_function, _no_dispatch = torch._C.DisableTorchFunction, torch._C._DisableTorchDispatch
+_collecting, _stop_collecting, _collect = gc.isenabled, gc.disable, gc.enable
+
+
+def bare(function: Callable, *args: object) -> object:
+    """function(*args) with PyTorch's modes and tensor subclasses' handlers off and no garbage collection inside: the
+    child's own copies of an answer (here, and its encoding for the grader) run no code of the student's (a finaliser,
+    a gc callback) and no mode it left on a stack sees them (tests/attacks/tamper_dispatch_mode_after_call.py)."""
+    collecting = _collecting()
+    _stop_collecting()
+    try:
+        with _no_function(), _no_dispatch():
+            return function(*args)
+    finally:
+        if collecting:
+            _collect()
+
+
+def _copy(tensor: torch.Tensor) -> torch.Tensor:
+    return _contiguous(_clone(_detach(tensor)))
 
 
 def describe_type(kind: type) -> dict[str, str]:
@@ -41,7 +62,7 @@ def plain(value: object, keep: Callable[[object], int], depth: int = 0) -> objec
                     "device": str(value.device),
                 }
             }
-        return _contiguous(_clone(_detach(value)))
+        return bare(_copy, value)
     if kind in _SCALARS or kind is torch.dtype:
         return value
     if not _isinstance(value, torch.Tensor):

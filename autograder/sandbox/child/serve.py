@@ -17,7 +17,7 @@ import sys
 import traceback
 from typing import Callable
 
-from . import forbidden, session
+from . import forbidden, plain, session
 from .guard import Guard, RefusedImport
 
 # Bound here, before any student code runs: a patched builtin never reaches the child's loop.
@@ -123,7 +123,7 @@ def _read_exactly(fd: int, size: int) -> bytes | None:
 def write_frame(fd: int, value: object, tag: Callable[[bytes], bytes] | None = None) -> None:
     """value, encoded (sandbox/codec.py), as one length-prefixed frame on fd; ending with its tag when tag is given
     (an answer)."""
-    data = _encode(value)
+    data = plain.bare(_encode, value)  # no mode of the student's sees the answer's tensors read out
     if tag is not None:
         data += tag(data)
     view = memoryview(len(data).to_bytes(8, "little") + data)

@@ -82,6 +82,7 @@ class Session:
         answer: dict = {"ok": True, "spied": [], "reads": 0}
         try:
             if op == "call":
+                self._foreign_modes(request)
                 answer |= self._call(request)
             elif op == "getattr":
                 answer["value"] = getattr(self._target(request["target"]), request["name"])
@@ -101,6 +102,8 @@ class Session:
             else:
                 raise ValueError(f"unknown request {op!r}")
             answer["value"] = plain.plain(answer["value"], self._handle)
+            if op == "call":
+                self._foreign_modes(request)  # the answer made plain data after the watch: no student's mode saw it
         except BaseException as error:  # noqa: BLE001 - the student may raise SystemExit or KeyboardInterrupt
             # forbidden work that ended in an error is still seen
             spied = answer.get("spied") or (self.spied if op == "call" else [])
@@ -111,6 +114,14 @@ class Session:
         if self.tampered:
             answer["tampered"] = self.tampered
         return answer
+
+    def _foreign_modes(self, request: dict) -> None:
+        """A call with forbidden work asked about, before its block and once its answer is plain data: a mode of the
+        student's on PyTorch's stacks (none of the grader's is there then) tampers with the watch."""
+        if request.get("forbid") and not self.tampered:
+            foreign = forbidden.foreign_modes()
+            if foreign:
+                self.tampered = f"leaves a mode of its own on PyTorch's mode stacks outside the watch ({foreign[0]})"
 
     def _call(self, request: dict) -> dict:
         """Call the target under the requested options; the value, the tensor arguments afterwards, what was spied."""
