@@ -59,11 +59,6 @@ QUOTES = [
     ("STARTUP_SECONDS", r"# s for the sandbox's start", limits.STARTUP_SECONDS),
     ("CELL_MARGIN", r"row \"Time limit\"\), plus # s", limits.CELL_MARGIN),
     ("cell_timeout", r"\(# s for this course\)", limits.cell_timeout(max(q.time_limit for q in COURSE.questions))),
-    (
-        "course.yaml: the time_limits' sum",
-        r"runs to its `time_limit`, grading takes about # minutes",
-        round(sum(q.time_limit for q in COURSE.questions) / 60),
-    ),
     ("MARGIN", r"Its `timeout` is the question's `time_limit` plus # minutes", github_classroom.MARGIN / 60),
     # what the sandbox needs of the machine (sandbox/base.py), which the messages quote too
     ("PROCESSES_NEEDED", r"the kit needs # processes of its own at once", PROCESSES_NEEDED["linux"]),
