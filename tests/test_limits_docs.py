@@ -1,10 +1,12 @@
-"""Every limit README.md and docs/ quote is the code's: a changed limit is a change in its home (sandbox/limits.py,
-course.yaml) and in the sentences this test then names.
+"""Every limit README.md and docs/ quote is the code's, and is quoted in one doc file: a changed limit is a change in
+its home (sandbox/limits.py, course.yaml) and in the one doc file whose sentences this test then names.
 
-QUOTES lists each phrasing that quotes a limit, with the code's value: each must be found, and every number it quotes
-must be the value. Every size in GiB or MiB the docs write must sit in one of them, so that a new sentence quoting a
-limit cannot skip the check.
+QUOTES lists each phrasing that quotes a limit, with the figure of the code it quotes and that figure's value: each
+must be found, every number it quotes must be the value, and all the phrasings of one figure must be in one doc file
+(the other pages point to it by name). Every size in GiB or MiB the docs write must sit in one of them, so that a new
+sentence quoting a limit cannot skip the check.
 """
+
 import re
 from pathlib import Path
 
@@ -23,65 +25,58 @@ GIB, MIB = 1 << 30, 1 << 20
 WORDS = {"twice": 2, "three times": 3, "a quarter": 0.25, "half": 0.5}  # numbers the docs write as words
 NUMBER = r"(\d[\d,]*(?:\.\d+)?|twice|three times|a quarter|half)"
 
-# (phrasing, a regular expression where # stands for the quoted number; the value the code gives it)
+# (the figure of the code quoted, named as the code names it; the phrasing, a regular expression where # stands for
+# the quoted number; the value the code gives it)
 QUOTES = [
     # memory (limits.MEMORY_BYTES)
-    (r"a # GiB memory limit", limits.MEMORY_BYTES / GIB),
-    (r"Memory, # GiB", limits.MEMORY_BYTES / GIB),
+    ("MEMORY_BYTES", r"Memory, # GiB", limits.MEMORY_BYTES / GIB),
     # output and disk (OUTPUT_BYTES, OUTPUT_KILLED_BYTES, DISK_BYTES, DISK_ENTRIES)
-    (r"# MiB a file \(the kernel\)", limits.OUTPUT_BYTES / MIB),
-    (r"Output, # MiB", limits.OUTPUT_BYTES / MIB),
-    (r"refused past # MiB", limits.OUTPUT_BYTES / MIB),
-    (r"C code writing past # MiB is killed", limits.OUTPUT_KILLED_BYTES / MIB),
-    (r"# MiB and [\d,]+ files for the whole question", limits.DISK_BYTES / MIB),
-    (r"MiB and # files for the whole question", limits.DISK_ENTRIES),
+    ("OUTPUT_BYTES", r"Output, # MiB", limits.OUTPUT_BYTES / MIB),
+    ("OUTPUT_BYTES", r"refused past # MiB", limits.OUTPUT_BYTES / MIB),
+    ("OUTPUT_BYTES", r"C code writing past # MiB is killed", limits.OUTPUT_KILLED_BYTES / MIB),
+    ("DISK_BYTES", r"# MiB and [\d,]+ files for the whole question", limits.DISK_BYTES / MIB),
+    ("DISK_ENTRIES", r"MiB and # files for the whole question", limits.DISK_ENTRIES),
     # threads (CHILD_THREADS)
-    (r"# \(`RLIMIT_NPROC` of its own user\)", limits.CHILD_THREADS),
-    (r"the whole machine runs at its fork plus #", limits.CHILD_THREADS),
-    (r"# more than its namespace runs", limits.CHILD_THREADS),
-    (r"# Python threads besides its main one", limits.CHILD_THREADS),
-    (r"refuses the #th start", limits.CHILD_THREADS + 1),
+    ("CHILD_THREADS", r"# \(`RLIMIT_NPROC` of its own user\)", limits.CHILD_THREADS),
+    ("CHILD_THREADS", r"the whole machine runs at its fork plus #", limits.CHILD_THREADS),
+    ("CHILD_THREADS", r"# more than its namespace runs", limits.CHILD_THREADS),
+    ("CHILD_THREADS", r"# Python threads besides its main one", limits.CHILD_THREADS),
+    ("CHILD_THREADS", r"refuses the #th start", limits.CHILD_THREADS + 1),
     # open descriptors (CHILD_FILES), and the pipes they allow
-    (r"Open files and pipes, # at once", limits.CHILD_FILES),
-    (r"each child may hold # descriptors at once", limits.CHILD_FILES),
-    (r"holds them to # \(below\)", limits.CHILD_FILES // 2),
-    (r"child's pipes of the default size to # \(", limits.CHILD_FILES // 2),
-    (r"so # pipes at most", limits.CHILD_FILES // 2),
-    (r"at most # pipes, [\d,]+ pages", limits.CHILD_FILES // 2),
-    (r"at most [\d,]+ pipes, # pages", limits.CHILD_FILES // 2 * 16),
+    ("CHILD_FILES", r"Open files and pipes, # at once", limits.CHILD_FILES),
+    ("CHILD_FILES", r"holds them to # \(below\)", limits.CHILD_FILES // 2),
+    ("CHILD_FILES", r"child's pipes of the default size to # \(", limits.CHILD_FILES // 2),
+    ("CHILD_FILES", r"at most # pipes, [\d,]+ pages", limits.CHILD_FILES // 2),
+    ("CHILD_FILES", r"at most [\d,]+ pipes, # pages", limits.CHILD_FILES // 2 * 16),
     # queued signals (CHILD_SIGNALS)
-    (r"Queued signals, # more than its user had queued", limits.CHILD_SIGNALS),
-    (r"under root its own user's, so #", limits.CHILD_SIGNALS),
-    (r"each child may queue # more than its user had queued", limits.CHILD_SIGNALS),
+    ("CHILD_SIGNALS", r"Queued signals, # more than its user had queued", limits.CHILD_SIGNALS),
+    ("CHILD_SIGNALS", r"under root its own user's, so #", limits.CHILD_SIGNALS),
     # time (course.yaml's time_limit, WALL_FACTOR, CPU_GRACE_SECONDS, POLL_SECONDS, STARTUP_SECONDS, CELL_MARGIN)
-    (r"\| no, default `#` \| Seconds the grader waits", DEFAULT_TIME_LIMIT),
-    (r"question 10 has `#`", COURSE.question(10).time_limit),
-    (r"An endless loop shows `stopped after # s", DEFAULT_TIME_LIMIT),
-    (r"the wall clock reaches # it", limits.WALL_FACTOR),
-    (r"or the wall clock # it \(a sleeping child\)", limits.WALL_FACTOR),
-    (r"stops a child at # its limit", limits.WALL_FACTOR),
-    (r"may take up to # times its limit on the clock", limits.WALL_FACTOR),
-    (r"at the limit \+ # s, is a `timeout`", limits.CPU_GRACE_SECONDS),
-    (r"holding more, within # of a second", limits.POLL_SECONDS),
-    (r"# s for the sandbox's start", limits.STARTUP_SECONDS),
-    (r"plus # times the longest `time_limit`", limits.WALL_FACTOR),
-    (r"longest `time_limit` in `course.yaml`, plus # s", limits.CELL_MARGIN),
-    (r"\(# s for this course\)", limits.cell_timeout(max(q.time_limit for q in COURSE.questions))),
-    (
-        r"runs to its `time_limit`, grading takes about # minutes",
-        round(sum(q.time_limit for q in COURSE.questions) / 60),
-    ),
-    (r"Its `timeout` is the question's `time_limit` plus # minutes", github_classroom.MARGIN / 60),
+    ("DEFAULT_TIME_LIMIT", r"\| no, default `#` \| Seconds the grader waits", DEFAULT_TIME_LIMIT),
+    ("course.yaml: question 10's time_limit", r"question 10 has `#`", COURSE.question(10).time_limit),
+    ("WALL_FACTOR", r"the wall clock reaches # it", limits.WALL_FACTOR),
+    ("WALL_FACTOR", r"or the wall clock # it \(a sleeping child\)", limits.WALL_FACTOR),
+    ("WALL_FACTOR", r"stops a child at # its limit", limits.WALL_FACTOR),
+    ("CPU_GRACE_SECONDS", r"at the limit \+ # s, is a `timeout`", limits.CPU_GRACE_SECONDS),
+    ("POLL_SECONDS", r"holding more, within # of a second", limits.POLL_SECONDS),
+    ("STARTUP_SECONDS", r"# s for the sandbox's start", limits.STARTUP_SECONDS),
+    ("CELL_MARGIN", r"row \"Time limit\"\), plus # s", limits.CELL_MARGIN),
+    ("cell_timeout", r"\(# s for this course\)", limits.cell_timeout(max(q.time_limit for q in COURSE.questions))),
+    ("MARGIN", r"Its `timeout` is the question's `time_limit` plus # minutes", github_classroom.MARGIN / 60),
     # what the sandbox needs of the machine (sandbox/base.py), which the messages quote too
-    (r"the kit needs # processes of its own at once", PROCESSES_NEEDED["linux"]),
-    (r"or under the portable backend #, the grader, a child and its warm spare", PROCESSES_NEEDED["portable"]),
-    (r"grading the solutions holds at most # MB with the Linux backend", MEMORY_NEEDED["linux"] >> 20),
-    (r"MB with the Linux backend and # MB with the portable one", MEMORY_NEEDED["portable"] >> 20),
+    ("PROCESSES_NEEDED", r"the kit needs # processes of its own at once", PROCESSES_NEEDED["linux"]),
+    (
+        "PROCESSES_NEEDED",
+        r"or under the portable backend #, the grader, a child and its warm spare",
+        PROCESSES_NEEDED["portable"],
+    ),
+    ("MEMORY_NEEDED", r"grading the solutions holds at most # MB with the Linux backend", MEMORY_NEEDED["linux"] >> 20),
+    ("MEMORY_NEEDED", r"MB with the Linux backend and # MB with the portable one", MEMORY_NEEDED["portable"] >> 20),
     # left-behind folders (STALE_SECONDS), and the class's own size limits
-    (r"the folder has been untouched for # minutes", limits.STALE_SECONDS / 60),
-    (r"objects over # GiB", intake.GIT_BYTES / GIB),
-    (r"An entry larger than # MiB compressed", cluster.COPY_LIMIT / MIB),
-    (r"files over # MiB are ignored", gradescope.MODULE_BYTES / MIB),
+    ("STALE_SECONDS", r"the folder has been untouched for # minutes", limits.STALE_SECONDS / 60),
+    ("GIT_BYTES", r"objects over # GiB", intake.GIT_BYTES / GIB),
+    ("COPY_LIMIT", r"An entry larger than # MiB compressed", cluster.COPY_LIMIT / MIB),
+    ("MODULE_BYTES", r"files over # MiB are ignored", gradescope.MODULE_BYTES / MIB),
 ]
 
 
@@ -98,7 +93,7 @@ def _number(quoted: str) -> float:
     return WORDS[quoted] if quoted in WORDS else float(quoted.replace(",", ""))
 
 
-@pytest.mark.parametrize(("phrasing", "value"), QUOTES, ids=[phrasing for phrasing, _ in QUOTES])
+@pytest.mark.parametrize(("phrasing", "value"), [q[1:] for q in QUOTES], ids=[phrasing for _, phrasing, _ in QUOTES])
 def test_every_limit_the_docs_quote_is_the_codes(phrasing, value):
     """The phrasing is in the docs, and each time it quotes the code's value."""
     found = [(path, match) for path in DOCS for match in re.finditer(_pattern(phrasing), _text(path))]
@@ -113,10 +108,25 @@ def test_every_limit_the_docs_quote_is_the_codes(phrasing, value):
 def test_every_size_the_docs_quote_is_checked(path):
     """Each `N GiB` and `N MiB` of the docs (a limit: measurements are in MB and GB) is within a phrasing of QUOTES."""
     text = _text(path)
-    covered = [match.span() for phrasing, _ in QUOTES for match in re.finditer(_pattern(phrasing), text)]
+    covered = [match.span() for _, phrasing, _ in QUOTES for match in re.finditer(_pattern(phrasing), text)]
     unchecked = [
         text[max(0, m.start() - 40) : m.end() + 20]
         for m in re.finditer(r"\d[\d,.]* (?:GiB|MiB)\b", text)
         if not any(start <= m.start() and m.end() <= end for start, end in covered)
     ]
     assert not unchecked, f"{path.name} quotes sizes no test checks (add them to QUOTES): {unchecked}"
+
+
+@pytest.mark.parametrize("figure", sorted({figure for figure, _, _ in QUOTES}))
+def test_every_limit_is_quoted_in_one_doc_file(figure):
+    """A figure of the code is written in one doc file: the others point to it, so changing it changes one doc."""
+    quoting = {
+        str(path.relative_to(ROOT))
+        for quoted, phrasing, _ in QUOTES
+        if quoted == figure
+        for path in DOCS
+        if re.search(_pattern(phrasing), _text(path))
+    }
+    assert len(quoting) <= 1, (
+        f"{figure} is quoted in {sorted(quoting)}: keep its figure in one, the others pointing to it"
+    )

@@ -19,8 +19,9 @@ from autograder.maintainer.stubs import make_stub, write_stubs
 ROOT = Path(__file__).resolve().parent.parent
 COURSE = load_course(ROOT)
 NUMBER = max(COURSE.numbers) + 1  # a number the course does not have yet, whatever it holds
-MODULE = f"q{NUMBER:02d}_padded_attention"
-WRITTEN = {"course.yaml", f"solutions/{MODULE}.py", f"exercises/{MODULE}.py", "reference/padded_attention.py",
+SLUG = "new_question_example"  # a slug no course will have (a real question 11 may well be padded_attention)
+MODULE = f"q{NUMBER:02d}_{SLUG}"
+WRITTEN = {"course.yaml", f"solutions/{MODULE}.py", f"exercises/{MODULE}.py", f"reference/{SLUG}.py",
            f"autograder/suites/test_{MODULE}.py", f"autograder/suites/mistakes/q{NUMBER:02d}.py"}
 
 
@@ -64,10 +65,10 @@ def fill_in(kit: Path) -> None:
 
 @pytest.fixture(scope="module")
 def added(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, bytes], subprocess.CompletedProcess]:
-    """A copy of the kit, the files it held before, and the result of `new NUMBER padded_attention` in it."""
+    """A copy of the kit, the files it held before, and the result of `new NUMBER SLUG` in it."""
     kit = copy_kit(tmp_path_factory.mktemp("kit"))
     before = snapshot(kit)
-    return kit, before, run(kit, "new", str(NUMBER), "padded_attention")
+    return kit, before, run(kit, "new", str(NUMBER), SLUG)
 
 
 def test_new_writes_the_questions_files_and_its_entry_last(
@@ -83,9 +84,9 @@ def test_new_writes_the_questions_files_and_its_entry_last(
     assert course.numbers == COURSE.numbers + [NUMBER] and course.questions[:-1] == COURSE.questions
     question = course.questions[-1]
     assert (question.slug, question.file, question.functions) == (
-        "padded_attention",
+        SLUG,
         f"exercises/{MODULE}.py",
-        ("padded_attention",),
+        (SLUG,),
     )
     assert PLACEHOLDER in question.hints[0] and len(question.selftest) == 2
     assert (kit / f"exercises/{MODULE}.py").read_text() == make_stub((kit / f"solutions/{MODULE}.py").read_text())
@@ -96,12 +97,12 @@ def test_new_writes_the_questions_files_and_its_entry_last(
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
-        (["1", "padded_attention"], "question 1 already exists"),
+        (["1", SLUG], "question 1 already exists"),
         ([str(NUMBER), "causal_mask"], "the slug 'causal_mask' is taken by question 1"),
         ([str(NUMBER), "Padded-Attention"], "is not a slug"),
         ([str(NUMBER), "class"], "is not a slug"),
-        (["0", "padded_attention"], "must be 1 or more"),
-        (["eleven", "padded_attention"], "invalid int value"),
+        (["0", SLUG], "must be 1 or more"),
+        (["eleven", SLUG], "invalid int value"),
     ],
 )
 def test_new_refuses_a_taken_number_or_slug_and_a_bad_slug_writing_nothing(
@@ -116,16 +117,16 @@ def test_new_refuses_a_taken_number_or_slug_and_a_bad_slug_writing_nothing(
 
 def test_new_refuses_when_one_of_its_files_exists_writing_nothing(tmp_path: Path) -> None:
     kit = copy_kit(tmp_path)
-    (kit / "reference" / "padded_attention.py").write_text('"""Someone else\'s oracle."""\n')
+    (kit / "reference" / f"{SLUG}.py").write_text('"""Someone else\'s oracle."""\n')
     before = snapshot(kit)
-    done = run(kit, "new", str(NUMBER), "padded_attention")
-    assert done.returncode == 2 and "reference/padded_attention.py already exists" in done.stderr, done.stderr
+    done = run(kit, "new", str(NUMBER), SLUG)
+    assert done.returncode == 2 and f"reference/{SLUG}.py already exists" in done.stderr, done.stderr
     assert snapshot(kit) == before
 
 
 def test_a_failed_write_leaves_the_kit_as_it_was(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     kit = copy_kit(tmp_path)
-    before, files = snapshot(kit), planned(load_course(kit), NUMBER, "padded_attention")
+    before, files = snapshot(kit), planned(load_course(kit), NUMBER, SLUG)
     write_text = Path.write_text
 
     def full_disk_at_the_bank(path: Path, *args: object, **kwargs: object) -> int:
@@ -168,7 +169,7 @@ def test_dev_check_lists_what_is_left_to_fill_in(
     )
     assert (
         "course.yaml lines" in detail
-        and "reference/padded_attention.py lines" in detail
+        and f"reference/{SLUG}.py lines" in detail
         and f"mistakes/q{NUMBER:02d}.py line 1" in detail
     )
     assert check_placeholders(COURSE) == (True, "nothing left for the author to fill in")
@@ -265,9 +266,20 @@ def test_no_readme_or_guide_writes_the_courses_count_or_total() -> None:
         f"{page.relative_to(ROOT)}: {match.group(0)!r}"
         for page in pages
         for pattern in said
-        for match in re.finditer(pattern, page.read_text(encoding="utf-8"), re.IGNORECASE)
+        for match in re.finditer(pattern, _prose(page.read_text(encoding="utf-8")), re.IGNORECASE)
     ]
     assert not found, found
+
+
+def _prose(text: str) -> str:
+    """text without the output blocks whose numbers the guide declares varying (its worked example's dev-check)."""
+    return re.sub(r"<!-- test: output, numbers vary -->\s*```.*?```", "", text, flags=re.DOTALL)
+
+
+def test_an_example_output_whose_numbers_vary_is_not_prose() -> None:
+    """A kit of the guide's example's count (11 questions once it is added) still passes the check above."""
+    page = "say 11 questions.\n<!-- test: output, numbers vary -->\n```text\nok 11 questions\n```\nafter"
+    assert _prose(page) == "say 11 questions.\n\nafter"
 
 
 def test_the_release_readme_gives_the_courses_own_total() -> None:
@@ -296,5 +308,5 @@ def test_new_writes_the_markers_but_holds_no_marker_line_itself() -> None:
         assert not marked, (
             f"{path.relative_to(ROOT)} lines {marked} are solution markers: the release would refuse to ship it"
         )
-    solution = planned(COURSE, NUMBER, "padded_attention")[f"solutions/{MODULE}.py"]
+    solution = planned(COURSE, NUMBER, SLUG)[f"solutions/{MODULE}.py"]
     assert sum(bool(BEGIN.match(line) or END.match(line)) for line in solution.splitlines()) == 2
