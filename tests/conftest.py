@@ -151,6 +151,8 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | 
         return None
     from xdist.scheduler import LoadScopeScheduling
 
+    config.option.loadscopereorder = False  # the workers' order, long groups first (not the most tests first)
+
     class ByGroup(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
             return module_group(nodeid)
