@@ -102,10 +102,11 @@ SLOW_FIXTURES = {
 }
 
 
-# The README's command runs `-n auto --dist loadgroup` (pytest-xdist, pyproject.toml's addopts): the modules side by
-# side, one worker a usable core up to MOST_WORKERS, each module whole in one worker (its module fixtures made once).
-# Past 4 the long groups below set the time and each worker's own start (torch, a sandbox) only adds; one core runs the
-# tests in pytest's own process. PYTEST_XDIST_AUTO_NUM_WORKERS, or `-n N`, chooses otherwise.
+# The kit's own tests run `-n auto --dist loadgroup` (pytest-xdist) unless the command line says `-n` or `--dist`: the
+# modules side by side, one worker a usable core up to MOST_WORKERS, each module whole in one worker (its module
+# fixtures made once). Past 4 the long groups below set the time and each worker's own start (torch, a sandbox) only
+# adds; one core runs the tests in pytest's own process, as `-n 0` does. PYTEST_XDIST_AUTO_NUM_WORKERS, or `-n N`,
+# chooses otherwise.
 MOST_WORKERS = 4
 # The session fixtures too dear to make in every worker, and the modules that use them: those modules form one group,
 # named after the fixture, handed to one worker. A module using one that is not listed is an error at collection.
@@ -116,6 +117,17 @@ SHARED_SESSION_FIXTURES = {
 # The modules that take a minute or more: handed out first, so that the workers end together rather than one starting
 # a long module when the other has finished. An order only: a module missing here or renamed just starts in its turn.
 LONG_MODULES = ("test_nbgrader.py", "test_hostile.py", "test_release.py", "test_corpus.py", "test_attacks.py")
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own, which reads -n
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """`-n auto --dist loadgroup` when the command line gives neither (set here, for the kit's tests only: not in
+    pyproject.toml's addopts, which the student build ships and a plain run of the suites reads)."""
+    option = config.option
+    if hasattr(config, "workerinput"):  # an xdist worker runs its tests itself
+        return
+    if getattr(option, "numprocesses", False) is None and getattr(option, "dist", None) == "no":
+        option.numprocesses, option.dist = "auto", "loadgroup"
 
 
 def usable_cores() -> int:

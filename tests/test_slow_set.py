@@ -50,10 +50,22 @@ def test_each_slow_test_names_fast_tests_that_exist(entry: str | tuple[str, str]
         assert f"{other}::{function}" not in SLOW_TESTS, f"{entry}: {other}::{function} is slow too"
 
 
-def test_the_readmes_command_runs_on_the_cores_a_group_to_a_worker() -> None:
+def test_the_readmes_command_runs_on_the_cores_unless_told_otherwise() -> None:
+    for given, ran in (
+        ((None, "no"), ("auto", "loadgroup")),  # `python -m pytest`
+        ((0, "no"), (0, "no")),  # `-n 0`: in this process
+        ((3, "no"), (3, "no")),  # `-n 3`: xdist's own `load`
+        ((None, "loadfile"), (None, "loadfile")),
+    ):
+        config = SimpleNamespace(option=SimpleNamespace(numprocesses=given[0], dist=given[1]))
+        conftest.pytest_cmdline_main(config)
+        assert (config.option.numprocesses, config.option.dist) == ran, given
+    worker = SimpleNamespace(option=SimpleNamespace(numprocesses=None, dist="no"), workerinput={})
+    conftest.pytest_cmdline_main(worker)
+    assert (worker.option.numprocesses, worker.option.dist) == (None, "no"), "a worker would start workers of its own"
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     addopts = shlex.split(re.search(r'^addopts = "([^"]*)"', pyproject, re.MULTILINE).group(1))
-    assert addopts[addopts.index("-n") + 1] == "auto" and addopts[addopts.index("--dist") + 1] == "loadgroup", addopts
+    assert "-n" not in addopts and "--dist" not in addopts, "the student build ships pyproject.toml, without xdist"
 
 
 def test_auto_starts_a_worker_a_core_up_to_a_few_and_none_on_one_core(monkeypatch: pytest.MonkeyPatch) -> None:
