@@ -102,30 +102,93 @@ SLOW_FIXTURES = {
 }
 
 
-# `-n auto --dist loadgroup` (pytest-xdist) runs the modules side by side, one worker a core, each module whole in one
-# worker (its module fixtures made once). The session fixtures too dear to make in every worker tie the modules that use
-# them to one worker too: those modules form one group, named after the fixture.
-SHARED_SESSION_FIXTURES = ("kit_release", "graded")
+# The kit's own tests run `-n auto --dist loadgroup` (pytest-xdist) unless the command line says `-n` or `--dist`: the
+# modules side by side, one worker a usable core up to MOST_WORKERS, each module whole in one worker (its module
+# fixtures made once). Past 4 the long groups below set the time and each worker's own start (torch, a sandbox) only
+# adds; one core runs the tests in pytest's own process, as `-n 0` does. PYTEST_XDIST_AUTO_NUM_WORKERS, or `-n N`,
+# chooses otherwise.
+MOST_WORKERS = 4
+# The session fixtures too dear to make in every worker, and the modules that use them: those modules form one group,
+# named after the fixture, handed to one worker. A module using one that is not listed is an error at collection.
+SHARED_SESSION_FIXTURES = {
+    "kit_release": ("test_release.py", "test_classroom.py"),
+    "graded": ("test_corpus.py", "test_mistakes.py"),
+}
 # The modules that take a minute or more: handed out first, so that the workers end together rather than one starting
 # a long module when the other has finished. An order only: a module missing here or renamed just starts in its turn.
 LONG_MODULES = ("test_nbgrader.py", "test_hostile.py", "test_release.py", "test_corpus.py", "test_attacks.py")
 
 
-def worker_group(item: pytest.Item) -> str:
-    """The group of workers' scheduling the test belongs to: its module's name, or the session fixture it shares."""
-    defined = getattr(item, "_fixtureinfo", None)
-    for name in SHARED_SESSION_FIXTURES:
-        definitions = defined.name2fixturedefs.get(name) if defined else None
-        if definitions and definitions[-1].scope == "session":
-            return name
-    return item.nodeid.split("::")[0].rsplit("/", 1)[-1]
+@pytest.hookimpl(tryfirst=True)  # before xdist's own, which reads -n
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """`-n auto --dist loadgroup` when the command line gives neither (set here, for the kit's tests only: not in
+    pyproject.toml's addopts, which the student build ships and a plain run of the suites reads)."""
+    option = config.option
+    if hasattr(config, "workerinput"):  # an xdist worker runs its tests itself
+        return
+    if getattr(option, "numprocesses", False) is None and getattr(option, "dist", None) == "no":
+        option.numprocesses, option.dist = "auto", "loadgroup"
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity where the platform says), at least 1."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    return max(1, len(affinity(0)) if affinity else os.cpu_count() or 1)
+
+
+@pytest.hookimpl(tryfirst=True, optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """`-n auto`'s workers: one a usable core up to MOST_WORKERS, none (this process) on one core; xdist's own count
+    when PYTEST_XDIST_AUTO_NUM_WORKERS says."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
+    cores = usable_cores()
+    return 0 if cores == 1 else min(cores, MOST_WORKERS)
+
+
+def module_group(nodeid: str) -> str:
+    """The group of workers' scheduling a test (by its node id) belongs to: the shared session fixture its module
+    uses, or its module's file name."""
+    module = nodeid.split("::")[0].rsplit("/", 1)[-1]
+    return next((name for name, modules in SHARED_SESSION_FIXTURES.items() if module in modules), module)
+
+
+@pytest.hookimpl(tryfirst=True, optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    """`--dist loadgroup`: each module_group whole to one worker, in the order the workers collected (long first).
+
+    xdist's own loadgroup reads `xdist_group` marks through a node id that pytest 9 no longer lets it change: every
+    test went its own way, and a module's fixtures were made on every worker."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    config.option.loadscopereorder = False  # the workers' order, long groups first (not the most tests first)
+
+    class ByGroup(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return module_group(nodeid)
+
+    return ByGroup(config, log)
+
+
+def _unlisted_sharers(items: list[pytest.Item]) -> list[str]:
+    """The tests that use a SHARED_SESSION_FIXTURES fixture from a module the table does not list with it."""
+    unlisted = []
+    for item in items:
+        defined = getattr(item, "_fixtureinfo", None)
+        for name in SHARED_SESSION_FIXTURES:
+            definitions = defined.name2fixturedefs.get(name) if defined else None
+            if definitions and definitions[-1].scope == "session" and module_group(item.nodeid) != name:
+                unlisted.append(f"{item.nodeid} uses {name}")
+    return unlisted
 
 
 def _long_first(items: list[pytest.Item]) -> None:
     """Reorder items, group by group, the groups of LONG_MODULES first (stable otherwise)."""
     groups: dict[str, list[pytest.Item]] = {}
     for item in items:
-        groups.setdefault(worker_group(item), []).append(item)
+        groups.setdefault(module_group(item.nodeid), []).append(item)
 
     def rank(group: str) -> int:
         modules = {item.nodeid.split("::")[0].rsplit("/", 1)[-1] for item in groups[group]}
@@ -137,8 +200,8 @@ def _long_first(items: list[pytest.Item]) -> None:
 @pytest.hookimpl(tryfirst=True)  # before -m deselects, and before xdist reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark slow the tests SLOW_TESTS and SLOW_FIXTURES name; an entry naming a test or fixture its module lacks is
-    an error (a test renamed: the table must follow). In a worker of `--dist loadgroup`, put each test in its
-    worker_group, the long ones first."""
+    an error (a test renamed: the table must follow). In a worker of `--dist loadgroup`, hold SHARED_SESSION_FIXTURES
+    to the modules that use them and put the long groups first (the order the scheduler hands them out)."""
     modules = {}
     for item in items:
         module = item.nodeid.split("::")[0].rsplit("/", 1)[-1]
@@ -156,10 +219,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     stale += [key for key in SLOW_FIXTURES if key[0] in modules and not hasattr(modules[key[0]], key[1])]
     if stale:
         raise pytest.UsageError(f"tests/conftest.py marks slow what its module does not hold: {stale}")
-    if config.getoption("dist", "no") == "loadgroup":
+    # a worker of xdist says `loadgroup` here: its own `dist` is "no" (it hands out nothing itself)
+    if getattr(config.option, "loadgroup", False):
+        unlisted = _unlisted_sharers(items)
+        if unlisted:
+            raise pytest.UsageError(f"tests/conftest.py's SHARED_SESSION_FIXTURES lacks their modules: {unlisted[:5]}")
         _long_first(items)
-        for item in items:
-            item.add_marker(pytest.mark.xdist_group(worker_group(item)))
 
 
 @pytest.fixture(scope="session")

@@ -82,6 +82,17 @@ def one_thread():
     torch.set_num_threads(threads)
 
 
+@pytest.fixture(autouse=True)
+def only_the_tests_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The watch counts the Python threads alive besides the main one (a child has none of its own): here, the ones
+    the test starts, not those already running in the test's process (an xdist worker's, which run beside every
+    test). Where none run, as in a child, the count is the watch's own."""
+    import _thread
+
+    others = _thread._count()
+    monkeypatch.setattr(forbidden, "_running_threads", lambda: _thread._count() - others)
+
+
 def _mode_stacks() -> tuple[list, list]:
     return (
         torch.overrides._get_current_function_mode_stack(),
@@ -418,7 +429,7 @@ def test_a_thread_running_beside_the_block_without_the_watch_counts_as_every_ask
     finally:
         stop.set()
         ended.acquire()
-    while _thread._count():  # the raw thread is counted until a moment after its function returned
+    while forbidden._running_threads():  # the raw thread is counted until a moment after its function returned
         time.sleep(0.001)
     assert watch.seen == [SDPA, MHA] and watch.unwatched
     with forbidden.ForbiddenWork([SDPA]) as watch:
@@ -492,7 +503,7 @@ def test_a_raw_thread_that_ends_inside_the_block_still_makes_it_unwatched() -> N
         with forbidden.ForbiddenWork([MHA]) as watch:
             getattr(_thread, start)(lambda: (q03.attention(Q, K, V), done.release()), ())  # noqa: B023 - ran here
             done.acquire()  # the thread's work is over before the block ends
-            while _thread._count():
+            while forbidden._running_threads():
                 time.sleep(0.001)
         assert watch.seen == [MHA] and watch.unwatched, start
     with forbidden.ForbiddenWork([MHA]) as watch:

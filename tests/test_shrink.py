@@ -201,22 +201,23 @@ def test_the_shrunk_input_is_the_same_in_every_language(tmp_path: Path) -> None:
     assert inputs[0] == inputs[1] == "q float32 (1, 2), k float32 (1, 2)", inputs
 
 
+# Fails as the softmax bug does; once the shrink has reached q (2, 1) (never among the graded inputs, first among the
+# shrunk) and made it the best so far, every later call loops until the time limit stops the child: the shrink is cut
+# short at the same point on every run, however busy the machine (a loop of so many seconds ended where load left it).
 SLOW = (
-    "if q.dtype == torch.float32 and tuple(q.shape) == (2, 1):  # never among the graded inputs, first among the "
-    "shrunk\n        import time\n        start = time.process_time()\n        while time.process_time() - start < "
-    "1.2:\n            pass\n    "
+    "if globals().get('_reached_2_1'):\n        while True:\n            pass\n    "
+    "if q.dtype == torch.float32 and tuple(q.shape) == (2, 1):\n        globals()['_reached_2_1'] = True\n    "
 )
 
 
 @pytest.mark.usefixtures("shared_sandbox")  # graded in the session's sandbox
 def test_a_shrink_cut_short_by_time_keeps_the_original_input_on_every_run(tmp_path: Path):
-    """A failure whose shrinking runs the child out of its time limit (charged time, not the wait for a core) names
-    the input it failed on, never the point where the shrink stopped: the same message on every run (here two, in
-    one sandbox)."""
+    """A failure whose shrinking runs the child out of its time limit names the input it failed on, never the point
+    where the shrink stopped (q (2, 1), its best so far): the same message on every run (here two, in one sandbox)."""
     slow = _package(tmp_path, "slow", {"q03_attention.py": (SOFTMAX, SLOW + "weights = torch.softmax(scores, dim=-2)")})
     short = dataclasses.replace(
         COURSE,
-        questions=tuple(dataclasses.replace(q, time_limit=2.5) if q.number == 3 else q for q in COURSE.questions),
+        questions=tuple(dataclasses.replace(q, time_limit=4.0) if q.number == 3 else q for q in COURSE.questions),
     )
     first, second = grade_many(short, [(slow, [3]), (slow, [3])])
     assert _messages(first, 3) == _messages(second, 3) and _messages(first, 3), (

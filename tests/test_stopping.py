@@ -22,10 +22,11 @@ KIT = Path(__file__).resolve().parent.parent
 LOOP = "    while True:\n        pass\n"
 
 
-def _sandbox_processes(kit: Path = KIT) -> dict[int, int]:
+def _sandbox_processes(kit: Path = KIT, under: int | None = None) -> dict[int, int]:
     """pid -> parent pid of every sandbox process of the kit at kit (worker.py: the pristine process, its zygotes and
-    their children)."""
-    found = {}
+    their children); only those descending from the process `under` when given (other tests, in another xdist worker,
+    grade with the same kit meanwhile)."""
+    found, parents = {}, {}
     worker = str(kit / "autograder" / "sandbox").encode()
     for name in os.listdir("/proc"):
         if name.isdigit():
@@ -34,9 +35,16 @@ def _sandbox_processes(kit: Path = KIT) -> dict[int, int]:
                 parent = int(Path(f"/proc/{name}/stat").read_text().rsplit(")", 1)[1].split()[1])
             except (OSError, ValueError, IndexError):
                 continue
+            parents[int(name)] = parent
             if worker in command and b"worker.py" in command:
                 found[int(name)] = parent
-    return found
+
+    def descends(pid: int) -> bool:
+        while pid > 1 and pid != under:
+            pid = parents.get(pid, 0)
+        return pid == under
+
+    return {pid: parent for pid, parent in found.items() if under is None or descends(pid)}
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
@@ -74,7 +82,7 @@ def test_sigterm_stops_a_run_cleanly_and_kills_the_running_question(tmp_path: Pa
         deadline = time.monotonic() + 240
         # until a child of a new zygote runs the loop (pristine process, zygote, child)
         while time.monotonic() < deadline:
-            mine = {pid: parent for pid, parent in _sandbox_processes().items() if pid not in before}
+            mine = {pid: parent for pid, parent in _sandbox_processes(under=run.pid).items() if pid not in before}
             # a question's child: its zygote's parent is ours too
             if any(mine.get(parent) in mine for parent in mine.values()):
                 break
