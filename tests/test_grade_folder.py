@@ -15,6 +15,7 @@ import argparse
 import csv
 import dataclasses
 import json
+import mmap
 import os
 import shutil
 import signal
@@ -33,6 +34,7 @@ from autograder.classroom.intake import Entry, discover, fingerprint, locate, re
 from autograder.course.manifest import load_course
 from autograder.course.results import number
 from autograder.sandbox import STALE_SECONDS, sweep_stale
+from autograder.sandbox.base import mapped_removed, over_disk, remove
 
 ROOT = Path(__file__).resolve().parent.parent
 QUESTIONS = (1, 2, 3, 4)
@@ -308,6 +310,49 @@ def test_only_folders_of_dead_graders_untouched_for_long_are_swept(tmp_path):
     assert sweep_stale(tmp_path) == 2
     assert {name: not (tmp_path / name).exists() for name in names} == names
     assert (tmp_path / f"autograder-{dead}-file").exists()
+
+
+def test_files_nested_past_the_longest_path_are_counted_and_removed(tmp_path):
+    """A child's folder holding 20 folders of 250-character names (a path past PATH_MAX, which the kernel refuses) and,
+    at the bottom, an unlistable folder (mode 0300) of 70 MiB is over the disk limit, and is removed whole: the
+    grader walks it through descriptors, as the child made it (tests/attacks/kernel_disk_beyond_path_max.py)."""
+    fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    for _ in range(20):
+        os.mkdir("x" * 250, dir_fd=fd)
+        below = os.open("x" * 250, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+        os.close(fd)
+        fd = below
+    os.mkdir("hoard", 0o300, dir_fd=fd)
+    hoard = os.open("hoard", os.O_PATH | os.O_DIRECTORY, dir_fd=fd)
+    for name in "0123456789":
+        handle = os.open(name, os.O_WRONLY | os.O_CREAT, 0o600, dir_fd=hoard)
+        os.write(handle, b"x" * (7 << 20))
+        os.close(handle)
+    os.close(hoard)
+    os.close(fd)
+    with pytest.raises(OSError, match="File name too long"):
+        os.scandir(str(tmp_path) + ("/" + "x" * 250) * 20)
+    assert "wrote more than" in over_disk(tmp_path)
+    remove(tmp_path)
+    assert not tmp_path.exists()
+
+
+def test_a_removed_file_that_stays_mapped_counts(tmp_path):
+    """A file of a child's folder mapped, its descriptors closed and removed: no listing and no descriptor shows it, but
+    its blocks stay on the disk while the mapping lives; /proc/<pid>/maps names it, and it counts (its blocks where
+    the grader may read them, more than the whole limit where it may not)."""
+    path = tmp_path / "hoard"
+    path.write_bytes(b"x" * (2 << 20))
+    with path.open("r+b") as handle:
+        mapping = mmap.mmap(handle.fileno(), mmap.PAGESIZE, mmap.MAP_SHARED)
+    try:
+        assert mapped_removed(os.getpid(), tmp_path) == 0
+        path.unlink()
+        assert mapped_removed(os.getpid(), tmp_path) >= 2 << 20
+        assert mapped_removed(os.getpid(), tmp_path / "elsewhere") == 0
+    finally:
+        mapping.close()
+    assert mapped_removed(os.getpid(), tmp_path) == 0
 
 
 # -- the class folder, without grading ------------------------------------------------------------------------

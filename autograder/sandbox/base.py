@@ -15,6 +15,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 from ..i18n import N_, _
 from ..statuses import CRASHED, ERROR, FLAGGED, TIMEOUT
@@ -22,6 +23,10 @@ from ..user_folder import new_file
 from .choice import Choice, choose
 from .limits import DISK_BYTES, DISK_ENTRIES, OUTPUT_SHOWN, STALE_SECONDS
 
+# a folder opened to be listed: never through a link
+FOLDER_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+# folders opened relative to a descriptor, listed through one, and given back their rights through /proc (Linux)
+BY_DESCRIPTOR = os.scandir in os.supports_fd and os.open in os.supports_dir_fd and hasattr(os, "O_PATH")
 CHILD_FAILED = 70  # exit code of a child whose own loop failed (child/serve.py)
 KEPT_ENV = ("PATH", "LANG", "LC_ALL", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "SYSTEMROOT")
 SIGNALS = {-11: N_("a segmentation fault"), -6: N_("an abort"), -9: N_("being killed (memory or CPU limit?)"),
@@ -37,34 +42,33 @@ WINDOWS_CRASHES = {0xC0000005: -11, 0xC0000409: -6, 0xC0000094: -8, 0xC000008E: 
 
 def over_disk(folder: Path, pid: int | None = None) -> str | None:
     """Why a question's folder is over its disk limit (DISK_BYTES in all, DISK_ENTRIES entries), or None: the limit
-    is the question's, however many files its code wrote (the kernel limits each file to OUTPUT_BYTES). pid: the
-    child, whose files removed while it keeps them open count too (no listing shows them; the disk holds them until
-    it ends)."""
-    used, entries, folders = held_unlisted(pid), 0, [str(folder)]
-    while folders:
-        listing = _listing(folders.pop())
-        if listing is None:
-            continue
-        with listing:
-            for entry in listing:
+    is the question's, however many files its code wrote (the kernel limits each file to OUTPUT_BYTES) and however deep
+    it nested them (_below). pid: the child, whose files removed while it keeps them open count too (no listing shows
+    them; the disk holds them until it ends). A child that moves its folders while they are counted is over it."""
+    over = _(
+        "wrote more than {size} MiB or {count} files in its folder: an answer writes nothing to disk"
+    ).format(size=DISK_BYTES >> 20, count=DISK_ENTRIES)
+    for _try in range(MOVED_TRIES):
+        used, entries = held_unlisted(pid, folder), 0
+        try:
+            for entry in _below(str(folder)):
                 entries += 1
                 try:
-                    info = entry.stat(follow_symlinks=False)
+                    used += entry.stat(follow_symlinks=False).st_blocks * 512
                 except OSError:
                     continue
-                used += info.st_blocks * 512
-                if stat.S_ISDIR(info.st_mode):
-                    folders.append(entry.path)
                 if used > DISK_BYTES or entries > DISK_ENTRIES:
-                    return _(
-                        "wrote more than {size} MiB or {count} files in its folder: an answer writes nothing to disk"
-                    ).format(size=DISK_BYTES >> 20, count=DISK_ENTRIES)
-    return None
+                    return over
+            return None
+        except _Moved:
+            continue
+    return over
 
 
-def held_unlisted(pid: int | None) -> int:
-    """Bytes on disk of the plain files process pid holds open that no folder lists (removed after being opened, or made
-    with O_TMPFILE), read from /proc; 0 where there is no /proc or no such process."""
+def held_unlisted(pid: int | None, folder: Path | None = None) -> int:
+    """Bytes on disk of the plain files process pid holds that no folder lists (removed after being opened, or made
+    with O_TMPFILE), read from /proc: open (its descriptors), or mapped (mapped_removed); 0 where there is no /proc or
+    no such process."""
     if pid is None:
         return 0
     try:
@@ -76,6 +80,41 @@ def held_unlisted(pid: int | None) -> int:
         try:
             info = os.stat(f"/proc/{pid}/fd/{fd}")  # the open file itself, linked or not
         except OSError:
+            continue
+        if stat.S_ISREG(info.st_mode) and info.st_nlink == 0:
+            used += info.st_blocks * 512
+    return used + (0 if folder is None else mapped_removed(pid, folder))
+
+
+def mapped_removed(pid: int, folder: Path) -> int:
+    """Bytes on disk of the removed files of folder (below its path) that process pid maps: a mapping
+    keeps a file's blocks as a descriptor does, once the descriptor is closed and no folder lists it, and one page of
+    address space holds a whole file (tests/attacks/kernel_disk_mapped_unlinked_files.py). Each is read through
+    /proc/<pid>/map_files where the grader may (CAP_SYS_ADMIN: root); elsewhere its size is unknown and it counts as
+    more than the whole limit, DISK_BYTES (fail closed: an answer maps no file it removed). 0 without /proc."""
+    try:
+        with open(f"/proc/{pid}/maps", "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return 0
+    if b" (deleted)" not in data:  # the usual case: nothing more to read
+        return 0
+    lines = data.splitlines()
+    below, seen, used = os.fsencode(os.path.realpath(folder)) + b"/", set(), 0
+    for line in lines:
+        fields = line.split(None, 5)
+        if len(fields) < 6 or not fields[5].endswith(b" (deleted)"):
+            continue
+        key = (fields[3], fields[4])
+        if key in seen or not fields[5].startswith(below):
+            continue
+        seen.add(key)
+        try:
+            info = os.stat(f"/proc/{pid}/map_files/{fields[0].decode()}")
+        except PermissionError:
+            used += DISK_BYTES + 1
+            continue
+        except OSError:  # unmapped since
             continue
         if stat.S_ISREG(info.st_mode) and info.st_nlink == 0:
             used += info.st_blocks * 512
@@ -531,52 +570,121 @@ def read_child_file(path: Path, limit: int, last: bool = False) -> bytes:
         os.close(fd)
 
 
-def _listing(path: str) -> "os._ScandirIterator | None":
-    """os.scandir(path); a folder of the grader's own user that a child made unlistable (mode 0300: a child under the
-    grader's user owns what it makes) gets its owner's rights back first, so that its content is counted and removed.
-    The mode is changed through a descriptor of the folder itself, never through a link a child put in its place."""
+class _Moved(Exception):
+    """A folder's ".." was not the folder _below came down from: a child moved its folders during the walk."""
+
+
+MOVED_TRIES = 3  # walks of a child's folder that a child moving its folders meanwhile may spoil before it is over
+
+
+def _below(folder: str) -> Iterator[os.DirEntry]:
+    """Every entry below folder, depth first, each yielded while its folder is open (its stat() is then relative to
+    that folder). Where the platform opens a folder relative to a descriptor (Linux, macOS), each folder is opened from
+    the one above without following a link and left through its "..", checked to be the folder it came from (_Moved
+    otherwise): no path is ever made, so no nesting hides an entry (a path past PATH_MAX, 4,096 bytes, which the kernel
+    refuses, hid them from a walk by path), and two descriptors at most are open, however deep. Elsewhere (Windows) by
+    path. A folder a child made unlistable gets its owner's rights back first (_open_folder)."""
+    if not BY_DESCRIPTOR:
+        yield from _below_by_path(folder)
+        return
+    fd = _open_folder(folder, None)
+    if fd is None:
+        return
+    stack: list[tuple[tuple[int, int], list[str]]] = []  # per folder on the way down: its identity, folders to visit
     try:
-        return os.scandir(path)
+        while True:
+            info, folders = os.fstat(fd), []
+            with os.scandir(fd) as listing:
+                for entry in listing:
+                    yield entry
+                    if entry.is_dir(follow_symlinks=False):
+                        folders.append(entry.name)
+            stack.append(((info.st_dev, info.st_ino), folders))
+            below = None
+            while below is None:
+                while not stack[-1][1]:  # this folder is done: up to the one above, unless it is the top
+                    stack.pop()
+                    if not stack:
+                        return
+                    up = _parent(fd, stack[-1][0])
+                    os.close(fd)
+                    fd = up
+                below = _open_folder(stack[-1][1].pop(), fd)  # None: gone, or no longer a folder
+            os.close(fd)
+            fd = below
+    finally:
+        os.close(fd)
+
+
+def _parent(fd: int, identity: tuple[int, int]) -> int:
+    """A descriptor of the folder above fd's, which must be identity (_Moved otherwise, as when it cannot be opened)."""
+    try:
+        up = os.open("..", FOLDER_FLAGS, dir_fd=fd)
+    except OSError as error:
+        raise _Moved(identity) from error
+    info = os.fstat(up)
+    if (info.st_dev, info.st_ino) != identity:
+        os.close(up)
+        raise _Moved(identity)
+    return up
+
+
+def _open_folder(name: str, dir_fd: int | None) -> int | None:
+    """A descriptor of the folder name (relative to dir_fd), never through a link; None when it is not a folder or is
+    gone. A folder of the grader's own user that a child made unlistable (mode 0300: a child under the grader's user
+    owns what it makes) gets its owner's rights back first, so that its content is counted and removed; the mode is
+    changed through a descriptor of the folder itself."""
+    try:
+        return os.open(name, FOLDER_FLAGS, dir_fd=dir_fd)
     except PermissionError:
         pass
     except OSError:
         return None
     try:
-        fd = os.open(path, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except (OSError, AttributeError):  # no O_PATH (not Linux)
+        fd = os.open(name, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
+    except OSError:
         return None
     try:
         info = os.fstat(fd)
         if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
             return None
         os.chmod(f"/proc/self/fd/{fd}", stat.S_IMODE(info.st_mode) | stat.S_IRWXU)
-        return os.scandir(path)
+        return os.open(name, FOLDER_FLAGS, dir_fd=dir_fd)
     except OSError:
         return None
     finally:
         os.close(fd)
 
 
-def _reopen(folder: str) -> None:
-    """Give back its owner's rights to every folder below folder that a child made unlistable (see _listing)."""
+def _below_by_path(folder: str) -> Iterator[os.DirEntry]:
+    """_below where folders cannot be opened relative to a descriptor (Windows): by path."""
     folders = [folder]
     while folders:
-        listing = _listing(folders.pop())
-        if listing is not None:
-            with listing:
-                folders += [entry.path for entry in listing if entry.is_dir(follow_symlinks=False)]
+        try:
+            listing = os.scandir(folders.pop())
+        except OSError:
+            continue
+        with listing:
+            for entry in listing:
+                yield entry
+                if entry.is_dir(follow_symlinks=False):
+                    folders.append(entry.path)
 
 
 def remove(folder: Path) -> None:
     """Delete a folder the children wrote in, however deep they nested it and whatever modes they gave its folders:
-    shutil.rmtree (no process to start) and, where it fails, the folders' owner rights given back (_reopen) and again;
+    shutil.rmtree (no process to start) and, where it fails, the folders' owner rights given back (_below) and again;
     then `rm -rf` (rmtree recurses, so a folder nested a thousand deep defeats it)."""
     try:
         shutil.rmtree(folder)
         return
     except (OSError, RecursionError):
         pass
-    _reopen(str(folder))
+    try:
+        for _entry in _below(str(folder)):  # walking it gives back the owner's rights of each folder
+            pass
+    except _Moved:
+        pass
     try:
         shutil.rmtree(folder)
     except (OSError, RecursionError):
