@@ -365,6 +365,8 @@ SECCOMP_ARCHES = {
             "utimes": 235,
             "futimesat": 261,
             "utimensat": 280,
+            "fallocate": 285,
+            "io_setup": 206,
             "prctl": 157,
         },
     ),
@@ -460,6 +462,8 @@ SECCOMP_ARCHES = {
             "setxattrat": 463,
             "removexattrat": 466,
             "utimensat": 88,
+            "fallocate": 47,
+            "io_setup": 0,
             "prctl": 167,
         },
     ),
@@ -505,7 +509,7 @@ REFUSED_PRCTL = (PR_SET_DUMPABLE,)
 # masking).
 DEVICE_TYPES = (0o020000, 0o060000)  # S_IFCHR, S_IFBLK: mknod of a FIFO or a plain file stays allowed
 CHECKED_MODES = (("mknod", 24, 0o170000, DEVICE_TYPES), ("mknodat", 32, 0o170000, DEVICE_TYPES))
-CLONE_THREAD, ENOSYS, EACCES, EPERM = 0x00010000, 38, 13, 1
+CLONE_THREAD, ENOSYS, EACCES, EPERM, EOPNOTSUPP = 0x00010000, 38, 13, 1, 95
 # Refused with EPERM, as a process that does not own the file is refused: memory files (memfd_create, memfd_secret:
 # their pages count in no address-space limit, so files of the output limit by the thousand would take the machine's
 # memory past the question's memory limit) and a file's metadata (its mode, owner, extended attributes and times), which
@@ -544,6 +548,18 @@ REFUSED_NOT_PERMITTED = (
 # No socket is ever made, but these fail with EACCES instead of killing the child: the C library itself tries a Unix
 # socket (the name-service cache) when torch looks up the user's name, and falls back to the files when that fails.
 REFUSED_CALLS = ("socket", "socketpair")
+# Answered EOPNOTSUPP, as a file system without it answers: fallocate, which takes a file's blocks on disk without
+# writing them, gigabytes a second (4 GiB in 0.15 s measured on ext4), and with FALLOC_FL_KEEP_SIZE past the output
+# limit (RLIMIT_FSIZE looks at a file's size, which that mode leaves at 0): between two looks of the grader at a child's
+# folder (POLL_SECONDS) a question's disk limit was the machine's whole disk. The C library's posix_fallocate then
+# writes the blocks itself, under the output limit and at the speed of writing; torch and Python's own code call
+# neither.
+REFUSED_UNSUPPORTED = ("fallocate",)
+# Answered ENOSYS, as a kernel without it answers: io_setup, whose contexts draw on one count for the whole machine
+# (fs.aio-max-nr, 65,536 events), not per user or process: 16 calls of a child with 4,096 events each took it all, and
+# every other process of the machine, any user's (a database's), got EAGAIN from io_setup while the child lived. Callers
+# of Linux's native AIO fall back to threads; Python and torch make none.
+REFUSED_NOT_IMPLEMENTED = ("io_setup",)
 # kill: SIGSYS, reported
 PR_SET_SECCOMP, SECCOMP_MODE_FILTER, SECCOMP_RET_ALLOW, SECCOMP_RET_KILL = 22, 2, 0x7FFF0000, 0x80000000
 SECCOMP_RET_ERRNO = 0x00050000
@@ -560,6 +576,8 @@ def seccomp_program() -> list[tuple[int, int, int, int | str]] | None:
         *SIGNAL_SYSCALLS,
         *OWNER_COMMANDS,
         *REFUSED_CALLS,
+        *REFUSED_UNSUPPORTED,
+        *REFUSED_NOT_IMPLEMENTED,
         *REFUSED_NOT_PERMITTED,
         "clone",
         "clone3",
@@ -576,6 +594,8 @@ def seccomp_program() -> list[tuple[int, int, int, int | str]] | None:
     program += [("jeq", numbers[name], f"command-{name}", None) for name in OWNER_COMMANDS]
     program += [("jeq", numbers["clone3"], "nosys", None), ("jeq", numbers["clone"], "clone", None)]
     program += [("jeq", numbers[name], "refused", None) for name in REFUSED_CALLS if name in numbers]
+    program += [("jeq", numbers[name], "unsupported", None) for name in REFUSED_UNSUPPORTED]
+    program += [("jeq", numbers[name], "nosys", None) for name in REFUSED_NOT_IMPLEMENTED]
     program += [("jeq", numbers[name], "other", None) for name in REFUSED_NOT_PERMITTED if name in numbers]
     program += [("jeq", numbers[name], f"mode-{name}", None) for name, *_ in CHECKED_MODES if name in numbers]
     program += [("jeq", numbers[name], "pid-first", None) for name in PID_FIRST]
@@ -591,6 +611,7 @@ def seccomp_program() -> list[tuple[int, int, int, int | str]] | None:
     program += [("label", "prctl"), ("ld", 16), *(("jeq", option, "other", None) for option in REFUSED_PRCTL)]
     program += [("ret", SECCOMP_RET_ALLOW), ("label", "nosys"), ("ret", SECCOMP_RET_ERRNO | ENOSYS)]
     program += [("label", "refused"), ("ret", SECCOMP_RET_ERRNO | EACCES)]
+    program += [("label", "unsupported"), ("ret", SECCOMP_RET_ERRNO | EOPNOTSUPP)]
     program += [
         ("label", "clone"),
         ("ld", 16),
