@@ -16,9 +16,9 @@ import struct
 import sys
 
 try:
-    from _child.guard import HIDDEN_FOLDERS, KIT_ROOT, kit_archives
+    from _child.guard import HIDDEN_FOLDERS, KIT_ROOT
 except ImportError:  # imported by the grader (sandbox.missing_walls), which only asks what the kernel offers
-    from .child.guard import HIDDEN_FOLDERS, KIT_ROOT, kit_archives
+    from .child.guard import HIDDEN_FOLDERS, KIT_ROOT
 
 # Bound here, before any student code runs: a patched builtin never reaches the walls.
 from builtins import any, len  # noqa: E402, A004
@@ -62,10 +62,12 @@ class Landlock:
     """Linux Landlock, kernel-enforced even for C code (torch.save, torch.from_file): a child writes only in its
     folder and reads (files, and folders' listings) only what it needs.
 
-    Readable: Python's folders (python_folders), the kit but its hidden folders and the zip files at its top, the
+    Readable: Python's folders (python_folders), the kit's autograder/ but its suites (kit_unneeded: no other entry of
+    the kit's folder, unless it holds the package or a Python folder), the
     system's libraries and data (SYSTEM_READABLE) but what only root may read there (root_only), the package and the
     child's folder; nothing else, so a child that keeps root's right to read (CAP_DAC_READ_SEARCH, where Python sits
-    under /root) reads no other root-only file. Hidden: the kit's oracle, solutions, suites and .git, plus the job's
+    under /root) reads no other root-only file. Hidden: the kit's oracle, solutions, suites, .git, tests and every
+    other entry of its folder but autograder/, plus the job's
     extra folders (the sandbox's folder, where the other children's channels are, and the folders holding other
     students' packages), except the package and the child's folder themselves. Landlock only grants, so every other
     entry of each readable folder above a hidden one gets its own read rule. The zygote plans the rules before each
@@ -92,10 +94,11 @@ class Landlock:
             return None  # no Landlock in this kernel: the Guard alone watches Python's own file access
         root = os.path.realpath(KIT_ROOT)
         package, own = os.path.realpath(package_dir), os.path.realpath(workdir)
+        kept = (package, own, *python_folders())  # never hidden, nor any folder holding one
         kit_hidden = {
             h
-            for h in (os.path.realpath(os.path.join(root, name)) for name in [*HIDDEN_FOLDERS, *kit_archives(root)])
-            if os.path.exists(h) and package != h and not package.startswith(h + os.sep)
+            for h in (os.path.realpath(os.path.join(root, name)) for name in [*HIDDEN_FOLDERS, *kit_unneeded(root)])
+            if os.path.exists(h) and not any(k == h or k.startswith(h + os.sep) for k in kept)
         }
         hidden = frozenset(kit_hidden | {os.path.realpath(h) for h in extra_hidden if os.path.isdir(h)} | root_only())
         readable = frozenset(
@@ -175,6 +178,24 @@ class Landlock:
         finally:
             for fd, _ in plan["rules"]:
                 os.close(fd)
+
+
+# The only entry of the kit's folder a child reads: its own side (boot.py, child/, codec.py, walls.py) and the messages.
+KIT_NEEDED = ("autograder",)
+
+
+def kit_unneeded(root: str) -> list[str]:
+    """The entries of the kit's folder a child does not need, hidden from it like the kit's hidden folders: all but
+    KIT_NEEDED. A checkout of the kit holds the tests, whose corpus has right answers to every question (a child that
+    ran one got full marks: tests/attacks/cross_read_kit_corpus.py), a zip built there (a Gradescope zip carries the
+    suites and the course secret), and whatever the instructor keeps beside the kit (a release, a course folder). None
+    where the kit is installed in a site-packages, whose other entries are the packages the child imports."""
+    if os.path.basename(root) in INSTALL_FOLDERS:  # an installed kit (pip install): its folder is Python's own
+        return []
+    try:
+        return [name for name in os.listdir(root) if name not in KIT_NEEDED]
+    except OSError:
+        return []
 
 
 INSTALL_FOLDERS = ("site-packages", "dist-packages")  # where pip, conda and Debian install packages
