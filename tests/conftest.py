@@ -312,8 +312,8 @@ def session_sandbox() -> Iterator[object]:
 
 @pytest.fixture()
 def shared_sandbox(session_sandbox: object, monkeypatch: pytest.MonkeyPatch) -> object:
-    """Grading in this test (engine.run.grade_many with no sandbox given) uses the session's sandbox instead of
-    starting one."""
+    """Grading in this test (engine.run.grade_many with no sandbox given, `plot N`) uses the session's sandbox instead
+    of starting one."""
     use_session_sandbox(monkeypatch, session_sandbox)
     return session_sandbox
 
@@ -340,8 +340,10 @@ def run_cli(cwd: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 def use_session_sandbox(patch: pytest.MonkeyPatch, sandbox: object) -> None:
-    """Grading (engine.run.grade_many with no sandbox given) uses sandbox, left open, instead of starting one."""
+    """Grading (engine.run.grade_many with no sandbox given) and `plot N` use sandbox, left open, instead of starting
+    one."""
     patch.setattr("autograder.engine.run.start_sandbox", lambda: Kept(sandbox))
+    patch.setattr("autograder.plots.make.start_sandbox", lambda: Kept(sandbox))
 
 
 @pytest.fixture()
