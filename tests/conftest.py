@@ -42,6 +42,11 @@ SLOW_TESTS = {
     "test_release.py::test_question_9s_real_clock_note_on_the_student_build": (
         "test_cli.py::test_real_timings_are_shown_in_the_table_but_never_graded (the same note, from the kit)"
     ),
+    "test_new.py::test_the_filled_in_question_passes_dev_check": (
+        "test_devcheck.py::test_passes_on_the_kit (dev-check, grading every question of a kit), test_new.py::"
+        "test_check_grades_the_new_question (the new question graded) and test_new.py::"
+        "test_dev_check_lists_what_is_left_to_fill_in (its placeholders check)"
+    ),
     "test_attacks.py::test_attacks_in_a_class_cost_only_the_attacker": (
         "test_attacks.py::test_attack_fails_in_the_sandbox (each attack) and test_grade_folder.py (grade DIR)"
     ),
