@@ -27,7 +27,14 @@ EXPECT_LINUX_PIECES = "KIT_EXPECT_LINUX_PIECES"
 # fixture that runs the whole path (every test of that module using it, a new one too).
 SLOW_TESTS = {
     "test_release.py::test_release_of_a_committed_kit_is_reproducible_and_flags_edits": (
-        "test_release.py::test_two_releases_are_identical (the same release code, twice, byte for byte)"
+        "test_release.py::test_solutions_is_one_commit_adding_exactly_the_answers (the same release code, its fixed "
+        "identity and date) and test_recording.py::test_a_recording_is_the_same_bytes_each_time_and_loads_no_code"
+    ),
+    # a second release is a second recording of every suite (~50 CPU s): the fast set reads one release
+    "test_release.py::test_two_releases_are_identical": (
+        "test_release.py::test_solutions_is_one_commit_adding_exactly_the_answers (the same release code, its fixed "
+        "identity and date) and test_recording.py::test_a_recording_is_the_same_bytes_each_time_and_loads_no_code (a "
+        "recording's bytes, the same each time)"
     ),
     "test_release.py::test_the_student_build_gives_the_corpus_the_kits_verdicts_and_named_mistakes": (
         "test_release.py::test_grading_each_branch_with_its_own_grader (the student build grades) and test_corpus.py "
