@@ -27,7 +27,14 @@ EXPECT_LINUX_PIECES = "KIT_EXPECT_LINUX_PIECES"
 # fixture that runs the whole path (every test of that module using it, a new one too).
 SLOW_TESTS = {
     "test_release.py::test_release_of_a_committed_kit_is_reproducible_and_flags_edits": (
-        "test_release.py::test_two_releases_are_identical (the same release code, twice, byte for byte)"
+        "test_release.py::test_solutions_is_one_commit_adding_exactly_the_answers (the same release code, its fixed "
+        "identity and date) and test_recording.py::test_a_recording_is_the_same_bytes_each_time_and_loads_no_code"
+    ),
+    # a second release is a second recording of every suite (~50 CPU s): the fast set reads one release
+    "test_release.py::test_two_releases_are_identical": (
+        "test_release.py::test_solutions_is_one_commit_adding_exactly_the_answers (the same release code, its fixed "
+        "identity and date) and test_recording.py::test_a_recording_is_the_same_bytes_each_time_and_loads_no_code (a "
+        "recording's bytes, the same each time)"
     ),
     "test_release.py::test_the_student_build_gives_the_corpus_the_kits_verdicts_and_named_mistakes": (
         "test_release.py::test_grading_each_branch_with_its_own_grader (the student build grades) and test_corpus.py "
@@ -41,6 +48,11 @@ SLOW_TESTS = {
     ),
     "test_release.py::test_question_9s_real_clock_note_on_the_student_build": (
         "test_cli.py::test_real_timings_are_shown_in_the_table_but_never_graded (the same note, from the kit)"
+    ),
+    "test_new.py::test_the_filled_in_question_passes_dev_check": (
+        "test_devcheck.py::test_passes_on_the_kit (dev-check, grading every question of a kit), test_new.py::"
+        "test_check_grades_the_new_question (the new question graded) and test_new.py::"
+        "test_dev_check_lists_what_is_left_to_fill_in (its placeholders check)"
     ),
     "test_attacks.py::test_attacks_in_a_class_cost_only_the_attacker": (
         "test_attacks.py::test_attack_fails_in_the_sandbox (each attack) and test_grade_folder.py (grade DIR)"
@@ -312,8 +324,8 @@ def session_sandbox() -> Iterator[object]:
 
 @pytest.fixture()
 def shared_sandbox(session_sandbox: object, monkeypatch: pytest.MonkeyPatch) -> object:
-    """Grading in this test (engine.run.grade_many with no sandbox given) uses the session's sandbox instead of
-    starting one."""
+    """Grading in this test (engine.run.grade_many with no sandbox given, `plot N`) uses the session's sandbox instead
+    of starting one."""
     use_session_sandbox(monkeypatch, session_sandbox)
     return session_sandbox
 
@@ -340,8 +352,10 @@ def run_cli(cwd: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 def use_session_sandbox(patch: pytest.MonkeyPatch, sandbox: object) -> None:
-    """Grading (engine.run.grade_many with no sandbox given) uses sandbox, left open, instead of starting one."""
+    """Grading (engine.run.grade_many with no sandbox given) and `plot N` use sandbox, left open, instead of starting
+    one."""
     patch.setattr("autograder.engine.run.start_sandbox", lambda: Kept(sandbox))
+    patch.setattr("autograder.plots.make.start_sandbox", lambda: Kept(sandbox))
 
 
 @pytest.fixture()

@@ -3,7 +3,7 @@ promised.
 
 The guide's code is this test's code. In docs/authoring.md, a line `<!-- test: ACTION -->` governs the
 fenced block after it, and the walkthrough below does what it says, in the guide's order, in a copy of
-the kit (the working directory of every command, with PYTHONPATH unset, as in tests/test_devcheck.py):
+the kit (the working directory of every command, with PYTHONPATH unset: the copy's own autograder package):
 
     entry PATH                    replace, in PATH (course.yaml), the text from the block's first line to the end of
     that
@@ -29,7 +29,6 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
 from xml.etree import ElementTree
 
 import pytest
@@ -38,7 +37,6 @@ import yaml
 from autograder.course.manifest import load_course
 from autograder.engine.plugin import KitPlugin
 from autograder.maintainer.stubs import make_stub
-from autograder.sandbox import start_sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
 GUIDE = ROOT / "docs" / "authoring.md"
@@ -290,11 +288,9 @@ def test_the_corpus_judges_the_new_files(walk: Walk) -> None:
 
 
 @pytest.fixture(scope="module")
-def solutions_plugin() -> Iterator[KitPlugin]:
-    """The kit's plugin grading the kit's own solutions/, in one sandbox shared by the guide's fragments."""
-    sandbox = start_sandbox()
-    yield KitPlugin(load_course(ROOT), ROOT / "solutions", sandbox)
-    sandbox.close()
+def solutions_plugin(session_sandbox: object) -> KitPlugin:
+    """The kit's plugin grading the kit's own solutions/, in the session's sandbox, shared by the guide's fragments."""
+    return KitPlugin(load_course(ROOT), ROOT / "solutions", session_sandbox)
 
 
 @pytest.mark.parametrize("block", blocks("proxy"), ids=lambda block: block.action)

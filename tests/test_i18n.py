@@ -2,16 +2,14 @@
 import ast
 import base64
 import json
-import os
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import torch
 from babel.messages.catalog import Catalog
+from conftest import Cli, run_cli
 
 from autograder.cli.main import USAGE_ERROR, _parser, main
 from autograder.course.manifest import ENCODED, Course, course_texts, decode_answer, load_course
@@ -43,33 +41,24 @@ def _language_from_the_locale_afterwards():
     set_language(None)
 
 
-def _start(*args: str, lang: str | None, cwd: Path = ROOT) -> subprocess.Popen:
-    """`python -m autograder args` in the kit's folder (or cwd), with LANG=lang and no other locale variable."""
-    env = {key: value for key, value in os.environ.items() if key not in LOCALE} | ({"LANG": lang} if lang else {})
-    return subprocess.Popen(
-        [sys.executable, "-m", "autograder", *args],
-        cwd=cwd,
-        env=env,
-        text=True,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        stdin=subprocess.DEVNULL,
-    )
+def _run(cli: Cli, *args: str, lang: str | None, cwd: Path = ROOT, status: int = 0) -> str:
+    """The stdout of `python -m autograder args` run by cli in the kit's folder (or cwd), with LANG=lang and no other
+    locale variable, which exited with status (the command reads the locale when it runs: in this process too)."""
+    with pytest.MonkeyPatch.context() as local:
+        for variable in LOCALE:
+            local.delenv(variable, raising=False)
+        if lang:
+            local.setenv("LANG", lang)
+        done = cli(cwd, *args)
+    assert done.returncode == status, done.stderr
+    return done.stdout
 
 
-def _finish(process: subprocess.Popen, status: int = 0) -> str:
-    """The stdout of a finished run that exited with status."""
-    out, err = process.communicate(timeout=300)
-    assert process.returncode == status, err
-    return out
-
-
-def test_check_3_reads_as_french_with_lang_or_with_a_french_locale() -> None:
-    runs = [
-        _start("check", "3", "--solutions", "--lang", "fr", lang="C.UTF-8"),  # started together: they mostly wait
-        _start("check", "3", "--solutions", lang="fr_FR.UTF-8"),
-    ]
-    for table in [_finish(run) for run in runs]:
+def test_check_3_reads_as_french_with_lang_or_with_a_french_locale(cli: Cli) -> None:
+    for table in (
+        _run(cli, "check", "3", "--solutions", "--lang", "fr", lang="C.UTF-8"),
+        _run(cli, "check", "3", "--solutions", lang="fr_FR.UTF-8"),
+    ):
         assert "Attention causale à une tête" in table and "correction de solutions/" in table
         assert "Note" in table and "État" in table and "réussie" in table and "Total\u00a0: 12 / 12" in table
         assert "Autoévaluation de la question 3" in table
@@ -77,18 +66,16 @@ def test_check_3_reads_as_french_with_lang_or_with_a_french_locale() -> None:
         assert "Single-head" not in table and "Self-test" not in table and "passed" not in table
 
 
-def test_a_failed_check_reads_as_french_name_mismatch_and_known_mistake(tmp_path: Path) -> None:
+def test_a_failed_check_reads_as_french_name_mismatch_and_known_mistake(tmp_path: Path, cli: Cli) -> None:
     for name in ("autograder", "reference", "course.yaml"):
         (shutil.copytree if (ROOT / name).is_dir() else shutil.copy)(ROOT / name, tmp_path / name)
     shutil.copytree(ROOT / "solutions", tmp_path / "exercises", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(
         ROOT / "tests" / "corpus" / "wrong" / "q03_softmax_dim_minus2.py", tmp_path / "exercises" / "q03_attention.py"
     )
-    runs = [
-        _start("check", "3", "--lang", "fr", lang=None, cwd=tmp_path),
-        _start("check", "3", "--json", "--lang", "fr", lang=None, cwd=tmp_path),
-    ]
-    table, report = [_finish(run, 1) for run in runs]
+    table, report = (
+        _run(cli, "check", "3", *flags, "--lang", "fr", lang=None, cwd=tmp_path, status=1) for flags in ([], ["--json"])
+    )
     table = re.sub(r"\n +", " ", table)  # lines wrapped to the terminal, joined again
     assert "x l'attention causale concorde avec F.scaled_dot_product_attention -- la sortie\u00a0: " in table
     assert (
@@ -157,7 +144,7 @@ def test_json_keeps_the_contract_keys_and_statuses_in_english(
     ],
 )
 def test_english_with_lang_en_or_without_a_french_locale(args: list[str], lang: str | None) -> None:
-    out = _finish(_start(*args, lang=lang))
+    out = _run(run_cli, *args, lang=lang)  # `list` grades nothing: no sandbox
     assert "Single-head causal attention" in out and "Status" in out and "not started" in out
     assert "Attention causale" not in out and "État" not in out
 

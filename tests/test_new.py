@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import run_cli
 
 from autograder.course.manifest import load_course
 from autograder.maintainer.devcheck import check_placeholders
@@ -26,7 +27,9 @@ WRITTEN = {"course.yaml", f"solutions/{MODULE}.py", f"exercises/{MODULE}.py", f"
 
 
 def run(kit: Path, *args: str) -> subprocess.CompletedProcess:
-    """`python -m autograder ARGS` in kit, with that copy's own autograder package."""
+    """`python -m autograder ARGS` in kit, with that copy's own autograder package (whose suites/ holds the new
+    question's suite: a command that grades it needs the copy's package). `new` itself runs in this process
+    (run_cli): it writes the same files from either package."""
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
     return subprocess.run([sys.executable, "-m", "autograder", *args], cwd=kit, env=env, capture_output=True, text=True,
                           timeout=300, check=False)
@@ -68,7 +71,7 @@ def added(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, byt
     """A copy of the kit, the files it held before, and the result of `new NUMBER SLUG` in it."""
     kit = copy_kit(tmp_path_factory.mktemp("kit"))
     before = snapshot(kit)
-    return kit, before, run(kit, "new", str(NUMBER), SLUG)
+    return kit, before, run_cli(kit, "new", str(NUMBER), SLUG)
 
 
 def test_new_writes_the_questions_files_and_its_entry_last(
@@ -110,7 +113,7 @@ def test_new_refuses_a_taken_number_or_slug_and_a_bad_slug_writing_nothing(
 ) -> None:
     kit = copy_kit(tmp_path)
     before = snapshot(kit)
-    done = run(kit, "new", *args)
+    done = run_cli(kit, "new", *args)
     assert done.returncode == 2 and needle in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert snapshot(kit) == before
 
@@ -119,7 +122,7 @@ def test_new_refuses_when_one_of_its_files_exists_writing_nothing(tmp_path: Path
     kit = copy_kit(tmp_path)
     (kit / "reference" / f"{SLUG}.py").write_text('"""Someone else\'s oracle."""\n')
     before = snapshot(kit)
-    done = run(kit, "new", str(NUMBER), SLUG)
+    done = run_cli(kit, "new", str(NUMBER), SLUG)
     assert done.returncode == 2 and f"reference/{SLUG}.py already exists" in done.stderr, done.stderr
     assert snapshot(kit) == before
 

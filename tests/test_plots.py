@@ -26,7 +26,6 @@ from autograder.plots.grid import Heatmaps
 from autograder.plots.make import GATHER, gather, write
 from autograder.plots.tanh import spread
 from autograder.plots.timing import Timings, fitted
-from autograder.sandbox import start_sandbox
 from autograder.suites.test_q10_train import TRAIN_KWARGS
 from autograder.suites.test_q09_timing import WALL
 from reference import cost
@@ -50,9 +49,12 @@ def _package(folder: Path, module: str, source: str) -> Path:
 
 
 @pytest.fixture(scope="module")
-def picture(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str, int], Heatmaps | Timings]]:
-    """picture(package, N): question N's picture data for `solutions`, `exercises` or a corpus file's name (cached)."""
-    sandbox, cache = start_sandbox(), {}
+def picture(
+    tmp_path_factory: pytest.TempPathFactory, session_sandbox: object
+) -> Iterator[Callable[[str, int], Heatmaps | Timings]]:
+    """picture(package, N): question N's picture data for `solutions`, `exercises` or a corpus file's name (cached),
+    gathered in the session's sandbox."""
+    sandbox, cache = session_sandbox, {}
 
     def get(package: str, number: int) -> Heatmaps | Timings:
         if (package, number) not in cache:
@@ -71,7 +73,6 @@ def picture(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str,
         return cache[package, number]
 
     yield get
-    sandbox.close()
 
 
 def test_every_picture_has_a_gatherer() -> None:
@@ -211,7 +212,7 @@ def test_the_values_in_the_cells_are_readable_and_fit_their_cells(picture: Calla
 
 
 def test_cli_prints_the_path_of_the_png(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture, shared_sandbox: object
 ) -> None:
     monkeypatch.chdir(ROOT)
     assert main(["plot", "3", "--solutions", "--out", str(tmp_path)]) == 0  # in this process, to save a start of torch
@@ -228,7 +229,12 @@ def test_cli_prints_the_path_of_the_png(
     ],
 )
 def test_cli_says_in_one_line_why_there_is_no_picture(
-    args: list[str], code: int, needle: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+    args: list[str],
+    code: int,
+    needle: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture,
+    shared_sandbox: object,
 ) -> None:
     monkeypatch.chdir(ROOT)
     assert main(args) == code  # plot 3 draws the stubs in exercises/

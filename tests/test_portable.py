@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import use_session_sandbox
 
 from autograder.course.manifest import load_course
 from autograder.engine.run import grade
@@ -208,9 +209,11 @@ def test_the_simulated_interpreters_have_what_their_platforms_have(tmp_path: Pat
 
 
 @pytest.fixture(scope="module")
-def linux_report(kit: Path) -> dict:
-    """The report of NUMBERS that the Linux backend gives in this process."""
-    return grade(load_course(kit), kit / "exercises", NUMBERS).to_dict()
+def linux_report(kit: Path, session_sandbox: object) -> dict:
+    """The report of NUMBERS that the Linux backend gives in this process (in the session's sandbox)."""
+    with pytest.MonkeyPatch.context() as patch:
+        use_session_sandbox(patch, session_sandbox)
+        return grade(load_course(kit), kit / "exercises", NUMBERS).to_dict()
 
 
 @pytest.mark.parametrize("removals", [MACOS, WINDOWS], ids=["macos-like", "windows-like"])

@@ -5,9 +5,11 @@ one run per package, whatever came before (a wrong answer, a stub, a crash), and
 student must cost only that student's report (grader_error, graded again next run) while the others are graded.
 """
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from conftest import Kept
 
 from autograder.classroom import work
 from autograder.classroom.intake import Entry
@@ -19,6 +21,8 @@ from autograder.sandbox import Sandbox, start_sandbox
 ROOT = Path(__file__).resolve().parent.parent
 COURSE = load_course(ROOT)
 NUMBERS = [1, 3]
+# the class tests' course: questions 1 and 2 (each student's further questions would run the same code again)
+CLASS = replace(COURSE, questions=COURSE.questions[:2])
 
 
 def _package(folder: Path, replaced: dict[str, Path]) -> Path:
@@ -29,11 +33,10 @@ def _package(folder: Path, replaced: dict[str, Path]) -> Path:
     return folder
 
 
-@pytest.fixture(scope="module")
-def sandbox():
-    opened = start_sandbox()
-    yield opened
-    opened.close()
+@pytest.fixture()
+def sandbox(session_sandbox: Sandbox) -> Kept:
+    """The session's sandbox, lent (grade_many closes the sandbox it is given: this one stays open)."""
+    return Kept(session_sandbox)
 
 
 def test_one_run_gives_each_package_its_own_report(tmp_path: Path, sandbox: Sandbox) -> None:
@@ -73,14 +76,14 @@ def test_a_grader_failure_costs_only_that_student(
     monkeypatch.setattr(plugin.KitPlugin, "reset", breaks_on_bob)
     reports: dict[str, dict] = {}
     work.grade_entries(
-        COURSE,
+        CLASS,
         entries,
         sandbox,
         tmp_path / "scratch",
         lambda entry, report: reports.setdefault(entry.student, report.to_dict()),
     )
     assert list(reports) == ["ann", "bob", "cid"]
-    assert reports["ann"]["score"] == reports["cid"]["score"] == COURSE.max_score
+    assert reports["ann"]["score"] == reports["cid"]["score"] == CLASS.max_score
     assert reports["bob"]["grader_error"] and reports["bob"]["score"] == 0
     assert "OSError: disk full" in reports["bob"]["problem"] and "breaks_on_bob" in reports["bob"]["traceback"]
     assert "grader_error" not in reports["ann"] and "grader_error" not in reports["cid"]
@@ -112,7 +115,7 @@ def test_a_failure_outside_the_checks_is_reported_too(
     monkeypatch.setattr(work.tempfile, "mkdtemp", full_disk_for_bob)
     reports: list[tuple[str, dict]] = []
     work.grade_entries(
-        COURSE,
+        CLASS,
         entries,
         sandbox,
         tmp_path / "scratch",
@@ -120,12 +123,12 @@ def test_a_failure_outside_the_checks_is_reported_too(
     )
     assert [student for student, _ in reports] == ["ann", "bob", "cid"]
     scores = {student: (report["score"], report.get("grader_error", False)) for student, report in reports}
-    assert scores == {"ann": (COURSE.max_score, False), "bob": (0, True), "cid": (COURSE.max_score, False)}
+    assert scores == {"ann": (CLASS.max_score, False), "bob": (0, True), "cid": (CLASS.max_score, False)}
     assert "No space left on device" in dict(reports)["bob"]["problem"]
 
 
 def test_grade_many_gives_every_package_a_report_when_the_grader_breaks_on_one(
-    sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+    sandbox: Kept, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The grader breaking on the second of three packages: the third is still graded, in another run."""
     reset, calls = plugin.KitPlugin.reset, []
@@ -137,7 +140,7 @@ def test_grade_many_gives_every_package_a_report_when_the_grader_breaks_on_one(
             raise OSError("disk full")
 
     monkeypatch.setattr(plugin.KitPlugin, "reset", breaks_on_the_second)
-    reports = grade_many(COURSE, [(ROOT / "solutions", [1])] * 3, sandbox=start_sandbox())
+    reports = grade_many(COURSE, [(ROOT / "solutions", [1])] * 3, sandbox=sandbox)
     assert [report.score for report in reports] == [8.0, 0.0, 8.0]
 
 
@@ -208,11 +211,10 @@ def test_modules_prepared_ahead_are_imported_by_the_pristine_process_not_by_the_
         sandbox.close()
 
 
-def test_grading_tells_the_sandbox_the_modules_its_suites_preload(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_grading_tells_the_sandbox_the_modules_its_suites_preload(sandbox: Kept) -> None:
     """The plugin says the collected suites' preload markers (q9's torch.utils.benchmark) and how many questions a
     package has before the first question."""
-    sandbox = start_sandbox()
     said: list[tuple[tuple[str, ...], int]] = []
-    monkeypatch.setattr(sandbox, "prepare", lambda preload, questions=0: said.append((preload, questions)))
+    sandbox.prepare = lambda preload, questions=0: said.append((preload, questions))  # the lent one's only
     report = grade_many(COURSE, [(ROOT / "solutions", [9])], sandbox=sandbox)[0]
     assert said == [(("torch.utils.benchmark",), 1)] and report.score == report.max_score
