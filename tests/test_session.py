@@ -5,6 +5,7 @@ one run per package, whatever came before (a wrong answer, a stub, a crash), and
 student must cost only that student's report (grader_error, graded again next run) while the others are graded.
 """
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -204,6 +205,45 @@ def test_modules_prepared_ahead_are_imported_by_the_pristine_process_not_by_the_
             and sandbox.pristine_preloaded == {"wave"}
             and sandbox.preloaded == {"wave"}
         )
+    finally:
+        sandbox.close()
+
+
+def test_a_question_is_not_held_behind_a_later_questions_modules_the_pristine_process_still_imports(
+    tmp_path: Path,
+) -> None:
+    """The pristine process says each module asked ahead once imported; a question whose modules it has, opened while it
+    still imports a later question's (torch._dynamo, as long as torch), is forked from the running zygote, which imports
+    them itself, not from a zygote the pristine process would fork only after that import."""
+    package = tmp_path / "exercises"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "q01_causal_mask.py").write_text("import sys\n\n\ndef imported(name):\n    return name in sys.modules\n")
+    sandbox = start_sandbox()
+    if sandbox.backend != "linux":
+        sandbox.close()
+        pytest.skip("only the Linux backend's pristine process imports ahead")
+    try:
+        child = sandbox.open(package, "q01_causal_mask", 20)
+        try:
+            assert child.first()["ok"]
+        finally:
+            child.close()
+        sandbox.prepare(("wave", "wave"))
+        assert sandbox.pristine_pending == {"wave"}
+        deadline = time.monotonic() + 60
+        while sandbox.pristine_pending and time.monotonic() < deadline:
+            sandbox.pump(0.1)  # the pristine process's words are read as the grader waits on a child
+        assert not sandbox.pristine_pending
+        zygotes = sandbox.zygotes
+        sandbox.pristine_pending.add("a later question's module")  # as while the pristine process still imports it
+        child = sandbox.open(package, "q01_causal_mask", 20, preload=("wave",))
+        try:
+            assert child.first()["ok"]
+            assert child.ask({"op": "call", "target": "imported", "args": ["wave"], "kwargs": {}})["value"]
+        finally:
+            child.close()
+        assert sandbox.zygotes == zygotes and sandbox.preloaded == {"wave"}
     finally:
         sandbox.close()
 

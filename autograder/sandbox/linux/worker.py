@@ -6,9 +6,9 @@ grader. This first process is the pristine one: it imports torch and the child's
 a question's child, so no student's code ever ran in it or in a process it was forked from. Each message the grader
 sends it is one JSON object: {"zygote": n, "preload": [module, ...]} with two descriptors, the read end of the new
 zygote's job pipe and the write end of its answer pipe (modules to import first, once, for every later zygote), or
-{"preload": [...]} alone (import them now, ahead of the zygote that will want them, and fork nothing); it answers
-{"zygote": n, "pid"} with the zygote's pidfd, {"zygote": n, "exit"} when that zygote ends, or {"zygote": n, "error"}
-when the system refused the fork.
+{"preload": [...]} alone (import them now, in that order, ahead of the zygotes that will want them, and fork nothing);
+it answers {"zygote": n, "pid"} with the zygote's pidfd, {"zygote": n, "exit"} when that zygote ends, {"zygote": n,
+"error"} when the system refused the fork, and {"preloaded": module} as each module asked ahead is imported.
 
 A zygote reads one JSON job per line on its job pipe (or {"preload": [module, ...]}: modules to import once, before
 the next fork) and answers JSON lines on its answer pipe: {"id", "pid"} when a child starts, {"id", "exit",
@@ -30,6 +30,7 @@ import select
 import signal
 import socket
 import sys
+from typing import Callable
 
 # No collection while torch loads: its ~180,000 objects would be traversed by several full collections (a tenth of its
 # import); pristine() freezes them and turns the collector back on before any zygote is forked.
@@ -280,15 +281,23 @@ def _has_children() -> bool:
     return True
 
 
-def _preload(modules: list[str]) -> None:
+def _preload(modules: list[str], done: Callable[[str], None] = lambda name: None) -> None:
     """Import modules here, once, so that every later child finds them imported (torch imports some lazily, at a
-    cost)."""
-    for name in modules:
-        try:
-            importlib.import_module(name)
-        except Exception as error:  # noqa: BLE001 - a module this torch build lacks: each child imports what it can itself
-            print(f"preloading {name} failed: {type(error).__name__}: {error}", file=sys.stderr, flush=True)
-    gc.freeze()
+    cost); done(name) after each. The collector is off meanwhile, as for torch's own import: torch._dynamo's ~800
+    modules would otherwise be traversed by full collections, on the way to the question that waits for them."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for name in modules:
+            try:
+                importlib.import_module(name)
+            except Exception as error:  # noqa: BLE001 - a module this torch build lacks: each child imports it itself
+                print(f"preloading {name} failed: {type(error).__name__}: {error}", file=sys.stderr, flush=True)
+            done(name)
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
 
 
 MADV_COLLAPSE, HUGE_PAGE = 25, 1 << 21
@@ -514,7 +523,10 @@ def pristine() -> None:
                 return
             request = json.loads(data)
             if request.get("preload"):
-                _preload(request["preload"])
+                # modules asked ahead ({"preload"} alone): each one said once imported, so that the grader forks the
+                # question that wants it from here then, not while this process is still busy with a later question's
+                _preload(request["preload"], (lambda name: None) if "zygote" in request else (
+                    lambda name: _tell(control, {"preloaded": name})))
                 collapsed = False
             if "zygote" not in request:  # {"preload"} alone: modules imported ahead for the zygotes forked from now on
                 # collapsed now too, beside the questions graded first, not when the zygote that wants them is asked for
