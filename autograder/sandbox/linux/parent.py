@@ -200,7 +200,8 @@ class LinuxSandbox(Sandbox):
             self._replace_pristine()
         self.zygotes += 1
         preload = sorted(self.wanted - self.pristine_preloaded)
-        message = json.dumps({"zygote": self.zygotes, "preload": preload}).encode()
+        # from a class's second student on (renew), the pristine process backs its memory with huge pages first
+        message = json.dumps({"zygote": self.zygotes, "preload": preload, "collapse": self.renewed > 0}).encode()
         job_read, job_write = os.pipe()
         answer_read, answer_write = os.pipe()
         try:
