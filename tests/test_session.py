@@ -4,7 +4,10 @@ The suites are collected once and every check runs again for each package. The r
 one run per package, whatever came before (a wrong answer, a stub, a crash), and a grader that breaks on one
 student must cost only that student's report (grader_error, graded again next run) while the others are graded.
 """
+import json
 import shutil
+import socket
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -207,6 +210,87 @@ def test_modules_prepared_ahead_are_imported_by_the_pristine_process_not_by_the_
             and sandbox.pristine_preloaded == {"wave"}
             and sandbox.preloaded == {"wave"}
         )
+    finally:
+        sandbox.close()
+
+
+def test_a_question_is_not_held_behind_a_later_questions_modules_the_pristine_process_still_imports(
+    tmp_path: Path,
+) -> None:
+    """The pristine process says each module asked ahead once imported; a question whose modules it has, opened while it
+    still imports a later question's (torch._dynamo, as long as torch), is forked from the running zygote, which imports
+    them itself, not from a zygote the pristine process would fork only after that import."""
+    package = tmp_path / "exercises"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "q01_causal_mask.py").write_text("import sys\n\n\ndef imported(name):\n    return name in sys.modules\n")
+    sandbox = start_sandbox()
+    if sandbox.backend != "linux":
+        sandbox.close()
+        pytest.skip("only the Linux backend's pristine process imports ahead")
+    try:
+        child = sandbox.open(package, "q01_causal_mask", 20)
+        try:
+            assert child.first()["ok"]
+        finally:
+            child.close()
+        sandbox.prepare(("wave", "wave"))
+        assert sandbox.pristine_pending == {"wave"}
+        deadline = time.monotonic() + 60
+        while sandbox.pristine_pending and time.monotonic() < deadline:
+            sandbox.pump(0.1)  # the pristine process's words are read as the grader waits on a child
+        assert not sandbox.pristine_pending
+        zygotes = sandbox.zygotes
+        sandbox.pristine_pending.add("a later question's module")  # as while the pristine process still imports it
+        child = sandbox.open(package, "q01_causal_mask", 20, preload=("wave",))
+        try:
+            assert child.first()["ok"]
+            assert child.ask({"op": "call", "target": "imported", "args": ["wave"], "kwargs": {}})["value"]
+        finally:
+            child.close()
+        assert sandbox.zygotes == zygotes and sandbox.preloaded == {"wave"}
+    finally:
+        sandbox.close()
+
+
+def test_only_a_classs_next_student_has_the_pristine_process_collapse_its_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One student's zygotes (the first, and the one forked for the modules prepared ahead) are asked for without the
+    huge-page collapse, which costs more CPU than one student's questions win back; the next student's (renew) asks
+    for it, once for every later zygote of the class."""
+    from autograder.sandbox.linux import parent
+
+    package = tmp_path / "exercises"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "q01_causal_mask.py").write_text("def one():\n    return 1\n")
+    asked: list[bool] = []
+    send = socket.send_fds
+
+    def send_fds(sock: socket.socket, buffers: list[bytes], fds: list[int]) -> int:
+        message = json.loads(buffers[0])
+        if "zygote" in message:
+            asked.append(message["collapse"])
+        return send(sock, buffers, fds)
+
+    monkeypatch.setattr(parent.socket, "send_fds", send_fds)
+    sandbox = start_sandbox()
+    if sandbox.backend != "linux":
+        sandbox.close()
+        pytest.skip("only the Linux backend's pristine process collapses its memory")
+    try:
+        sandbox.prepare(("wave",))
+        for preload, student in (((), 1), (("wave",), 1), ((), 2), (("wave",), 2)):
+            if student == 2 and preload == ():
+                assert sandbox.renew()
+            child = sandbox.open(package, "q01_causal_mask", 20, preload=preload)
+            try:
+                assert child.first()["ok"]
+                assert child.ask({"op": "call", "target": "one", "args": [], "kwargs": {}})["value"] == 1
+            finally:
+                child.close()
+        assert asked == [False, False, True]
     finally:
         sandbox.close()
 

@@ -534,8 +534,9 @@ class KitPlugin:
         for item in items:
             key = (item.module.__name__, item.originalname)
             self.inputs[key] = self.inputs.get(key, 0) + 1
+        wanted = (name for item in items for marker in item.iter_markers("preload") for name in marker.args)
         self.sandbox.prepare(
-            tuple(sorted({name for item in items for marker in item.iter_markers("preload") for name in marker.args})),
+            tuple(dict.fromkeys(wanted)),  # in the order the questions want them: the first question's first
             len({item.module.__name__ for item in items}),
         )
 

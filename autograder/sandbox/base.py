@@ -173,9 +173,10 @@ class Sandbox(abc.ABC):
         raise NotImplementedError
 
     def prepare(self, preload: tuple[str, ...], questions: int = 0) -> None:  # noqa: B027 - a backend may keep this
-        """Modules that later questions' children preload (their suites' preload markers), and how many questions each
-        package has, said before the first question: a backend that can import them ahead, beside the questions graded
-        first, does, and one that starts a process per question may start more ahead; the others do as asked."""
+        """Modules that later questions' children preload (their suites' preload markers, in the questions' order),
+        and how many questions each package has, said before the first question: a backend that can import them
+        ahead, beside the questions graded first, does, and one that starts a process per question may start more
+        ahead; the others do as asked."""
 
     def renew(self) -> bool:
         """Make the next child start from a process no earlier child touched; True when that took a new one (a

@@ -100,6 +100,7 @@ class LinuxSandbox(Sandbox):
         self.pristine_ready = False  # it said its first word: it imported torch
         self.pristine_state: tuple | None = None  # its limits, priority and CPUs when it said its first word
         self.pristine_preloaded: set[str] = set()  # modules it imported for every later zygote
+        self.pristine_pending: set[str] = set()  # those asked ahead (prepare) it has not yet said it imported
         self.pristines = 0  # pristine processes started
         self.zygotes = 0  # zygotes asked for
         self.wanted: set[str] = set()  # modules any zygote was asked to import before forking
@@ -147,6 +148,7 @@ class LinuxSandbox(Sandbox):
             self.control.close()
         self.pristine = self.control = None
         self.pristine_ready, self.pristine_state, self.pristine_preloaded = False, None, set()
+        self.pristine_pending = set()
         self.pristine, self.control = self._start_pristine()
         self.pristines += 1
 
@@ -162,8 +164,8 @@ class LinuxSandbox(Sandbox):
 
     def _hear(self, timeout: float) -> None:
         """Read what the pristine process said within timeout: its first word, the pid and pidfd of the running
-        zygote, that zygote's exit or a fork the system refused. A closed socket: the pristine process is gone
-        (control None)."""
+        zygote, that zygote's exit, a fork the system refused or a module asked ahead that it imported. A closed
+        socket: the pristine process is gone (control None)."""
         while self.control is not None and select.select([self.control], [], [], timeout)[0]:
             timeout = 0
             try:
@@ -177,6 +179,7 @@ class LinuxSandbox(Sandbox):
             message = json.loads(data)
             if "ready" in message:
                 self.pristine_ready, self.pristine_state = True, process_state(self.pristine.pid)
+            self.pristine_pending.discard(message.get("preloaded"))
             zygote = self.process if self.process is not None and self.process.number == message.get("zygote") else None
             for fd in fds:
                 if zygote is not None and zygote.pidfd is None:
@@ -197,7 +200,8 @@ class LinuxSandbox(Sandbox):
             self._replace_pristine()
         self.zygotes += 1
         preload = sorted(self.wanted - self.pristine_preloaded)
-        message = json.dumps({"zygote": self.zygotes, "preload": preload}).encode()
+        # from a class's second student on (renew), the pristine process backs its memory with huge pages first
+        message = json.dumps({"zygote": self.zygotes, "preload": preload, "collapse": self.renewed > 0}).encode()
         job_read, job_write = os.pipe()
         answer_read, answer_write = os.pipe()
         try:
@@ -325,11 +329,11 @@ class LinuxSandbox(Sandbox):
         self._start_or_refuse()
 
     def prepare(self, preload: tuple[str, ...], questions: int = 0) -> None:
-        """Have the pristine process import preload now, after it forked the running zygote, on the core the
-        questions graded first leave free: the question that wants them is then forked from a fresh zygote that has
-        them (milliseconds), not from one that imports them first (torch._dynamo: about as long as torch). A fork
-        costs milliseconds: questions changes nothing here."""
-        ahead = sorted(set(preload) - self.pristine_preloaded)
+        """Have the pristine process import preload now, in that order (the questions' own), after it forked the
+        running zygote, on the core the questions graded first leave free: the question that wants them is then forked
+        from a fresh zygote that has them (milliseconds), not from one that imports them first (torch._dynamo: about
+        as long as torch). A fork costs milliseconds: questions changes nothing here."""
+        ahead = [name for name in dict.fromkeys(preload) if name not in self.pristine_preloaded]
         if not ahead or not self._pristine_healthy():
             return
         try:
@@ -338,6 +342,16 @@ class LinuxSandbox(Sandbox):
             return
         self.wanted.update(ahead)
         self.pristine_preloaded.update(ahead)
+        self.pristine_pending.update(ahead)
+
+    def _fork_for(self, preload: tuple[str, ...]) -> bool:
+        """Whether the question that preloads these modules, which the running zygote lacks and the pristine process
+        was asked for ahead, is forked from a new zygote of the pristine process: yes once it has imported them all
+        and is idle, or while it still imports them (its zygote waits for them, rather than import them twice); no
+        while it imports only a later question's (it would fork only after them: torch._dynamo, as long as torch's
+        import, on a machine whose other core is busy), and then the running zygote imports them itself."""
+        self._hear(0)  # its latest word on the modules it imported
+        return not self.pristine_pending or bool(set(preload) & self.pristine_pending)
 
     def renew(self) -> bool:
         """Replace the running zygote when it forked any child, by a fork of the pristine process (milliseconds):
@@ -368,7 +382,10 @@ class LinuxSandbox(Sandbox):
             self.replaced += 1
             self._restart()
         elif (
-            self.process is not None and not set(preload) <= self.preloaded and set(preload) <= self.pristine_preloaded
+            self.process is not None
+            and not set(preload) <= self.preloaded
+            and set(preload) <= self.pristine_preloaded
+            and self._fork_for(preload)
         ):
             self._restart()  # the pristine process imported them ahead (prepare): a zygote forked from it now has them
         if self.process is None:

@@ -6,9 +6,10 @@ grader. This first process is the pristine one: it imports torch and the child's
 a question's child, so no student's code ever ran in it or in a process it was forked from. Each message the grader
 sends it is one JSON object: {"zygote": n, "preload": [module, ...]} with two descriptors, the read end of the new
 zygote's job pipe and the write end of its answer pipe (modules to import first, once, for every later zygote), or
-{"preload": [...]} alone (import them now, ahead of the zygote that will want them, and fork nothing); it answers
-{"zygote": n, "pid"} with the zygote's pidfd, {"zygote": n, "exit"} when that zygote ends, or {"zygote": n, "error"}
-when the system refused the fork.
+{"preload": [...]} alone (import them now, in that order, ahead of the zygotes that will want them, and fork nothing),
+and "collapse" with a zygote for another student (a class: _collapse_memory first, once after each import);
+it answers {"zygote": n, "pid"} with the zygote's pidfd, {"zygote": n, "exit"} when that zygote ends, {"zygote": n,
+"error"} when the system refused the fork, and {"preloaded": module} as each module asked ahead is imported.
 
 A zygote reads one JSON job per line on its job pipe (or {"preload": [module, ...]}: modules to import once, before
 the next fork) and answers JSON lines on its answer pipe: {"id", "pid"} when a child starts, {"id", "exit",
@@ -30,6 +31,7 @@ import select
 import signal
 import socket
 import sys
+from typing import Callable
 
 # No collection while torch loads: its ~180,000 objects would be traversed by several full collections (a tenth of its
 # import); pristine() freezes them and turns the collector back on before any zygote is forked.
@@ -280,25 +282,35 @@ def _has_children() -> bool:
     return True
 
 
-def _preload(modules: list[str]) -> None:
+def _preload(modules: list[str], done: Callable[[str], None] = lambda name: None) -> None:
     """Import modules here, once, so that every later child finds them imported (torch imports some lazily, at a
-    cost)."""
-    for name in modules:
-        try:
-            importlib.import_module(name)
-        except Exception as error:  # noqa: BLE001 - a module this torch build lacks: each child imports what it can itself
-            print(f"preloading {name} failed: {type(error).__name__}: {error}", file=sys.stderr, flush=True)
-    gc.freeze()
+    cost); done(name) after each. The collector is off meanwhile, as for torch's own import: torch._dynamo's ~800
+    modules would otherwise be traversed by full collections, on the way to the question that waits for them."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for name in modules:
+            try:
+                importlib.import_module(name)
+            except Exception as error:  # noqa: BLE001 - a module this torch build lacks: each child imports it itself
+                print(f"preloading {name} failed: {type(error).__name__}: {error}", file=sys.stderr, flush=True)
+            done(name)
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
 
 
 MADV_COLLAPSE, HUGE_PAGE = 25, 1 << 21
 
 
 def _collapse_memory() -> None:
-    """Back the zygote's heap and anonymous memory (torch's and Python's objects, 150 to 220 MB) with huge pages
-    where the kernel can (MADV_COLLAPSE, Linux 6.1): a fork then copies one page-table entry per 2 MiB instead of
-    512, and a child's exit frees as few, about 15 ms less CPU per question; a child that writes to such a page still
-    copies only 4 KiB of it. Where the kernel cannot (older, or huge pages off), nothing changes."""
+    """Back the pristine process's heap and anonymous memory (torch's and Python's objects, 150 to 300 MB) with huge
+    pages where the kernel can (MADV_COLLAPSE, Linux 6.1): a fork then copies one page-table entry per 2 MiB instead of
+    512, and a child's exit frees as few, 7 to 15 ms less CPU per question; a child that writes to such a page still
+    copies only 4 KiB of it. Where the kernel cannot (older, or huge pages off), nothing changes. The kernel's copy
+    costs 0.25 to 0.4 s of CPU, more than a zygote's ten children win back: only the pristine process collapses, for
+    a class, whose every later zygote inherits it (pristine())."""
     libc = ctypes.CDLL(None, use_errno=True)
     libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
     try:
@@ -321,11 +333,10 @@ def _collapse_memory() -> None:
 _LANDLOCK, _SECCOMP_PROGRAM = _walls.Landlock(), _walls.seccomp_program()
 
 
-def serve(own_modules: list[str], collapsed: bool, host: int | None = None) -> None:
+def serve(own_modules: list[str], host: int | None = None) -> None:
     """Zygote loop: fork a child per job line (or import the modules of a preload line), report each child's pid and
-    exit. collapsed: the pristine process collapsed its memory before forking this zygote (nothing left to
-    collapse). host: in namespaces of its own, a descriptor of the grader's /proc (namespaces.settle), through which
-    each child's pid is said as the grader sees it."""
+    exit. host: in namespaces of its own, a descriptor of the grader's /proc (namespaces.settle), through which each
+    child's pid is said as the grader sees it."""
     counted_inside = host is not None and _namespaces["per_namespace_nproc"]()
     _become_subreaper()
     # the objects the zygote made stay out of every collection: a child's collector never touches (copies) their pages
@@ -333,7 +344,6 @@ def serve(own_modules: list[str], collapsed: bool, host: int | None = None) -> N
     _say({"ready": True})
     children: dict[int, tuple[object, int]] = {}  # pidfd -> (job id, pid)
     stdin, pending, open_input = sys.stdin.fileno(), b"", True
-    forked = 0  # children forked
     while open_input or children:
         readable, _, _ = select.select(([stdin] if open_input else []) + list(children), [], [])
         for fd in readable:
@@ -352,11 +362,7 @@ def serve(own_modules: list[str], collapsed: bool, host: int | None = None) -> N
                     job = json.loads(line)
                     if "preload" in job:
                         _preload(job["preload"])
-                        collapsed = False
                         continue
-                    if forked and not collapsed:  # from the second child on: a single `check 3` never waits for it
-                        _collapse_memory()
-                        collapsed = True
                     job["close_fds"] = [*children, *([] if host is None else [host])]
                     job["counted_inside"] = counted_inside
                     job["own_modules"] = own_modules
@@ -365,7 +371,6 @@ def serve(own_modules: list[str], collapsed: bool, host: int | None = None) -> N
                     job["read_privilege"] = os.geteuid() == 0 and _needs_read_privilege(job["package"], job["workdir"])
                     job["landlock"] = _LANDLOCK.plan(job["workdir"], job["package"], job["hidden"])
                     pid = _fork(job)
-                    forked += 1
                     for fd in job["landlock"]["job_fds"] if job["landlock"] else ():
                         os.close(fd)
                     pidfd = os.pidfd_open(pid)
@@ -390,7 +395,6 @@ def _become_zygote(
     pipes: list[int],
     zygotes: dict[int, tuple[int, int]],
     own_modules: list[str],
-    collapsed: bool,
     inside: bool,
 ) -> None:
     """The forked zygote's life: in namespaces of its own (inside), a /proc of its own and no capability; its job pipe
@@ -404,7 +408,7 @@ def _become_zygote(
         os.dup2(pipes[1], 1)
         for fd in [*pipes, *zygotes]:
             os.close(fd)
-        serve(own_modules, collapsed, host)
+        serve(own_modules, host)
     except BaseException:  # noqa: BLE001 - nothing may return into the pristine process's loop
         import traceback  # only when a zygote fails: nothing more is imported into the pristine process for nothing
 
@@ -498,7 +502,7 @@ def pristine() -> None:
     _tell(control, {"ready": True})
     zygotes: dict[int, tuple[int, int]] = {}  # pidfd -> (zygote number, pid)
     middles: dict[int, int] = {}  # zygote's pid -> its middle process, not yet reaped (_fork_zygote)
-    forked, collapsed = 0, False  # zygotes forked; whether the memory was collapsed since the last preload
+    collapsed = False  # whether the memory was collapsed since the last preload
     while True:
         readable, _, _ = select.select([control, *zygotes], [], [])
         for fd in readable:
@@ -514,16 +518,15 @@ def pristine() -> None:
                 return
             request = json.loads(data)
             if request.get("preload"):
-                _preload(request["preload"])
+                # modules asked ahead ({"preload"} alone): each one said once imported, so that the grader forks the
+                # question that wants it from here then, not while this process is still busy with a later question's
+                _preload(request["preload"], (lambda name: None) if "zygote" in request else (
+                    lambda name: _tell(control, {"preloaded": name})))
                 collapsed = False
             if "zygote" not in request:  # {"preload"} alone: modules imported ahead for the zygotes forked from now on
-                # collapsed now too, beside the questions graded first, not when the zygote that wants them is asked for
-                if forked:
-                    _collapse_memory()
-                    collapsed = True
                 continue
-            if forked and not collapsed:  # from the second zygote on (a class): each zygote forked after it inherits it
-                _collapse_memory()
+            if request.get("collapse") and not collapsed:  # a zygote for another student (a class): every zygote
+                _collapse_memory()  # forked after it inherits it; a single student's check never pays for it
                 collapsed = True
             try:
                 _reap_middles(middles)
@@ -533,11 +536,10 @@ def pristine() -> None:
                 _tell(control, {"zygote": request["zygote"], "error": str(error)})
                 pid = None
             if pid == 0:
-                _become_zygote(control, pipes, zygotes, own_modules, collapsed, inside)
+                _become_zygote(control, pipes, zygotes, own_modules, inside)
             for end in pipes:
                 os.close(end)
             if pid:
-                forked += 1
                 pidfd = os.pidfd_open(pid)
                 zygotes[pidfd] = (request["zygote"], pid)
                 _tell(control, {"zygote": request["zygote"], "pid": pid, "namespaces": inside}, (pidfd,))
@@ -545,3 +547,5 @@ def pristine() -> None:
 
 if __name__ == "__main__":
     pristine()
+    # the grader is gone: no teardown of torch (half a second of CPU, over a second on a busy machine), nothing to flush
+    os._exit(0)
