@@ -45,6 +45,11 @@ SLOW_TESTS = {
     "test_attacks.py::test_attacks_in_a_class_cost_only_the_attacker": (
         "test_attacks.py::test_attack_fails_in_the_sandbox (each attack) and test_grade_folder.py (grade DIR)"
     ),
+    "test_attacks.py::test_attacks_in_the_gradescope_zip_cost_only_the_attacker": (
+        "test_gradescope.py::test_correct_submission_gets_full_marks_and_every_self_test_answer (the zip's "
+        "run_autograder run by root), test_attacks.py::test_attack_fails_in_the_sandbox (each attack, under root) and "
+        "test_ordinary_user.py::test_gradescope_run_by_an_ordinary_user (an attack in the zip's run)"
+    ),
     "test_portable.py::test_grade_gives_the_linux_backends_grades": (
         "test_portable.py::test_the_student_path_gives_the_linux_backends_report (the same simulated platforms grading)"
     ),
