@@ -85,6 +85,11 @@ SLOW_TESTS = {
     "test_secret.py::test_honest_code_keeps_its_verdicts_under_the_secret": (
         "test_secret.py::test_nbgrader_test_cells_draw_their_inputs_from_the_course_secret and the module's other tests"
     ),
+    "test_hostile.py::test_a_check_process_ends_within_the_time_limit_when_q1_loops": (
+        "test_hostile.py::test_check_ends_within_the_time_limit_when_q1_loops (the same check and time, in-process), "
+        "test_cli.py::test_no_bytecode_written_into_the_kit_when_the_user_asks_for_none (a check process ends) and "
+        "test_stopping.py::test_a_grader_killed_outright_takes_its_sandbox_with_it (a check process with q1 looping)"
+    ),
     "test_suites_plain.py::test_exercises_fail_every_graded_test": (
         "test_suites_plain.py::test_solutions_pass_every_test (plain pytest on the suites) and test_cli.py's stubs"
     ),
