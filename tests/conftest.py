@@ -90,6 +90,10 @@ SLOW_TESTS = {
         "test_cli.py::test_no_bytecode_written_into_the_kit_when_the_user_asks_for_none (a check process ends) and "
         "test_stopping.py::test_a_grader_killed_outright_takes_its_sandbox_with_it (a check process with q1 looping)"
     ),
+    "test_corpus.py::test_control_solutions_full_marks": (
+        "test_cli.py::test_solutions_score_full_marks_as_json (the solutions graded on every question, each passed at "
+        "full marks)"
+    ),
     "test_suites_plain.py::test_exercises_fail_every_graded_test": (
         "test_suites_plain.py::test_solutions_pass_every_test (plain pytest on the suites) and test_cli.py's stubs"
     ),
