@@ -57,6 +57,11 @@ SLOW_TESTS = {
     "test_attacks.py::test_attacks_in_a_class_cost_only_the_attacker": (
         "test_attacks.py::test_attack_fails_in_the_sandbox (each attack) and test_grade_folder.py (grade DIR)"
     ),
+    "test_attacks.py::test_attacks_in_the_gradescope_zip_cost_only_the_attacker": (
+        "test_gradescope.py::test_correct_submission_gets_full_marks_and_every_self_test_answer (the zip's "
+        "run_autograder run by root), test_attacks.py::test_attack_fails_in_the_sandbox (each attack, under root) and "
+        "test_ordinary_user.py::test_gradescope_run_by_an_ordinary_user (an attack in the zip's run)"
+    ),
     "test_portable.py::test_grade_gives_the_linux_backends_grades": (
         "test_portable.py::test_the_student_path_gives_the_linux_backends_report (the same simulated platforms grading)"
     ),
@@ -91,6 +96,15 @@ SLOW_TESTS = {
     ),
     "test_secret.py::test_honest_code_keeps_its_verdicts_under_the_secret": (
         "test_secret.py::test_nbgrader_test_cells_draw_their_inputs_from_the_course_secret and the module's other tests"
+    ),
+    "test_hostile.py::test_a_check_process_ends_within_the_time_limit_when_q1_loops": (
+        "test_hostile.py::test_check_ends_within_the_time_limit_when_q1_loops (the same check and time, in-process), "
+        "test_cli.py::test_no_bytecode_written_into_the_kit_when_the_user_asks_for_none (a check process ends) and "
+        "test_stopping.py::test_a_grader_killed_outright_takes_its_sandbox_with_it (a check process with q1 looping)"
+    ),
+    "test_corpus.py::test_control_solutions_full_marks": (
+        "test_cli.py::test_solutions_score_full_marks_as_json (the solutions graded on every question, each passed at "
+        "full marks)"
     ),
     "test_suites_plain.py::test_exercises_fail_every_graded_test": (
         "test_suites_plain.py::test_solutions_pass_every_test (plain pytest on the suites) and test_cli.py's stubs"

@@ -33,6 +33,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import Kept
 
 from autograder.course.manifest import Course, load_course
 from autograder.engine.run import grade_many
@@ -46,6 +47,8 @@ EXEC_MARKER = Path("/tmp/attack-exec-program-was-here")
 # at the top of the kit while the sandbox attacks run (made when absent): cross_read_gradescope_zip reads it  # the file
 # kernel_exec_program's program would write
 BAIT_ZIP = ROOT / "autograder.zip"
+# seconds: question 1's limit for the sandbox attacks that expect a timeout (a loop: the limit is what it costs)
+LOOP_LIMIT = 1.0
 ENV = {
     **os.environ,
     "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
@@ -120,10 +123,16 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def small_course(numbers: tuple[int, ...] = (1, 2, 3)) -> Course:
-    """The course cut to questions 1 to 3."""
+def small_course(numbers: tuple[int, ...] = (1, 2, 3), limits: dict[int, float] | None = None) -> Course:
+    """The course cut to questions 1 to 3 (or numbers), the questions limits numbers limited to its seconds."""
     course = load_course(ROOT)
-    return dataclasses.replace(course, questions=tuple(q for q in course.questions if q.number in numbers))
+    limits = limits or {}
+    questions = tuple(
+        dataclasses.replace(q, time_limit=limits[q.number]) if q.number in limits else q
+        for q in course.questions
+        if q.number in numbers
+    )
+    return dataclasses.replace(course, questions=questions)
 
 
 def package_with(folder: Path, attack: Attack | None) -> Path:
@@ -184,8 +193,9 @@ def assert_fails_alone(attack: Attack, questions: list[dict]) -> None:
 
 
 @pytest.fixture(scope="module")
-def sandboxed(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    """Every sandbox attack graded in one sandbox, a TCP server listening on loopback meanwhile; what reached it."""
+def sandboxed(tmp_path_factory: pytest.TempPathFactory, session_sandbox: object) -> dict:
+    """Every sandbox attack graded in the session's sandbox (those that expect a timeout with their question limited
+    to LOOP_LIMIT), a TCP server listening on loopback meanwhile; what reached it."""
     folder = tmp_path_factory.mktemp("attacks")
     EXEC_MARKER.unlink(missing_ok=True)
     bait = not BAIT_ZIP.exists()
@@ -200,10 +210,17 @@ def sandboxed(tmp_path_factory: pytest.TempPathFactory) -> dict:
             attacks = ATTACKS_BY_PATH["sandbox"]
             # q8's attacks too
             numbers = tuple(sorted({number for a in attacks for number in (a.question, a.neighbour)}))
-            reports = grade_many(
-                small_course(numbers),
-                [(package_with(folder / a.name, a), sorted((a.question, a.neighbour))) for a in attacks],
-            )
+            reports = {}
+            for looping in (False, True):
+                group = [a for a in attacks if (a.statuses == ("timeout",)) == looping]
+                course = small_course(numbers, {a.question: LOOP_LIMIT for a in group} if looping else None)
+                done = grade_many(
+                    course,
+                    [(package_with(folder / a.name, a), sorted((a.question, a.neighbour))) for a in group],
+                    sandbox=Kept(session_sandbox),
+                    hidden=(folder,),  # every attacker's classmates, a group of one too
+                )
+                reports.update({a.name: report.to_dict() for a, report in zip(group, done)})
             try:
                 reached = [server.accept()[1]]
             except BlockingIOError:
@@ -212,7 +229,7 @@ def sandboxed(tmp_path_factory: pytest.TempPathFactory) -> dict:
         if bait:
             BAIT_ZIP.unlink()
     return {
-        "reports": {a.name: r.to_dict() for a, r in zip(attacks, reports)},
+        "reports": reports,
         "reached": reached,
         "folder": folder,
         "ipc": sysv_objects() - ipc,
@@ -250,6 +267,7 @@ SECRET = open({path!r}).read()  # what the module must not read: importing it fa
 '''  # noqa: E501 - a program's text, written out as it is
 
 
+@pytest.mark.usefixtures("shared_sandbox")  # graded in the session's sandbox
 def test_private_files_outside_hidden_folders_stay_private(tmp_path: Path):
     """A root-only file outside every hidden folder (a grader's scratch copy in /tmp, mode 700: readable to a child
     that keeps root's right to read, as where Python lives under /root) and a classmate's stand-in copy made by

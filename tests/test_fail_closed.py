@@ -12,7 +12,7 @@ from autograder.course.manifest import load_course
 from autograder.engine import plugin, proxy
 from autograder.engine.grader_errors import grader_log
 from autograder.engine.run import Submission, run_each
-from autograder.sandbox import Sandbox, start_sandbox
+from autograder.sandbox import Sandbox
 from autograder.sandbox.linux.parent import LinuxChild
 from autograder.sandbox.portable.parent import PortableChild
 
@@ -47,11 +47,10 @@ def _raise(*_args: object, **_kwargs: object) -> None:
     raise Planted("planted in the grader")
 
 
-@pytest.fixture(scope="module")
-def sandbox():
-    box = start_sandbox()
-    yield box
-    box.close()
+@pytest.fixture()
+def sandbox(session_sandbox: Sandbox) -> Sandbox:
+    """The session's sandbox, which run_each leaves open."""
+    return session_sandbox
 
 
 def _grade(sandbox: Sandbox, numbers: list[int]) -> Submission:

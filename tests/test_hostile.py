@@ -2,7 +2,7 @@
 
 Each file in tests/hostile/ replaces one module of a copy of solutions/; its two header lines say what it
 does and what the grader must answer (`# expect: module=... status=a|b match=...`). The whole corpus is
-graded in one sandbox (each question runs in its own forked child, so the faults cannot meet), with the
+graded in the session's sandbox (each question runs in its own forked child, so the faults cannot meet), with the
 faulty question and a neighbouring correct one.
 """
 import dataclasses
@@ -15,8 +15,10 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Callable
 
 import pytest
+from conftest import Cli, Kept
 
 from autograder.course.manifest import Course, load_course
 from autograder.engine.run import grade, grade_many
@@ -25,6 +27,15 @@ from autograder.sandbox import WALL_FACTOR, choose
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = ROOT / "tests" / "hostile"
 LIMIT = 3.0  # seconds: the time limit of questions 1 and 2 in these tests
+# seconds: the limit of the question of a case that expects a timeout first in the corpus (its loop costs its limit
+# in CPU seconds); the limit itself is the subject of the tests of LIMIT below
+LOOP_LIMIT = 1.0
+# The looping cases whose other checks test_an_endless_loop_costs_only_its_own_checks reads, by the check that loops:
+# graded at LIMIT, as the question's other functions go on in a fresh child after the loop
+FRESH_CHILD = {
+    "loop_forever": "prefix_average gives the running mean",
+    "loop_in_causal_mask": "causal_mask is a bool lower triangle",
+}
 MARKERS = ("fault-sleeper-popen-5b1c", "fault-sleeper-raw-9e4d")  # argv of the processes the spawning cheats start
 CHEAT_FILE = "FAULT_CHEAT_WROTE_HERE.txt"
 
@@ -49,6 +60,17 @@ class Case:
         """A question graded alongside, which must keep full marks."""
         return 2 if self.question == 1 else 1
 
+    @property
+    def loops(self) -> bool:
+        """True when it expects a timeout first and is not in FRESH_CHILD: the corpus limits its question to
+        LOOP_LIMIT."""
+        return self.statuses[0] == "timeout" and self.name not in FRESH_CHILD
+
+    @property
+    def limit(self) -> float:
+        """The time limit of its question (1 or 2) in the corpus."""
+        return LOOP_LIMIT if self.loops else LIMIT
+
 
 def corpus() -> list[Case]:
     """Every fault file with its expectation, read from its two header lines."""
@@ -61,10 +83,13 @@ def corpus() -> list[Case]:
     return cases
 
 
-def short_course(limit: float = LIMIT) -> Course:
-    """The course with questions 1 and 2 limited to `limit` seconds."""
+def short_course(limits: dict[int, float] | None = None) -> Course:
+    """The course with questions 1 and 2 limited to LIMIT seconds, and the questions limits numbers to its seconds."""
     course = load_course(ROOT)
-    questions = tuple(dataclasses.replace(q, time_limit=limit) if q.number in (1, 2) else q for q in course.questions)
+    seconds = {1: LIMIT, 2: LIMIT, **(limits or {})}
+    questions = tuple(
+        dataclasses.replace(q, time_limit=seconds[q.number]) if q.number in seconds else q for q in course.questions
+    )
     return dataclasses.replace(course, questions=questions)
 
 
@@ -130,18 +155,22 @@ CASE_SECONDS = {"linux": 2.0, "portable": 7.0}
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    """Every case graded once, all in one sandbox; with the packages and the wall time."""
+def graded(tmp_path_factory: pytest.TempPathFactory, session_sandbox: object) -> dict:
+    """Every case graded once, all in the session's sandbox, its question limited to its limit (one grade_many for
+    each course that makes); with the packages and the wall time."""
     folder = tmp_path_factory.mktemp("hostile")
     packages = {case.name: package_with(folder / case.name, case) for case in CASES}
-    submissions = [(packages[case.name], sorted((case.question, case.neighbour))) for case in CASES]
+    by_looping: dict[int | None, list[Case]] = {}  # the number of the question limited to LOOP_LIMIT: its cases
+    for case in CASES:
+        by_looping.setdefault(case.question if case.loops else None, []).append(case)
+    reports = {}
     start = time.monotonic()
-    reports = grade_many(short_course(), submissions)
-    return {
-        "reports": dict(zip((c.name for c in CASES), reports)),
-        "packages": packages,
-        "seconds": time.monotonic() - start,
-    }
+    for looping, cases in by_looping.items():
+        course = short_course({looping: LOOP_LIMIT} if looping else None)
+        submissions = [(packages[case.name], sorted((case.question, case.neighbour))) for case in cases]
+        done = grade_many(course, submissions, sandbox=Kept(session_sandbox))
+        reports.update(zip((case.name for case in cases), done))
+    return {"reports": reports, "packages": packages, "seconds": time.monotonic() - start}
 
 
 def test_corpus_covers_the_issue():
@@ -221,7 +250,7 @@ def test_timeouts_are_reported_with_the_limit(graded: dict):
     for case in CASES:
         if case.statuses == ("timeout",):
             faulty = {q.number: q for q in graded["reports"][case.name].questions}[case.question]
-            assert f"stopped after {LIMIT:g} s" in faulty.reason
+            assert f"stopped after {case.limit:g} s" in faulty.reason
 
 
 def test_no_cheat_leaves_a_trace(graded: dict):
@@ -241,12 +270,13 @@ def test_no_cheat_leaves_a_trace(graded: dict):
 
 
 def test_whole_corpus_fits_its_budget(graded: dict):
-    timeouts = sum(case.statuses[0] == "timeout" for case in CASES)
     # a timeout costs its limit, then a fresh child for the question's other functions
     per_case = CASE_SECONDS[choose().backend]
-    assert graded["seconds"] < per_case * len(CASES) + timeouts * (LIMIT + per_case), graded["seconds"]
+    timeouts = sum(case.limit + per_case for case in CASES if case.statuses[0] == "timeout")
+    assert graded["seconds"] < per_case * len(CASES) + timeouts, graded["seconds"]
 
 
+@pytest.mark.usefixtures("shared_sandbox")  # graded in the session's sandbox
 def test_one_endless_loop_costs_its_time_limit_only(tmp_path: Path):
     case = next(case for case in CASES if case.name == "loop_catching_interrupts")
     package = package_with(tmp_path, case)
@@ -255,7 +285,7 @@ def test_one_endless_loop_costs_its_time_limit_only(tmp_path: Path):
         "passed",
         "passed",
     ]
-    # the zygote's start, questions 1 and 2 right and the judging, on this machine now
+    # a zygote's start, questions 1 and 2 right and the judging, on this machine now
     overhead = time.monotonic() - start
     start = time.monotonic()
     report = grade(short_course(), package, [1, 2])
@@ -266,19 +296,12 @@ def test_one_endless_loop_costs_its_time_limit_only(tmp_path: Path):
     assert seconds <= WALL_FACTOR * LIMIT + max(3.0, overhead + 2.0), (seconds, overhead)
 
 
-@pytest.mark.parametrize(
-    "name, looping",
-    [
-        ("loop_forever", "prefix_average gives the running mean"),
-        ("loop_in_causal_mask", "causal_mask is a bool lower triangle"),
-    ],
-)
-@pytest.mark.usefixtures("shared_sandbox")  # graded in the session's sandbox
-def test_an_endless_loop_costs_only_its_own_checks(tmp_path: Path, name: str, looping: str):
+@pytest.mark.parametrize("name, looping", FRESH_CHILD.items())
+def test_an_endless_loop_costs_only_its_own_checks(graded: dict, name: str, looping: str):
     """The question's other functions go on in a fresh child after the one that loops ran out of time: their checks
-    pass, the looping one names its place, and the question is still reported as stopped at its limit."""
-    case = next(case for case in CASES if case.name == name)
-    result = grade(short_course(), package_with(tmp_path, case), [1]).questions[0]
+    pass, the looping one names its place, and the question is still reported as stopped at its limit (the corpus's
+    grading of the case)."""
+    result = {q.number: q for q in graded["reports"][name].questions}[1]
     outcomes = {test.name: test for test in result.tests}
     assert result.status == "timeout" and f"stopped after {LIMIT:g} s" in result.reason
     assert not outcomes[looping].passed and "It was running" in outcomes[looping].message, outcomes[looping].message
@@ -287,6 +310,7 @@ def test_an_endless_loop_costs_only_its_own_checks(tmp_path: Path, name: str, lo
     ]
 
 
+@pytest.mark.usefixtures("shared_sandbox")  # graded in the session's sandbox
 def test_same_submission_same_scores_while_a_core_is_busy(tmp_path: Path):
     package = package_with(tmp_path, None)
     burner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
@@ -317,16 +341,20 @@ def kit(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_check_ends_within_the_time_limit_when_q1_loops(kit: Path):
+def spawned(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    """`python -m autograder ARGS` in a process of its own in cwd."""
+    return subprocess.run(
+        [sys.executable, "-m", "autograder", *args], cwd=cwd, capture_output=True, text=True, timeout=120
+    )
+
+
+def check_ends_within_the_time_limit(run: Callable[..., subprocess.CompletedProcess], kit: Path) -> None:
+    """`check 1 2 --json` on kit, run by run(cwd, *args), ends within q1's time limit and the cost of grading both
+    right, with q1 out of time and q2 at full marks."""
+
     def check(*numbers: str) -> tuple[subprocess.CompletedProcess, float]:
         start = time.monotonic()
-        done = subprocess.run(
-            [sys.executable, "-m", "autograder", "check", *numbers, "--json"],
-            cwd=kit,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        done = run(kit, "check", *numbers, "--json")
         return done, time.monotonic() - start
 
     # the cost of starting the grader and grading both, right, on this machine now
@@ -343,3 +371,13 @@ def test_check_ends_within_the_time_limit_when_q1_loops(kit: Path):
     # charged time excludes waiting for a core; a second more for the fresh child the question's other functions go on
     # in
     assert seconds <= WALL_FACTOR * LIMIT + max(3.0, overhead + 2.0), (seconds, overhead)
+
+
+def test_check_ends_within_the_time_limit_when_q1_loops(kit: Path, cli: Cli):
+    """`check` run in this process, in the session's sandbox: the kit's course.yaml sets the limit."""
+    check_ends_within_the_time_limit(cli, kit)
+
+
+def test_a_check_process_ends_within_the_time_limit_when_q1_loops(kit: Path):
+    """`check` in a process of its own, which starts its sandbox and ends with it."""
+    check_ends_within_the_time_limit(spawned, kit)
