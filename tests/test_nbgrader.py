@@ -118,8 +118,9 @@ def _gradebook_scores(course_dir: Path, students: list[str], numbers: list[int])
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory, session_sandbox: object) -> dict:
-    """Everything run once: the course, the release, the submissions, check --json (in-process: the process is
-    test_cli's), both autograding paths."""
+    """Everything run once: the course, the release, the submissions, check --json, both autograding paths. The kit's
+    commands run in this process (their process is test_cli's and test_grade_folder's: `python -m autograder`, `grade`),
+    nbgrader's in processes of their own, as an instructor runs them."""
     base = tmp_path_factory.mktemp("nbgrader")
     root = base / "kit"  # the test course: the kit's manifest and solutions, the looping question limited
     root.mkdir()
@@ -129,7 +130,7 @@ def world(tmp_path_factory: pytest.TempPathFactory, session_sandbox: object) -> 
     shutil.copytree(KIT / "solutions", root / "solutions")
     course = load_course(root)
     course_dir = base / "course"
-    made = _run([sys.executable, "-m", "autograder", "nbgrader", str(course_dir), "--assignment", ASSIGNMENT], root)
+    made = run_cli(root, "nbgrader", str(course_dir), "--assignment", ASSIGNMENT)
     assert made.returncode == 0, made.stderr
     released = _run([sys.executable, "-m", "nbgrader", "generate_assignment", ASSIGNMENT], course_dir)
     assert released.returncode == 0, released.stdout + released.stderr
@@ -188,9 +189,7 @@ def world(tmp_path_factory: pytest.TempPathFactory, session_sandbox: object) -> 
     broken = course_dir / "submitted" / "broken" / ASSIGNMENT  # not even JSON: reported, scored 0, the class goes on
     broken.mkdir(parents=True)
     (broken / "attention.ipynb").write_text('{"cells": [')
-    kit = _run(
-        [sys.executable, "-m", "autograder", "grade", "--nbgrader", str(course_dir), "--assignment", ASSIGNMENT], root
-    )
+    kit = run_cli(root, "grade", "--nbgrader", str(course_dir), "--assignment", ASSIGNMENT)
     by_kit = _gradebook_scores(course_dir, [*students, "broken"], course.numbers)
     exported = _run([sys.executable, "-m", "nbgrader", "export"], course_dir)
     feedback = _run([sys.executable, "-m", "nbgrader", "generate_feedback", ASSIGNMENT], course_dir)
@@ -359,23 +358,18 @@ def test_kit_grading_writes_the_class_files_and_regrades_only_the_students_named
     # the first run: broken's notebook is unreadable, not unchanged
     assert "left as they were" not in world["kit"].stdout
     before = (out / "grading.log").read_text().count('"event": "graded"')
-    again = _run(
-        [
-            sys.executable,
-            "-m",
-            "autograder",
-            "grade",
-            "--nbgrader",
-            str(world["course_dir"]),
-            "--assignment",
-            ASSIGNMENT,
-            "--student",
-            "correct",
-            "--jobs",
-            "1",
-            "--quiet",
-        ],
+    again = run_cli(
         world["root"],
+        "grade",
+        "--nbgrader",
+        str(world["course_dir"]),
+        "--assignment",
+        ASSIGNMENT,
+        "--student",
+        "correct",
+        "--jobs",
+        "1",
+        "--quiet",
     )
     assert again.returncode == 1, again.stdout + again.stderr  # broken's notebook still cannot be read
     graded = [
