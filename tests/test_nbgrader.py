@@ -1,8 +1,9 @@
 """The nbgrader integration, end to end with real nbgrader: generate, release, submit, autograde both ways, export.
 
-Four students submit the same code that `check --json` grades from an exercises/ folder: a correct one, a
-partly wrong one, one whose answer loops forever (swallowing KeyboardInterrupt), and one whose answer
-patches torch.allclose and torch.testing.assert_close and returns wrong values. Their per-question scores
+Three students submit the same code that `check --json` grades from an exercises/ folder: a correct one, a
+partly wrong one, and one whose answer to question 8 loops forever (swallowing KeyboardInterrupt) and whose answer to
+question 6 patches torch.allclose and torch.testing.assert_close and returns wrong values (one student carries both
+faults, each in a question of its own: every student is a notebook graded three times). Their per-question scores
 are read back from nbgrader's gradebook after `nbgrader autograde` and after `python -m autograder grade
 --nbgrader`. The test course is the kit's course.yaml with a short time limit on the looping question.
 """
@@ -93,9 +94,9 @@ def _students() -> dict[str, dict[str, str]]:
     solutions = _solutions()
     wrong = _edit(solutions, WRONG)
     wrong["q05_multihead.py"] = make_stub(solutions["q05_multihead.py"])
-    cheat = dict(solutions)
+    cheat = _edit(solutions, LOOP)
     cheat["q06_additive.py"] = _cheat(solutions["q06_additive.py"])
-    students = {"correct": solutions, "partly_wrong": wrong, "looping": _edit(solutions, LOOP), "cheater": cheat}
+    students = {"correct": solutions, "partly_wrong": wrong, "looping_cheater": cheat}
     markers = re.compile(r"^\s*### (BEGIN|END) SOLUTION.*\n", re.MULTILINE)  # a student's file has no solution markers
     return {
         student: {name: markers.sub("", text) for name, text in modules.items()}
@@ -150,7 +151,8 @@ def world(tmp_path_factory: pytest.TempPathFactory, session_sandbox: object) -> 
             for question in course.questions:
                 if grade_id == answer_id(question.number):
                     cell.source = marker(question) + "\n" + drop_relative_imports(modules[Path(question.file).name])
-        if student == "cheater":  # a cell of its own, whose code the kernel of nbgrader autograde must never run
+        # a cell of its own, whose code the kernel of nbgrader autograde must never run
+        if student == "looping_cheater":
             notebook.cells.insert(1, nbformat.v4.new_code_cell(f"open({str(base / 'kernel-ran')!r}, 'w').write('x')"))
         folder = course_dir / "submitted" / student / ASSIGNMENT
         folder.mkdir(parents=True)
@@ -183,8 +185,12 @@ def world(tmp_path_factory: pytest.TempPathFactory, session_sandbox: object) -> 
         for s in students
     }
     # the feedback of nbgrader autograde's notebook (the kit's path below writes it again)
-    _run([sys.executable, "-m", "nbgrader", "generate_feedback", ASSIGNMENT, "--student", "cheater"], course_dir)
-    feedback_after_autograde = (course_dir / "feedback" / "cheater" / ASSIGNMENT / "attention.html").read_text()
+    _run(
+        [sys.executable, "-m", "nbgrader", "generate_feedback", ASSIGNMENT, "--student", "looping_cheater"], course_dir
+    )
+    feedback_after_autograde = (
+        course_dir / "feedback" / "looping_cheater" / ASSIGNMENT / "attention.html"
+    ).read_text()
 
     broken = course_dir / "submitted" / "broken" / ASSIGNMENT  # not even JSON: reported, scored 0, the class goes on
     broken.mkdir(parents=True)
@@ -225,15 +231,15 @@ def test_released_answer_cells_read_like_the_stubs(world: dict) -> None:
 
 
 def test_nbgrader_autograde_scores_equal_check(world: dict) -> None:
-    """`nbgrader autograde` records exactly the scores of `check --json` for the correct, partly wrong and looping
-    students."""
-    for student in ("correct", "partly_wrong", "looping"):
+    """`nbgrader autograde` records exactly the scores of `check --json` for the correct, partly wrong and looping (and
+    cheating) students."""
+    for student in ("correct", "partly_wrong", "looping_cheater"):
         assert world["by_nbgrader"][student] == world["checked"][student], student
     assert sum(world["checked"]["correct"].values()) == world["course"].max_score
     assert 0 < sum(world["checked"]["partly_wrong"].values()) < world["course"].max_score
     # numerical_grad stopped at the time limit
-    assert world["checked"]["looping"][8] < world["course"].question(8).points
-    assert world["checked"]["looping"][1] == world["course"].question(1).points
+    assert world["checked"]["looping_cheater"][8] < world["course"].question(8).points
+    assert world["checked"]["looping_cheater"][1] == world["course"].question(1).points
 
 
 def test_nbgrader_autograde_runs_no_student_cell_and_keeps_their_code(world: dict) -> None:
@@ -266,11 +272,10 @@ def test_kit_grading_scores_equal_check_and_cheat_gets_nothing(world: dict) -> N
     notebook."""
     assert world["kit"].returncode == 1, world["kit"].stdout + world["kit"].stderr  # 1: one notebook could not be read
     assert "broken: scored 0" in world["kit"].stdout
-    for student in ("correct", "partly_wrong", "looping"):
+    for student in ("correct", "partly_wrong", "looping_cheater"):
         assert world["by_kit"][student] == world["checked"][student], student
-    assert world["by_kit"]["cheater"][6] == 0
-    assert world["by_nbgrader"]["cheater"][6] == 0  # the kernel path judges outside the kernel too
-    assert world["by_kit"]["cheater"] == world["checked"]["cheater"]
+    assert world["by_kit"]["looping_cheater"][6] == 0
+    assert world["by_nbgrader"]["looping_cheater"][6] == 0  # the kernel path judges outside the kernel too
     assert set(world["by_kit"]["broken"].values()) == {0.0}
 
 
@@ -345,7 +350,7 @@ def test_kit_grading_writes_the_class_files_and_regrades_only_the_students_named
     out = world["course_dir"] / "reports" / ASSIGNMENT
     reports = {path.stem: json.loads(path.read_text()) for path in out.glob("*.json")}
     assert sorted(reports) == sorted([*_students(), "broken"])
-    for student in ("correct", "partly_wrong", "looping", "cheater"):
+    for student in ("correct", "partly_wrong", "looping_cheater"):
         assert {q["number"]: q["score"] for q in reports[student]["questions"]} == world["checked"][student], student
     assert all(
         (out / name).is_file()
