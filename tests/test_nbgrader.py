@@ -195,7 +195,8 @@ def world(tmp_path_factory: pytest.TempPathFactory, session_sandbox: object) -> 
     broken = course_dir / "submitted" / "broken" / ASSIGNMENT  # not even JSON: reported, scored 0, the class goes on
     broken.mkdir(parents=True)
     (broken / "attention.ipynb").write_text('{"cells": [')
-    kit = run_cli(root, "grade", "--nbgrader", str(course_dir), "--assignment", ASSIGNMENT)
+    # one worker: the pool's several are test_grade_folder's
+    kit = run_cli(root, "grade", "--nbgrader", str(course_dir), "--assignment", ASSIGNMENT, "--jobs", "1")
     by_kit = _gradebook_scores(course_dir, [*students, "broken"], course.numbers)
     exported = _run([sys.executable, "-m", "nbgrader", "export"], course_dir)
     feedback = _run([sys.executable, "-m", "nbgrader", "generate_feedback", ASSIGNMENT], course_dir)
@@ -371,7 +372,7 @@ def test_kit_grading_writes_the_class_files_and_regrades_only_the_students_named
         "--assignment",
         ASSIGNMENT,
         "--student",
-        "correct",
+        "partly_wrong",  # not the correct one, whose training question alone takes seconds
         "--jobs",
         "1",
         "--quiet",
@@ -382,11 +383,11 @@ def test_kit_grading_writes_the_class_files_and_regrades_only_the_students_named
         for line in (out / "grading.log").read_text().splitlines()
         if '"event": "graded"' in line
     ]
-    assert graded[before:] == ["correct"]
+    assert graded[before:] == ["partly_wrong"]
     assert "1 submission(s) written into the gradebook" in again.stdout and "left as they were" in again.stdout
     assert (
-        _gradebook_scores(world["course_dir"], ["correct"], world["course"].numbers)["correct"]
-        == world["checked"]["correct"]
+        _gradebook_scores(world["course_dir"], ["partly_wrong"], world["course"].numbers)["partly_wrong"]
+        == world["checked"]["partly_wrong"]
     )
 
 
