@@ -28,6 +28,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import run_cli
 
 from autograder.classroom import batch, storage
 from autograder.classroom.intake import Entry, discover, fingerprint, locate, read_entry
@@ -64,10 +65,17 @@ def command() -> list[str]:
 
 
 def run_grade(kit: Path, *args: object, timeout: float = 300) -> subprocess.CompletedProcess:
-    """Run the grade command from the test kit's folder (its course.yaml is the course)."""
+    """Run the grade command from the test kit's folder (its course.yaml is the course), in a process of its own."""
     return subprocess.run(
         [*command(), *map(str, args)], cwd=kit, env=ENV, capture_output=True, text=True, timeout=timeout, check=False
     )
+
+
+def grade_here(kit: Path, *args: object) -> subprocess.CompletedProcess:
+    """The grade command run in this process from the test kit's folder, for tests of what it grades and writes, not
+    of its process (the uninterrupted and the killed runs start one): its exit status and what it printed. Its
+    workers are processes of their own all the same, each with its sandbox."""
+    return run_cli(kit, "grade", *map(str, args))
 
 
 def rows(out: Path) -> list[list[str]]:
@@ -171,6 +179,7 @@ def graded(
     return out, done
 
 
+@pytest.mark.usefixtures("shared_sandbox")  # check's grading in the session's sandbox
 def test_every_row_of_grades_csv_equals_check(kit, klass, graded):
     from autograder.engine.run import grade_many
 
@@ -226,14 +235,14 @@ def test_a_rerun_grades_only_what_is_missing_or_changed(kit, klass, graded, tmp_
     shutil.copytree(klass[0], folder, symlinks=True)
     shutil.copytree(graded[0], out)
     before = len(events(out))
-    again = run_grade(kit, folder, "--out", out)
+    again = grade_here(kit, folder, "--out", out)
     assert again.returncode == 1 and "0 graded now, 9 unchanged" in again.stdout, again.stdout + again.stderr
     assert len(events(out)) == before and rows(out) == rows(graded[0])
     # ben fixes question 2
     shutil.copy(ROOT / "solutions" / "q02_scaled_scores.py", folder / "ben" / "q02_scaled_scores.py")
     (folder / "zed").mkdir()
     shutil.copytree(ROOT / "solutions", folder / "zed" / "exercises")  # a late student
-    again = run_grade(kit, folder, "--out", out, "--quiet")
+    again = grade_here(kit, folder, "--out", out, "--quiet")
     assert again.returncode == 1, again.stdout + again.stderr
     assert sorted(event["student"] for event in events(out)[before:]) == ["ben", "zed"]
     table = {row[0]: row for row in rows(out)[1:]}
@@ -242,7 +251,7 @@ def test_a_rerun_grades_only_what_is_missing_or_changed(kit, klass, graded, tmp_
     only.mkdir()
     shutil.copytree(folder / "hal", only / "hal")
     shutil.copytree(folder / "cat", only / "cat")
-    forced = run_grade(kit, only, "--out", out, "--force")
+    forced = grade_here(kit, only, "--out", out, "--force")
     assert forced.returncode == 1 and "2 graded now" in forced.stdout, forced.stdout + forced.stderr
     assert [row[0] for row in rows(out)[1:]] == ["cat", "hal"]  # grades.csv lists the class folder's students
 
@@ -514,12 +523,12 @@ def test_grading_without_the_kernel_walls_is_refused_unless_allowed(tmp_path, ca
     assert rows(out)[1][3] == "graded (weak isolation)" and rows(out)[1][1] == "8"
 
 
-def test_a_student_cannot_read_the_class_folder(tmp_path):
-    """The other students' work is in the class folder: a module that reads a classmate's file costs its question."""
+def test_a_student_cannot_read_the_class_folder(tmp_path, session_sandbox):
+    """The other students' work is in the class folder: a module that reads a classmate's file costs its question
+    (graded in the session's sandbox)."""
     import dataclasses
 
     from autograder.classroom.work import grade_entry
-    from autograder.sandbox import start_sandbox
 
     course = load_course(ROOT)
     course = dataclasses.replace(course, questions=course.questions[:1])
@@ -530,11 +539,8 @@ def test_a_student_cannot_read_the_class_folder(tmp_path):
     theirs = folder / "ann" / "q01_causal_mask.py"
     mine = folder / "kim" / "q01_causal_mask.py"
     mine.write_text(f"ANSWERS = open({str(theirs)!r}).read()\n" + mine.read_text())
-    sandbox = start_sandbox()
-    try:
-        report = grade_entry(course, Entry("kim", folder / "kim", "folder"), sandbox, tmp_path / "scratch").to_dict()
-    finally:
-        sandbox.close()
+    entry = Entry("kim", folder / "kim", "folder")
+    report = grade_entry(course, entry, session_sandbox, tmp_path / "scratch").to_dict()
     question = report["questions"][0]
     assert question["status"] == "error" and question["reason"].startswith(f"reads {theirs}"), question
 
@@ -601,13 +607,13 @@ def test_student_regrades_only_those_named(kit, klass, graded, tmp_path):
     shutil.copy(ROOT / "solutions" / "q02_scaled_scores.py", folder / "ben" / "q02_scaled_scores.py")
     # and cat everything: not named
     shutil.copytree(ROOT / "solutions", folder / "cat" / "exercises", dirs_exist_ok=True)
-    again = run_grade(kit, folder, "--out", out, "--student", "ben", "--student", "hal", "--quiet")
+    again = grade_here(kit, folder, "--out", out, "--student", "ben", "--student", "hal", "--quiet")
     assert again.returncode == 1, again.stdout + again.stderr
     assert sorted(event["student"] for event in events(out)[before:]) == ["ben", "hal"]
     table = {row[0]: row for row in rows(out)[1:]}
     assert sorted(table) == sorted(reports(graded[0])) and table["ben"][2] == "8" and table["cat"][5] == "0"
     assert "q02.scale_by_d" not in (out / "summary.md").read_text()  # ben was the only one to make it
-    unknown = run_grade(kit, folder, "--out", out, "--student", "nobody")
+    unknown = grade_here(kit, folder, "--out", out, "--student", "nobody")
     assert unknown.returncode == 2 and "--student nobody" in unknown.stderr
 
 
@@ -635,7 +641,7 @@ def test_deadline_grades_the_last_commit_before_it(kit, tmp_path):
     commit(folder / "kim", {"q01_causal_mask.py": stub}, "2026-11-01T10:00:00+00:00")  # on time: the stub
     commit(folder / "kim", solutions, "2026-11-03T10:00:00+00:00")  # after the deadline: not graded
     commit(folder / "lou", solutions, "2026-11-02T12:00:00+00:00")  # lou's only commit is 12 hours late
-    done = run_grade(kit, folder, "--out", out, "--deadline", "2026-11-02T00:00:00+00:00", "--quiet")
+    done = grade_here(kit, folder, "--out", out, "--deadline", "2026-11-02T00:00:00+00:00", "--quiet")
     assert done.returncode == 0, done.stdout + done.stderr
     table = {row[0]: row for row in rows(out)[1:]}
     assert table["kim"][1] == "0" and table["kim"][6:] == ["graded", "2026-11-01T10:00:00+00:00", "0"]
@@ -643,5 +649,5 @@ def test_deadline_grades_the_last_commit_before_it(kit, tmp_path):
     kim = reports(out)["kim"]
     assert kim["commit"] == git(folder / "kim", "rev-parse", "HEAD~1") and kim["commits_after_deadline"] == 1
     assert "1 late" in done.stdout
-    wrong = run_grade(kit, folder, "--out", out, "--deadline", "next friday")
+    wrong = grade_here(kit, folder, "--out", out, "--deadline", "next friday")
     assert wrong.returncode == 2 and "--deadline next friday is not a date" in wrong.stderr

@@ -1,8 +1,10 @@
 """The Gradescope autograder zip, run as Gradescope runs it, and its results.json checked against the specification.
 
 The zip is built once and unpacked into three temporary "/autograder" folders laid out as Gradescope lays them
-out (source/ holding the zip's contents, submission/, results/). The zip's own run_autograder then grades, at the
-same time, with this venv's python on PATH (setup.sh is not run: it installs what this venv already has):
+out (source/ holding the zip's contents, submission/, results/). The zip's own run_autograder then grades the partly
+wrong and the looping ones, at the same time, with this venv's python on PATH (setup.sh is not run: it installs what
+this venv already has), and meanwhile the entry point it calls (gradescope.run) grades the correct one in this process,
+in the session's sandbox (the zip's kit grades all ten questions in the partly wrong run):
 
 - correct: the solutions/ modules at the top level of the submission;
 - partly wrong: an exercises/ folder, solutions/ with tests/corpus/wrong/q02_scale_by_d.py as question 2;
@@ -13,6 +15,7 @@ same time, with this venv's python on PATH (setup.sh is not run: it installs wha
 Gradescope's specification: https://gradescope-autograders.readthedocs.io/en/latest/specs/
 """
 import base64
+import io
 import json
 import os
 import re
@@ -20,11 +23,14 @@ import shutil
 import stat
 import subprocess
 import sys
+import threading
 import time
 import zipfile
+from contextlib import redirect_stdout
 from pathlib import Path
 
 import pytest
+from conftest import Kept
 
 from autograder.classroom.gradescope import (
     RUN_AUTOGRADER,
@@ -154,9 +160,23 @@ def archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+def run_here(root: Path, sandbox: object) -> tuple[int, str]:
+    """What run_autograder runs (gradescope.run on root, from the zip's kit folder) in this process, grading in sandbox,
+    left open: the exit status and what it printed."""
+    from autograder.classroom import gradescope
+
+    printed = io.StringIO()
+    with pytest.MonkeyPatch.context() as patch, redirect_stdout(printed):
+        patch.setattr("autograder.sandbox.start_sandbox", lambda: Kept(sandbox))
+        patch.chdir(root / "source" / "kit")
+        status = gradescope.run(root)
+    return status, printed.getvalue()
+
+
 @pytest.fixture(scope="module")
-def runs(archive: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
-    """The three submissions graded at once by the zip's run_autograder: results.json, stdout, exit status, seconds."""
+def runs(archive: Path, tmp_path_factory: pytest.TempPathFactory, session_sandbox: object) -> dict[str, dict]:
+    """The three submissions graded at once, two by the zip's run_autograder and the correct one by its entry point in
+    this process: results.json, stdout, exit status, seconds."""
     roots = {name: autograder_root(tmp_path_factory.mktemp(name), archive) for name in ("correct", "wrong", "looping")}
     for path in sorted((ROOT / "solutions").glob("q*.py")):
         shutil.copy(path, roots["correct"] / "submission" / path.name)
@@ -178,14 +198,28 @@ def runs(archive: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, d
             env={**env, "AUTOGRADER_ROOT": str(root)},
         )
         for name, root in roots.items()
+        if name != "correct"
     }
-    results = {}
-    for name, process in processes.items():
+    done: dict[str, tuple[str, int, float]] = {}
+
+    def finish(name: str, process: subprocess.Popen) -> None:
+        """Read a run's output as it comes (a full pipe would hold it) and note when it ended."""
         stdout, _ = process.communicate(timeout=300)
+        done[name] = (stdout, process.returncode, time.monotonic() - started)
+
+    readers = [threading.Thread(target=finish, args=item) for item in processes.items()]
+    for reader in readers:
+        reader.start()
+    status, stdout = run_here(roots["correct"], session_sandbox)
+    done["correct"] = (stdout, status, time.monotonic() - started)
+    for reader in readers:
+        reader.join()
+    results = {}
+    for name, (stdout, status, seconds) in done.items():
         results[name] = {
             "stdout": stdout,
-            "status": process.returncode,
-            "seconds": time.monotonic() - started,
+            "status": status,
+            "seconds": seconds,
             "text": (roots[name] / "results" / "results.json").read_text(encoding="utf-8"),
         }
         results[name]["results"] = json.loads(results[name]["text"])
@@ -472,16 +506,17 @@ def test_a_zipped_submission_is_unpacked_as_gradescope_unpacks_it(tmp_path: Path
 
 
 def test_without_the_kernel_walls_a_submission_is_not_graded_unless_the_zip_allows_it(
-    archive: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    archive: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, session_sandbox: object
 ) -> None:
     """Fail closed, as `grade` does: where seccomp or Landlock cannot be put up, run_autograder grades nothing and
-    says so in results.json's output and in every question's; a zip built with --allow-weak-isolation grades, and
-    says so there too."""
+    says so in results.json's output and in every question's; a zip built with --allow-weak-isolation grades (the
+    session's sandbox lent), and says so there too."""
     import autograder.engine.run as engine_run
     import autograder.sandbox as sandbox_module
     from autograder.classroom import gradescope
 
     monkeypatch.setattr(sandbox_module, "missing_walls", lambda: ["seccomp", "Landlock"])
+    monkeypatch.setattr(sandbox_module, "start_sandbox", lambda: Kept(session_sandbox))
     monkeypatch.delenv(gradescope.ALLOW_WEAK, raising=False)
     root = autograder_root(tmp_path / "refused", archive)
     for path in sorted((ROOT / "solutions").glob("q*.py")):

@@ -1,8 +1,9 @@
 """The nbgrader integration, end to end with real nbgrader: generate, release, submit, autograde both ways, export.
 
-Four students submit the same code that `check --json` grades from an exercises/ folder: a correct one, a
-partly wrong one, one whose answer loops forever (swallowing KeyboardInterrupt), and one whose answer
-patches torch.allclose and torch.testing.assert_close and returns wrong values. Their per-question scores
+Three students submit the same code that `check --json` grades from an exercises/ folder: a correct one, a
+partly wrong one, and one whose answer to question 8 loops forever (swallowing KeyboardInterrupt) and whose answer to
+question 6 patches torch.allclose and torch.testing.assert_close and returns wrong values (one student carries both
+faults, each in a question of its own: every student is a notebook graded three times). Their per-question scores
 are read back from nbgrader's gradebook after `nbgrader autograde` and after `python -m autograder grade
 --nbgrader`. The test course is the kit's course.yaml with a short time limit on the looping question.
 """
@@ -93,9 +94,9 @@ def _students() -> dict[str, dict[str, str]]:
     solutions = _solutions()
     wrong = _edit(solutions, WRONG)
     wrong["q05_multihead.py"] = make_stub(solutions["q05_multihead.py"])
-    cheat = dict(solutions)
+    cheat = _edit(solutions, LOOP)
     cheat["q06_additive.py"] = _cheat(solutions["q06_additive.py"])
-    students = {"correct": solutions, "partly_wrong": wrong, "looping": _edit(solutions, LOOP), "cheater": cheat}
+    students = {"correct": solutions, "partly_wrong": wrong, "looping_cheater": cheat}
     markers = re.compile(r"^\s*### (BEGIN|END) SOLUTION.*\n", re.MULTILINE)  # a student's file has no solution markers
     return {
         student: {name: markers.sub("", text) for name, text in modules.items()}
@@ -118,8 +119,9 @@ def _gradebook_scores(course_dir: Path, students: list[str], numbers: list[int])
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory, session_sandbox: object) -> dict:
-    """Everything run once: the course, the release, the submissions, check --json (in-process: the process is
-    test_cli's), both autograding paths."""
+    """Everything run once: the course, the release, the submissions, check --json, both autograding paths. The kit's
+    commands run in this process (their process is test_cli's and test_grade_folder's: `python -m autograder`, `grade`),
+    nbgrader's in processes of their own, as an instructor runs them."""
     base = tmp_path_factory.mktemp("nbgrader")
     root = base / "kit"  # the test course: the kit's manifest and solutions, the looping question limited
     root.mkdir()
@@ -129,7 +131,7 @@ def world(tmp_path_factory: pytest.TempPathFactory, session_sandbox: object) -> 
     shutil.copytree(KIT / "solutions", root / "solutions")
     course = load_course(root)
     course_dir = base / "course"
-    made = _run([sys.executable, "-m", "autograder", "nbgrader", str(course_dir), "--assignment", ASSIGNMENT], root)
+    made = run_cli(root, "nbgrader", str(course_dir), "--assignment", ASSIGNMENT)
     assert made.returncode == 0, made.stderr
     released = _run([sys.executable, "-m", "nbgrader", "generate_assignment", ASSIGNMENT], course_dir)
     assert released.returncode == 0, released.stdout + released.stderr
@@ -149,7 +151,8 @@ def world(tmp_path_factory: pytest.TempPathFactory, session_sandbox: object) -> 
             for question in course.questions:
                 if grade_id == answer_id(question.number):
                     cell.source = marker(question) + "\n" + drop_relative_imports(modules[Path(question.file).name])
-        if student == "cheater":  # a cell of its own, whose code the kernel of nbgrader autograde must never run
+        # a cell of its own, whose code the kernel of nbgrader autograde must never run
+        if student == "looping_cheater":
             notebook.cells.insert(1, nbformat.v4.new_code_cell(f"open({str(base / 'kernel-ran')!r}, 'w').write('x')"))
         folder = course_dir / "submitted" / student / ASSIGNMENT
         folder.mkdir(parents=True)
@@ -182,15 +185,18 @@ def world(tmp_path_factory: pytest.TempPathFactory, session_sandbox: object) -> 
         for s in students
     }
     # the feedback of nbgrader autograde's notebook (the kit's path below writes it again)
-    _run([sys.executable, "-m", "nbgrader", "generate_feedback", ASSIGNMENT, "--student", "cheater"], course_dir)
-    feedback_after_autograde = (course_dir / "feedback" / "cheater" / ASSIGNMENT / "attention.html").read_text()
+    _run(
+        [sys.executable, "-m", "nbgrader", "generate_feedback", ASSIGNMENT, "--student", "looping_cheater"], course_dir
+    )
+    feedback_after_autograde = (
+        course_dir / "feedback" / "looping_cheater" / ASSIGNMENT / "attention.html"
+    ).read_text()
 
     broken = course_dir / "submitted" / "broken" / ASSIGNMENT  # not even JSON: reported, scored 0, the class goes on
     broken.mkdir(parents=True)
     (broken / "attention.ipynb").write_text('{"cells": [')
-    kit = _run(
-        [sys.executable, "-m", "autograder", "grade", "--nbgrader", str(course_dir), "--assignment", ASSIGNMENT], root
-    )
+    # one worker: the pool's several are test_grade_folder's
+    kit = run_cli(root, "grade", "--nbgrader", str(course_dir), "--assignment", ASSIGNMENT, "--jobs", "1")
     by_kit = _gradebook_scores(course_dir, [*students, "broken"], course.numbers)
     exported = _run([sys.executable, "-m", "nbgrader", "export"], course_dir)
     feedback = _run([sys.executable, "-m", "nbgrader", "generate_feedback", ASSIGNMENT], course_dir)
@@ -226,15 +232,15 @@ def test_released_answer_cells_read_like_the_stubs(world: dict) -> None:
 
 
 def test_nbgrader_autograde_scores_equal_check(world: dict) -> None:
-    """`nbgrader autograde` records exactly the scores of `check --json` for the correct, partly wrong and looping
-    students."""
-    for student in ("correct", "partly_wrong", "looping"):
+    """`nbgrader autograde` records exactly the scores of `check --json` for the correct, partly wrong and looping (and
+    cheating) students."""
+    for student in ("correct", "partly_wrong", "looping_cheater"):
         assert world["by_nbgrader"][student] == world["checked"][student], student
     assert sum(world["checked"]["correct"].values()) == world["course"].max_score
     assert 0 < sum(world["checked"]["partly_wrong"].values()) < world["course"].max_score
     # numerical_grad stopped at the time limit
-    assert world["checked"]["looping"][8] < world["course"].question(8).points
-    assert world["checked"]["looping"][1] == world["course"].question(1).points
+    assert world["checked"]["looping_cheater"][8] < world["course"].question(8).points
+    assert world["checked"]["looping_cheater"][1] == world["course"].question(1).points
 
 
 def test_nbgrader_autograde_runs_no_student_cell_and_keeps_their_code(world: dict) -> None:
@@ -267,11 +273,10 @@ def test_kit_grading_scores_equal_check_and_cheat_gets_nothing(world: dict) -> N
     notebook."""
     assert world["kit"].returncode == 1, world["kit"].stdout + world["kit"].stderr  # 1: one notebook could not be read
     assert "broken: scored 0" in world["kit"].stdout
-    for student in ("correct", "partly_wrong", "looping"):
+    for student in ("correct", "partly_wrong", "looping_cheater"):
         assert world["by_kit"][student] == world["checked"][student], student
-    assert world["by_kit"]["cheater"][6] == 0
-    assert world["by_nbgrader"]["cheater"][6] == 0  # the kernel path judges outside the kernel too
-    assert world["by_kit"]["cheater"] == world["checked"]["cheater"]
+    assert world["by_kit"]["looping_cheater"][6] == 0
+    assert world["by_nbgrader"]["looping_cheater"][6] == 0  # the kernel path judges outside the kernel too
     assert set(world["by_kit"]["broken"].values()) == {0.0}
 
 
@@ -346,7 +351,7 @@ def test_kit_grading_writes_the_class_files_and_regrades_only_the_students_named
     out = world["course_dir"] / "reports" / ASSIGNMENT
     reports = {path.stem: json.loads(path.read_text()) for path in out.glob("*.json")}
     assert sorted(reports) == sorted([*_students(), "broken"])
-    for student in ("correct", "partly_wrong", "looping", "cheater"):
+    for student in ("correct", "partly_wrong", "looping_cheater"):
         assert {q["number"]: q["score"] for q in reports[student]["questions"]} == world["checked"][student], student
     assert all(
         (out / name).is_file()
@@ -359,23 +364,18 @@ def test_kit_grading_writes_the_class_files_and_regrades_only_the_students_named
     # the first run: broken's notebook is unreadable, not unchanged
     assert "left as they were" not in world["kit"].stdout
     before = (out / "grading.log").read_text().count('"event": "graded"')
-    again = _run(
-        [
-            sys.executable,
-            "-m",
-            "autograder",
-            "grade",
-            "--nbgrader",
-            str(world["course_dir"]),
-            "--assignment",
-            ASSIGNMENT,
-            "--student",
-            "correct",
-            "--jobs",
-            "1",
-            "--quiet",
-        ],
+    again = run_cli(
         world["root"],
+        "grade",
+        "--nbgrader",
+        str(world["course_dir"]),
+        "--assignment",
+        ASSIGNMENT,
+        "--student",
+        "partly_wrong",  # not the correct one, whose training question alone takes seconds
+        "--jobs",
+        "1",
+        "--quiet",
     )
     assert again.returncode == 1, again.stdout + again.stderr  # broken's notebook still cannot be read
     graded = [
@@ -383,11 +383,11 @@ def test_kit_grading_writes_the_class_files_and_regrades_only_the_students_named
         for line in (out / "grading.log").read_text().splitlines()
         if '"event": "graded"' in line
     ]
-    assert graded[before:] == ["correct"]
+    assert graded[before:] == ["partly_wrong"]
     assert "1 submission(s) written into the gradebook" in again.stdout and "left as they were" in again.stdout
     assert (
-        _gradebook_scores(world["course_dir"], ["correct"], world["course"].numbers)["correct"]
-        == world["checked"]["correct"]
+        _gradebook_scores(world["course_dir"], ["partly_wrong"], world["course"].numbers)["partly_wrong"]
+        == world["checked"]["partly_wrong"]
     )
 
 

@@ -1,15 +1,17 @@
 """Notebooks and the Python API: `from autograder import check; check(3)` gives the CLI's JSON, shows HTML, grades an
 nbgrader notebook's answer cells in the sandbox, never kills the kernel; `%run -m autograder` leaves IPython running;
 importing autograder imports no torch; an old torch is refused in one line."""
+import io
 import json
 import os
 import re
 import subprocess
 import sys
+from contextlib import redirect_stdout
 from pathlib import Path
 
 import pytest
-from conftest import Cli
+from conftest import Cli, use_session_sandbox
 
 import autograder
 from autograder.cli.main import main
@@ -25,6 +27,27 @@ COURSE = load_course(ROOT)
 def _kernel_history(monkeypatch: pytest.MonkeyPatch, cells: list[str]) -> None:
     """Pretend this process is an IPython kernel that ran cells."""
     monkeypatch.setattr(cell, "_history", lambda: cells)
+
+
+def _grade_here(patch: pytest.MonkeyPatch, sandbox: object) -> None:
+    """check()'s grading process run in this process: serve() on the request, grading in sandbox (the session's), for
+    tests of the report check() builds from its JSON line, not of the process (the killed cell's check, the README's
+    shell form and the tests of a failing or interrupted grading process start one)."""
+    from autograder import notebook
+    from autograder.i18n import set_language
+
+    def run(request: dict) -> subprocess.CompletedProcess:
+        out = io.StringIO()
+        with pytest.MonkeyPatch.context() as local, redirect_stdout(out):
+            local.setattr(sys, "stdin", io.StringIO(json.dumps(request)))
+            try:
+                notebook.serve()
+            finally:
+                set_language(None)  # the request's language holds for its grading only, as in a process of its own
+        return subprocess.CompletedProcess([sys.executable, "-c", notebook._SERVE], 0, out.getvalue(), "")
+
+    use_session_sandbox(patch, sandbox)
+    patch.setattr(notebook, "_run", run)
 
 
 def test_import_is_cheap():
@@ -43,11 +66,12 @@ def test_import_is_cheap():
     assert done.returncode == 0 and done.stdout.strip() == "[]", done
 
 
-def test_check_gives_the_clis_json(monkeypatch, cli: Cli):
+def test_check_gives_the_clis_json(monkeypatch, cli: Cli, session_sandbox):
     """check(1, 3, solutions=True).to_dict() is exactly `python -m autograder check 1 3 --solutions --json`'s object
-    (the command run in-process: its JSON is what is compared)."""
+    (the command and check's grading process run in-process: their JSON is what is compared)."""
     monkeypatch.chdir(ROOT)
     _kernel_history(monkeypatch, [])
+    _grade_here(monkeypatch, session_sandbox)
     printed = cli(ROOT, "check", "1", "3", "--solutions", "--json")
     report = autograder.check(1, 3, solutions=True)
     total = COURSE.question(1).points + COURSE.question(3).points
@@ -60,14 +84,17 @@ def test_check_gives_the_clis_json(monkeypatch, cli: Cli):
         autograder.check(max(COURSE.numbers) + 1)
 
 
-def test_check_grades_an_nbgrader_notebooks_cells_in_the_sandbox(monkeypatch):
+def test_check_grades_an_nbgrader_notebooks_cells_in_the_sandbox(monkeypatch, session_sandbox):
     """In a kernel that ran nbgrader answer cells, check(1) grades those cells (not exercises/); a cell that would kill
-    the process costs its question and leaves this one (the kernel) running."""
+    the process costs its question and leaves this one (the kernel) running (that check in a grading process of its
+    own, the right one's in this process)."""
     monkeypatch.chdir(ROOT)
     question = COURSE.question(1)
     answer = answer_source(question, (ROOT / "solutions" / Path(question.file).name).read_text())
     _kernel_history(monkeypatch, ["import torch", answer])
-    right = autograder.check(1)
+    with pytest.MonkeyPatch.context() as here:
+        _grade_here(here, session_sandbox)
+        right = autograder.check(1)
     assert right.score == 8 and "your notebook's answers" in str(right)
     _kernel_history(monkeypatch, [answer + "\nimport os\nos._exit(3)\n"])
     killed = autograder.check(1)
