@@ -31,6 +31,7 @@ from ..sandbox import Child, ChildStopped, Sandbox
 from .asserts import tensor_mismatch
 from .grader_errors import grader_failed
 from .inputs import INPUT_NOTE, describe_all, entries, shrink
+from .lanes import Lane, lane_items, run_items
 from .mistakes import named_in
 from .proxy import CheckFailure, Flagged, Refused, Student, StudentError, explain, one_line, refusal
 from .stand_in import BROKEN, broken_earlier, remove, stand_in_package
@@ -45,6 +46,8 @@ MARKERS = (
     "preload(*modules): modules the question's child needs that torch imports lazily and slowly (torch._dynamo, on an "
     "optimizer's first step); the sandbox imports them once, before forking, instead of once per student",
     "drawn(make_one, choices, order): set by engine.inputs.draw on each input it made, so that a failure can be shrunk",
+    "beside: grade this question beside the others, in a second lane, where one student's check has a core for it "
+    "(engine/lanes.py): for a question whose child works for seconds on its own, as a training run",
 )
 SIDE_BY_SIDE = 16  # the most entries per tensor for which a failure shows the student's result next to the expected one
 # the kit's code outside a check's body
@@ -286,13 +289,21 @@ class KitPlugin:
         self.static: dict[tuple[int, tuple[str, ...]], dict[str, tuple[str, str]]] = {}
         # tracebacks of the grader's own failures on this package: the questions they hit get nothing
         self.grader_errors: list[str] = []
+        self.adopted: dict[int, QuestionResult] = {}  # question number -> its result, graded by a lane (adopt)
 
     def reset(self, package: Path, hidden: tuple[Path, ...] = ()) -> None:
         """Grade package next, from a clean slate (the collected suites and their inputs are kept), its questions
         forked from a zygote no earlier package's code touched (the Linux backend forks one from its pristine
         process: milliseconds)."""
         self.package, self.hidden, self.runs, self.static, self.grader_errors = package.resolve(), hidden, {}, {}, []
+        self.adopted = {}
         self.sandbox.renew()
+
+    def adopt(self, results: list[QuestionResult], errors: list[str]) -> None:
+        """Take the results of questions a lane graded (engine/lanes.py), and the grader errors it met, as this
+        package's."""
+        self.adopted.update((result.number, result) for result in results)
+        self.grader_errors.extend(errors)
 
     def fault(self, trace: str, question: Question | None = None) -> None:
         """Record a failure of the grader's own: question (every question when None) will be an error with 0 points."""
@@ -644,7 +655,7 @@ class KitPlugin:
         for number in numbers:
             question = self.course.question(number)
             try:
-                results.append(self.result(question))
+                results.append(self.adopted.get(number) or self.result(question))
             except Exception:  # noqa: BLE001 - the kit's own bug: fail closed
                 self.fault(traceback.format_exc(), question)
                 results.append(failed_result(question, self.run_of(question).fault))
@@ -700,8 +711,11 @@ class EachSubmission:
     """pytest plugin: run the collected checks once per submission, in one session, so that the suites are collected
     once."""
 
-    def __init__(self, kit: KitPlugin, numbers: list[int], submissions: Iterable[Submission]) -> None:
+    def __init__(
+        self, kit: KitPlugin, numbers: list[int], submissions: Iterable[Submission], beside: bool = False
+    ) -> None:
         self.kit, self.numbers, self.submissions = kit, numbers, submissions
+        self.beside = beside  # one student's check: the questions marked `beside` may be graded in a lane
         self.started = False  # the loop ran (pytest did not stop before it)
         self.graded: list[Submission] = []  # the submissions given a report, in order
         self.broke = False  # grading one of them raised (pytest's loop stopped there)
@@ -724,21 +738,31 @@ class EachSubmission:
             except BaseException as error:  # noqa: BLE001 - the caller's stream failed: run_each raises it once pytest is done
                 self.error = error
                 return True
+            lane = None
             try:
                 self.kit.reset(submission.package, submission.hidden)
                 # a suite of the kit's that does not import: the grader's failure, graded again next run
                 if not_imported:
                     self.kit.fault(f"{not_imported} of the suites failed to import (pytest's collection errors)")
-                for index, item in enumerate(items):
-                    item.config.hook.pytest_runtest_protocol(
-                        item=item, nextitem=items[index + 1] if index + 1 < len(items) else None
-                    )
+                beside = lane_items(items) if self.beside else []
+                if beside and len(beside) < len(items):
+                    lane = Lane.start(self.kit, beside, sorted({self.kit.question_of(i.module).number for i in beside}))
+                own = [item for item in items if item not in beside] if lane is not None else items
+                run_items(own)
+                if lane is not None:
+                    graded, lane = lane.results(), None
+                    if graded is None:  # the lane ended without its results: graded here, as without a lane
+                        run_items(beside)
+                    else:
+                        self.kit.adopt(*graded)
             # pytest's internal error, a hook's, Ctrl-C: no question of this submission keeps a point
             except BaseException:
                 submission.failed, self.broke = traceback.format_exc(), True
                 self.kit.fault(submission.failed)
                 raise
             finally:
+                if lane is not None:
+                    lane.stop()
                 submission.report = self.kit.report(self.numbers)
                 submission.failed = submission.failed or (self.kit.grader_errors[0] if self.kit.grader_errors else "")
                 self.graded.append(submission)

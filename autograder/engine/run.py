@@ -57,7 +57,12 @@ PYTEST_ARGS = [
 
 
 def run_each(
-    course: Course, sandbox: Sandbox, numbers: list[int], submissions: Iterable[Submission], notes: bool = False
+    course: Course,
+    sandbox: Sandbox,
+    numbers: list[int],
+    submissions: Iterable[Submission],
+    notes: bool = False,
+    beside: bool = False,
 ) -> None:
     """Grade each submission on the questions' suites in an open sandbox (left open), with one pytest run for all of
     them.
@@ -67,7 +72,8 @@ def run_each(
     grader itself breaks, the submission being graded keeps its partial report and the traceback in `failed`, and
     the rest are not drawn. The grader fails closed: a question it failed on (a hook, the proxy, pytest itself) is an
     error with 0 points, and the submission's `failed` holds the traceback; when pytest stops before grading anything,
-    every submission is drawn and gets such a report. Ctrl-C raises KeyboardInterrupt.
+    every submission is drawn and gets such a report. Ctrl-C raises KeyboardInterrupt. beside: one student's check,
+    whose questions marked `beside` may be graded in a second lane (engine/lanes.py).
     """
     import pytest  # pytest and the plugin (torch) after start_sandbox(): the child's import of torch overlaps ours
 
@@ -81,7 +87,7 @@ def run_each(
             submission.report = kit.report(numbers)
         return
     # the kit's plugin keeps hypothesis's storage in the sandbox, if a suite uses it
-    each = EachSubmission(kit, numbers, submissions)
+    each = EachSubmission(kit, numbers, submissions, beside)
     with _quiet_pytest() as said:
         status = pytest.main([*PYTEST_ARGS, *suites], plugins=[kit, each])
     if each.error is not None:
@@ -152,12 +158,14 @@ def grade_many(
     notes: bool = False,
     sandbox: Sandbox | None = None,
     hidden: tuple[Path, ...] = (),
+    beside: bool = False,
 ) -> list[Report]:
     """Grade several packages (exercises/-like folders), each on its question numbers, in one sandbox.
 
     notes: also run the suites' ungraded notes (real timings, which differ from run to run).
     sandbox: one the caller started early, so that its import of torch overlaps the caller's work; closed here.
     hidden: folders no student's code may read besides the classmates' (the nbgrader course, Gradescope's folders).
+    beside: a single package, whose questions marked `beside` may be graded in a second lane (engine/lanes.py).
     """
     sandbox = sandbox or start_sandbox()  # before pytest and torch: the worker's import of torch overlaps ours
     try:
@@ -173,7 +181,7 @@ def grade_many(
         for numbers, group in itertools.groupby(graded, key=lambda pair: pair[1]):
             waiting = [submission for submission, _ in group]
             while waiting:  # a run the grader broke in leaves the packages after that one to another run
-                run_each(course, sandbox, numbers, waiting, notes)
+                run_each(course, sandbox, numbers, waiting, notes, beside)
                 left = [submission for submission in waiting if submission.report is None]
                 if len(left) == len(waiting):
                     raise RuntimeError(f"the grader could not grade {waiting[0].package}")
@@ -187,7 +195,7 @@ def grade_many(
 
 def grade(course: Course, package_dir: Path, numbers: list[int], notes: bool = False) -> Report:
     """Run the questions' suites on the package in package_dir (exercises/ or solutions/) and judge them."""
-    return grade_many(course, [(package_dir, numbers)], notes)[0]
+    return grade_many(course, [(package_dir, numbers)], notes, beside=True)[0]
 
 
 @contextlib.contextmanager

@@ -183,6 +183,16 @@ class Sandbox(abc.ABC):
         backend whose children start from nothing shared has nothing to renew)."""
         return False
 
+    def branch(self) -> "Sandbox | None":
+        """A sandbox for a grader lane that this process forks next (engine/lanes.py), sharing this one's processes,
+        with forget() to let go of either in the process that does not use it; None where the backend cannot (the
+        portable one: each lane would import torch anew)."""
+        return None
+
+    def forget(self) -> None:  # noqa: B027 - only a backend that branches has descriptors to let go of
+        """Let go of this sandbox in a process that will not use it (a lane just forked, or the grader once its lane
+        took the branch): close this process's copies of its descriptors; stop and remove nothing."""
+
     @abc.abstractmethod
     def close(self) -> None:
         """Stop every process of the sandbox and remove its folder."""

@@ -77,25 +77,52 @@ class Zygote:
             self.pidfd = None
 
 
+class SharedPristine:
+    """The pristine process of the sandbox a lane branched from, as the lane sees it (the subprocess.Popen methods the
+    sandbox calls): running until its pidfd is readable; a lane never kills nor waits for it (its own sandbox does)."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid, self.pidfd = pid, os.pidfd_open(pid)
+
+    def poll(self) -> int | None:
+        """None while it runs; 0 once it ended or was let go of (its exit code is its parent's to read)."""
+        if self.pidfd is None or select.select([self.pidfd], [], [], 0)[0]:
+            return 0
+        return None
+
+    def wait(self, timeout: float | None = None) -> int | None:
+        """Its state now (poll): a lane never waits for it."""
+        return self.poll()
+
+    def kill(self) -> None:
+        """Let go of it (close the pidfd): it serves the other graders on."""
+        if self.pidfd is not None:
+            os.close(self.pidfd)
+            self.pidfd = None
+
+
 class LinuxSandbox(Sandbox):
     """A pristine process that imported torch and forks a zygote per student, each zygote forking a limited child for
     each question."""
 
     backend = "linux"
 
-    def __init__(self, parent: Path | None = None) -> None:
+    def __init__(self, parent: Path | None = None, lane_of: "LinuxSandbox | None" = None) -> None:
         """Start the pristine process and ask it for a zygote at once, so that its import of torch overlaps the
         grader's. parent: where the sandbox's folder is made (default: the temporary folder); a batch puts all its
-        sandboxes in one folder that their children may not read."""
-        if parent is None:
+        sandboxes in one folder that their children may not read. lane_of: a sandbox whose pristine process this one
+        shares, over a socket of its own (branch()); its zygote is asked for at its first question."""
+        if parent is None and lane_of is None:
             sweep_stale(Path(tempfile.gettempdir()))
+        parent = parent if lane_of is None else lane_of.folder.parent
         self.folder = Path(tempfile.mkdtemp(prefix=f"autograder-{os.getpid()}-", dir=parent))
         # a child that runs as its own user must pass through it to its own folder (not list it)
         self.folder.chmod(0o711)
         self.errors = open(self.folder / "worker-errors.txt", "w+b")
         self.jobs = 0
         self.messages: dict[int, dict] = {}  # job id -> the zygote's last word on it ({"pid"} or {"exit", "orphans"})
-        self.pristine: subprocess.Popen | None = None  # the process that imported torch and forks the zygotes
+        # the process that imported torch and forks the zygotes (a lane's: the one it shares)
+        self.pristine: subprocess.Popen | SharedPristine | None = None
         self.control: socket.socket | None = None  # the grader's end of its socket (None once it closed)
         self.pristine_ready = False  # it said its first word: it imported torch
         self.pristine_state: tuple | None = None  # its limits, priority and CPUs when it said its first word
@@ -114,7 +141,64 @@ class LinuxSandbox(Sandbox):
         self.replaced = 0  # zygotes replaced because a child had changed them
         self.forked = 0  # children the running zygote forked
         self.renewed = 0  # zygotes replaced by renew()
-        self._start_or_refuse()
+        if lane_of is None:
+            self._start_or_refuse()
+            return
+        self.choice = lane_of.choice
+        try:
+            self.control = lane_of.lane_socket()
+        except OSError:
+            self.errors.close()
+            remove(self.folder)
+            raise
+        self.pristine = SharedPristine(lane_of.pristine.pid)
+        self.pristine_ready, self.pristine_state = lane_of.pristine_ready, lane_of.pristine_state
+        # what it was asked to import ahead it imports before it reads this lane's first request
+        self.pristine_preloaded, self.wanted = set(lane_of.pristine_preloaded), set(lane_of.wanted)
+
+    def branch(self) -> "LinuxSandbox | None":
+        """A sandbox for a grader lane that this process forks next (engine/lanes.py): this sandbox's pristine process,
+        over a socket of its own, with zygotes, children and a folder of its own, so that the lane's questions run
+        beside this sandbox's; None when the pristine process is gone or refuses the socket."""
+        self._hear(0)
+        if not self._pristine_healthy():
+            return None
+        try:
+            return LinuxSandbox(lane_of=self)
+        except OSError:
+            return None
+
+    def lane_socket(self) -> socket.socket:
+        """A new socket to the pristine process (its other end handed over this sandbox's), for a lane; OSError when
+        the pristine process is gone."""
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            socket.send_fds(self.control, [json.dumps({"lane": True}).encode()], [theirs.fileno()])
+        except OSError:
+            mine.close()
+            raise
+        finally:
+            theirs.close()
+        return mine
+
+    def forget(self) -> None:
+        """Let go of this sandbox in a process that will not use it (a lane just forked from the grader, or the grader
+        once its lane took the branch): close this process's copies of its descriptors; stop and remove nothing (the
+        process that uses it does)."""
+        if self.process is not None:
+            for end in (self.process.stdin, self.process.stdout):
+                try:
+                    end.close()
+                except OSError:
+                    pass
+            if self.process.pidfd is not None:
+                os.close(self.process.pidfd)
+        if isinstance(self.pristine, SharedPristine):
+            self.pristine.kill()
+        if self.control is not None:
+            self.control.close()
+        self.errors.close()
+        self.process = self.pristine = self.control = None
 
     def _start_pristine(self) -> tuple[subprocess.Popen, socket.socket]:
         """Start a pristine process: worker.py, which imports torch and then forks a zygote for each request on its

@@ -386,24 +386,30 @@ def serve(own_modules: list[str], host: int | None = None) -> None:
 
 
 def _tell(control: socket.socket, message: dict, fds: tuple[int, ...] = ()) -> None:
-    """One message of the pristine process to the grader, with fds (a zygote's pidfd)."""
-    socket.send_fds(control, [json.dumps(message).encode()], list(fds))
+    """One message of the pristine process to the grader, with fds (a zygote's pidfd); a lane's socket that closed
+    meanwhile (the lane ended: its zygotes end with their job pipes) hears nothing."""
+    try:
+        socket.send_fds(control, [json.dumps(message).encode()], list(fds))
+    except OSError:  # the grader, or the lane, is gone: the loop reads its socket's end next
+        pass
 
 
 def _become_zygote(
-    control: socket.socket,
+    channels: list[socket.socket],
     pipes: list[int],
-    zygotes: dict[int, tuple[int, int]],
+    zygotes: dict[int, tuple[socket.socket, int, int]],
     own_modules: list[str],
     inside: bool,
 ) -> None:
     """The forked zygote's life: in namespaces of its own (inside), a /proc of its own and no capability; its job pipe
-    as stdin and its answer pipe as stdout, none of the pristine process's descriptors (the grader's socket, the other
-    zygotes' pidfds), then the zygote loop; it never returns."""
+    as stdin and its answer pipe as stdout, none of the pristine process's descriptors (the graders' sockets, the
+    other zygotes' pidfds), then the zygote loop; it never returns."""
     code = 0
     try:
         host = _namespaces["settle"]() if inside else None
-        control.detach()  # fd 0, replaced below: the socket object must not close it later
+        channels[0].detach()  # fd 0, replaced below: the socket object must not close it later
+        for lane in channels[1:]:
+            lane.close()
         os.dup2(pipes[0], 0)
         os.dup2(pipes[1], 1)
         for fd in [*pipes, *zygotes]:
@@ -500,28 +506,42 @@ def pristine() -> None:
         _become_subreaper()
     control = socket.socket(fileno=0)  # the grader's SOCK_SEQPACKET socket, as stdin
     _tell(control, {"ready": True})
-    zygotes: dict[int, tuple[int, int]] = {}  # pidfd -> (zygote number, pid)
+    # the grader's socket first, then one per grader lane it opened (a {"lane"} request hands its socket over): each
+    # asks for zygotes of its own and hears only of them
+    channels: list[socket.socket] = [control]
+    zygotes: dict[int, tuple[socket.socket, int, int]] = {}  # pidfd -> (the socket that asked, zygote number, pid)
     middles: dict[int, int] = {}  # zygote's pid -> its middle process, not yet reaped (_fork_zygote)
     collapsed = False  # whether the memory was collapsed since the last preload
     while True:
-        readable, _, _ = select.select([control, *zygotes], [], [])
+        readable, _, _ = select.select([*channels, *zygotes], [], [])
         for fd in readable:
-            if fd is not control:
-                number, pid = zygotes.pop(fd)
+            if not isinstance(fd, socket.socket):
+                asker, number, pid = zygotes.pop(fd)
                 os.close(fd)
                 _reap_middles(middles, pid)
                 _, status = os.waitpid(pid, 0)
-                _tell(control, {"zygote": number, "exit": os.waitstatus_to_exitcode(status)})
+                if asker in channels:
+                    _tell(asker, {"zygote": number, "exit": os.waitstatus_to_exitcode(status)})
                 continue
-            data, pipes, _flags, _address = socket.recv_fds(control, 1 << 16, 2)
-            if not data:  # the grader is gone: each zygote ends when its own job pipe closes
-                return
+            try:
+                data, pipes, _flags, _address = socket.recv_fds(fd, 1 << 16, 2)
+            except OSError:  # a lane's socket reset: as its end
+                data, pipes = b"", []
+            if not data:
+                if fd is control:  # the grader is gone: each zygote ends when its own job pipe closes
+                    return
+                channels.remove(fd)  # a lane ended: its zygotes end with their job pipes
+                fd.close()
+                continue
             request = json.loads(data)
+            if request.get("lane"):  # a grader lane's own socket
+                channels.extend(socket.socket(fileno=end) for end in pipes)
+                continue
             if request.get("preload"):
                 # modules asked ahead ({"preload"} alone): each one said once imported, so that the grader forks the
                 # question that wants it from here then, not while this process is still busy with a later question's
                 _preload(request["preload"], (lambda name: None) if "zygote" in request else (
-                    lambda name: _tell(control, {"preloaded": name})))
+                    lambda name, asker=fd: _tell(asker, {"preloaded": name})))
                 collapsed = False
             if "zygote" not in request:  # {"preload"} alone: modules imported ahead for the zygotes forked from now on
                 continue
@@ -533,16 +553,16 @@ def pristine() -> None:
                 pid, inside = _fork_zygote(middles)
             except OSError as error:  # a limit on processes: the grader reads this line when the zygote's pipe closes
                 print(f"{type(error).__name__}: {error}", file=sys.stderr, flush=True)
-                _tell(control, {"zygote": request["zygote"], "error": str(error)})
+                _tell(fd, {"zygote": request["zygote"], "error": str(error)})
                 pid = None
             if pid == 0:
-                _become_zygote(control, pipes, zygotes, own_modules, inside)
+                _become_zygote(channels, pipes, zygotes, own_modules, inside)
             for end in pipes:
                 os.close(end)
             if pid:
                 pidfd = os.pidfd_open(pid)
-                zygotes[pidfd] = (request["zygote"], pid)
-                _tell(control, {"zygote": request["zygote"], "pid": pid, "namespaces": inside}, (pidfd,))
+                zygotes[pidfd] = (fd, request["zygote"], pid)
+                _tell(fd, {"zygote": request["zygote"], "pid": pid, "namespaces": inside}, (pidfd,))
 
 
 if __name__ == "__main__":
