@@ -228,6 +228,40 @@ def test_sdpa_inside_multihead_counts_as_multihead_only() -> None:
     assert _seen(work, [SDPA, MHA]) == [MHA]
 
 
+class _OwnMultihead(nn.MultiheadAttention):
+    """A student's subclass: what its methods do with torch is multi-head work, however they run."""
+
+    def steps(self):
+        """A generator method: its frame is left at each yield and entered again at each resume."""
+        yield torch.softmax(Q, dim=-1)
+        yield Q @ K.transpose(-2, -1)
+
+    def around(self, work) -> list[str]:
+        """Runs work (a watched block) while this method's frame is on the stack."""
+        return work()
+
+    def idle(self):
+        """A generator method that does no torch work."""
+        yield None
+
+    def fails(self) -> None:
+        """Raises without any torch work: its frame is left by the exception."""
+        raise ValueError("no work")
+
+
+def test_work_is_multihead_exactly_while_a_method_of_a_subclass_runs() -> None:
+    """The profile function counts the subclass's frames as they are entered and left: a generator resumed inside
+    the block, a method already running when the block starts, a thread started on a method; work after a method has
+    left, at a yield or by an exception, is not multi-head work."""
+    own = _OwnMultihead(8, 2, batch_first=True)
+    steps = own.steps()
+    next(steps)  # started before the block: its frame is left (yield) and entered again inside it
+    assert _seen(lambda: next(steps), [MHA]) == [MHA]
+    assert own.around(lambda: _seen(lambda: torch.softmax(Q, dim=-1), [MHA])) == [MHA]
+    assert _seen(lambda: _in_thread(own.steps().__next__), [MHA]) == [MHA]
+    assert _seen(lambda: (next(own.idle()), torch.softmax(Q, dim=-1)), [MHA]) == []  # left at its yield
+    assert _seen(lambda: (pytest.raises(ValueError, own.fails), torch.softmax(Q, dim=-1)), [MHA]) == []
+
 def test_patching_the_name_afterwards_hides_nothing() -> None:
     """References are bound at import: a student who rebinds F.scaled_dot_product_attention is still seen."""
     original = F.scaled_dot_product_attention

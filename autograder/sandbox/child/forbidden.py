@@ -10,7 +10,9 @@ Every route to that work meets one of the two modes, whatever name the student r
   torch.autograd.grad / backward, forward-mode duals, the student's own read of `.grad_fn`, or torch.autograd's
   on the student's behalf, as get_gradient_edge's) and every `torch.ops.aten.X` call, by overload packet, and
   any torch function called while a method of nn.MultiheadAttention or of a subclass runs (torch.ao's
-  pure-Python quantizable one included);
+  pure-Python quantizable one included): the profile function below counts, per thread, those methods' frames as
+  they are entered and left (a generator's at each resume and yield), and those already running when it starts
+  hearing the thread;
 - the dispatch mode sees the kernels that survive decomposition (the fused attention kernels,
   `aten._safe_softmax`, which only SDPA's math path uses, the native multi-head kernel) and every
   operation the autograd engine runs (`torch._C._current_graph_task_id() != -1`).
@@ -30,6 +32,12 @@ threading's hook) counts as forbidden work for every label asked too, and as `ta
 the same profile function as the threads it starts, so modes emptied and pushed back before the block's exit are seen
 at the student's next call or return.
 
+The profile function runs at every call and return of the block's threads, C calls included (millions while
+torch.func imports torch._dynamo), and so at every call the modes' handlers make: it returns at once inside a
+handler, reads a frame's code (an audit event, which costs a call of the Guard) only to count the classes' frames or
+when the stacks do not hold the modes, and the handlers call as little as they can (the dispatch mode calls an aten
+overload's kernel itself, as OpOverload.__call__ would).
+
 Every reference compared against is bound when this module is imported, in the zygote, before any
 student code runs: patching `torch.nn.functional` afterwards hides nothing.
 """
@@ -38,6 +46,7 @@ import os
 import sys
 import threading
 import types
+from functools import partial as _partial
 from typing import Callable, Iterable
 
 import torch
@@ -280,16 +289,25 @@ def _profiler() -> Callable:
     excluded, python_key = torch._C._dispatch_tls_is_dispatch_key_excluded, torch._C.DispatchKey.Python
 
     def holds(function_mode: object, dispatch_mode: object) -> bool:
+        function_top, dispatch_top = function_depth() - 1, dispatch_depth() - 1
         return (
             _function_modes_on()
             and not excluded(python_key)
-            and any(function_at(i) is function_mode for i in range(function_depth()))
-            and any(dispatch_at(i) is dispatch_mode for i in range(dispatch_depth()))
+            # the top first: where the watch's modes are, unless the student's code (or torch's) pushed one above
+            and (
+                (function_top >= 0 and function_at(function_top) is function_mode)
+                or any(function_at(i) is function_mode for i in range(function_top))
+            )
+            and (
+                (dispatch_top >= 0 and dispatch_at(dispatch_top) is dispatch_mode)
+                or any(dispatch_at(i) is dispatch_mode for i in range(dispatch_top))
+            )
         )
 
     def profile(watch: "ForbiddenWork") -> Callable:
-        check = watch._check_thread  # bound on the watch itself (seal.bind): its class's forwarder costs a frame
-        return keep(lambda frame, event, arg: check(frame, event, arg, holds))
+        # the check bound on the watch itself (seal.bind: its class's forwarder would cost a frame), and holds handed
+        # to it by a partial, which costs no Python frame per event as a lambda did
+        return keep(_partial(watch._check_thread, holds))
 
     return profile
 
@@ -325,9 +343,24 @@ def _function_label(func: object) -> str | None:
     return None
 
 
-def _method_codes(classes: tuple) -> frozenset:
+_KERNELS: dict = {}  # an aten overload's kernel (its _op) -> (the overload, its label, the kernel), as first seen
+_BuiltinFunction = types.BuiltinFunctionType
+
+
+def _kernel_entry(func: object) -> tuple:
+    """(func, its label, what runs it) for what the dispatch mode was handed; remembered in _KERNELS by its kernel when
+    func is a plain OpOverload, which the mode then calls directly (OpOverload.__call__ only calls it)."""
+    label = _packet_label(_getattr(func, "_overloadpacket", func))
+    kernel = func._op if _type(func) is _OpOverload else None
+    if _type(kernel) is not _BuiltinFunction:
+        return func, label, func
+    _KERNELS[kernel] = entry = (func, label, kernel)
+    return entry
+
+
+def _method_codes(classes: tuple) -> list:
     """The code of every method of classes and of each of their subclasses defined so far."""
-    classes, codes = list(classes), set()
+    classes, codes = list(classes), []
     while classes:
         cls = classes.pop()
         classes.extend(_subclasses(cls))
@@ -335,25 +368,43 @@ def _method_codes(classes: tuple) -> frozenset:
             function = _getattr(value, "__func__", value)
             code = _getattr(function, "__code__", None) if _type(function) is types.FunctionType else None
             if code is not None:
-                codes.add(code)
-    return frozenset(codes)
+                codes.append(code)
+    return codes
 
 
-def _inside(codes: frozenset, frame: object) -> bool:
-    """True when one of the frames from frame outwards runs one of codes."""
-    while frame is not None:
-        if frame.f_code in codes:
-            return True
+def _class_lines(labels: Iterable[str]) -> dict[int, tuple]:
+    """{first line: ((code, label), ...)} for the code of every method of the classes of labels (and of their
+    subclasses): the profile function looks a frame's code up by its first line, an int the code keeps as a C int, then
+    by identity (hashing a code object hashes its contents: half a microsecond at every call and return)."""
+    lines: dict[int, tuple] = {}
+    for label in labels:
+        for code in _method_codes(_CLASSES[label]):
+            lines[code.co_firstlineno] = (*lines.get(code.co_firstlineno, ()), (code, label))
+    return lines
+
+
+def _count_frames(lines: dict[int, tuple], inside: dict[str, int], frame: object) -> None:
+    """Count in inside, by label, the frames from frame outwards that run the code of a method in lines (_class_lines):
+    those a thread runs when the watch's profile function starts hearing it (nothing to walk when lines is empty)."""
+    while lines and frame is not None:
+        code = frame.f_code
+        for method, owner in lines.get(code.co_firstlineno, ()):
+            if method is code:
+                inside[owner] = inside.get(owner, 0) + 1
         frame = frame.f_back
-    return False
 
 
 class _PerThread(threading.local):
-    """How deep this thread is in the function mode's handler, and the nesting labels' work it runs (innermost last)."""
+    """How deep this thread is in the function mode's handler, the nesting labels' work it runs (innermost last), and
+    how many frames of each label's classes' methods it runs."""
 
     depth = 0
     within: tuple = ()
     handling = 0  # inside the dispatch mode's handler, where torch has taken that mode off the stack for the while
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inside: dict[str, int] = {}  # label -> its classes' methods' frames running (the profile function counts)
 
 
 class _FunctionWatch(TorchFunctionMode):
@@ -363,23 +414,17 @@ class _FunctionWatch(TorchFunctionMode):
         super().__init__()
         bind(self, "__torch_function__")  # torch calls it at every operation: the handler itself, no forwarder
         self.watch = watch
-        self.class_codes: tuple = ()  # (label, the code of its classes' methods) for each asked label with classes
-
-    def __enter__(self) -> "_FunctionWatch":
-        self.class_codes = tuple(
-            (label, _method_codes(classes)) for label, classes in _CLASSES.items() if label in self.watch._asked
-        )  # the student's subclasses exist by now
-        return super().__enter__()
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         watch, here = self.watch, self.watch._thread
         here.depth += 1  # first: torch has taken this mode off the stack until the handler returns
         try:
             label = _function_label(func)
-            if label is None and self.class_codes and not here.within:
-                # work done by a method of a label's classes, whatever the subclass (torch.ao's is pure Python)
-                frame = _getframe(1)
-                label = next((owner for owner, codes in self.class_codes if _inside(codes, frame)), None)
+            if label is None and watch._class_labels and not here.within:
+                # work done while a method of a label's classes runs, whatever the subclass (torch.ao's is pure
+                # Python): the profile function counts their frames as they are entered and left (_check_thread)
+                inside = here.inside
+                label = next((owner for owner in watch._class_labels if inside.get(owner, 0) > 0), None)
             if label is not None:
                 watch._note(label)
             nests = label in _COVERED
@@ -406,28 +451,44 @@ class _DispatchWatch(TorchDispatchMode):
         super().__init__()
         bind(self, "__torch_dispatch__")  # torch calls it at every operation: the handler itself, no forwarder
         self.watch = watch
-        self.labels: dict[int, tuple[object, str | None]] = {}  # id(overload) -> (overload, label)
+        self.engine = _ENGINE in watch._asked  # whether the autograd engine's work is asked about
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        # The profile function runs at every call and C call made here: this handler makes as few as it can (a
+        # subscript, an attribute or type() makes none, and no audit event as id() does)
         watch, here = self.watch, self.watch._thread
         here.handling += 1
-        entry = self.labels.get(_id(func))
-        if entry is None or entry[0] is not func:
-            entry = self.labels[_id(func)] = (func, _packet_label(_getattr(func, "_overloadpacket", func)))
-        label, engine = entry[1], _graph_task_id() != -1
-        if label is None and engine:
-            label = _ENGINE  # the autograd engine is running this kernel
-        if label is not None and not (here.within and label in _COVERED[here.within[-1]]):
-            watch._note(label)
-        if not (here.depth or engine or _function_modes_on()):
-            watch._blinded()  # work while the function mode was switched off from inside the block
         try:
-            return func(*args, **(kwargs or {}))
+            entry = None
+            if _type(func) is _OpOverload:
+                kernel = func._op  # what OpOverload.__call__ calls
+                if _type(kernel) is _BuiltinFunction:  # hashed and compared in C
+                    try:
+                        entry = _KERNELS[kernel]
+                    except KeyError:
+                        pass
+            if entry is None or entry[0] is not func:
+                entry = _kernel_entry(func)
+            label = entry[1]
+            # the autograd engine is running this kernel: read where it can change what is noted
+            engine = (self.engine and label is None) or not here.depth
+            engine = engine and _graph_task_id() != -1
+            if label is None and engine:
+                label = _ENGINE
+            if label is not None and not (here.within and label in _COVERED[here.within[-1]]):
+                watch._note(label)
+            if not (here.depth or engine or _function_modes_on()):
+                watch._blinded()  # work while the function mode was switched off from inside the block
+            return entry[2](*args, **(kwargs or {}))
         finally:
             here.handling -= 1
 
 
-_HANDLERS = frozenset({_FunctionWatch.__torch_function__.__code__, _DispatchWatch.__torch_dispatch__.__code__})
+# the modes' handlers' code, compared by identity (hashing a code object hashes its contents)
+_FUNCTION_HANDLER = _FunctionWatch.__torch_function__.__code__
+_DISPATCH_HANDLER = _DispatchWatch.__torch_dispatch__.__code__
+_FRAME_EVENTS = ("call", "return")  # a frame entered or left (a generator's too, at each resume and yield)
+_FrameType = types.FrameType
 
 
 class ForbiddenWork:
@@ -443,6 +504,9 @@ class ForbiddenWork:
         self.tampered = ""
         self._active = False
         self._thread = _PerThread()
+        # the asked labels that have classes (table order), and their methods' code by first line (_class_lines)
+        self._class_labels = tuple(label for label in _CLASSES if label in self._asked)
+        self._class_lines: dict[int, tuple] = {}
         bind(self, "_check_thread", "_note", "_blinded", "_tamper", "_unwatched", "_watch_new_thread")
         self._function_mode = _FunctionWatch(self)
         self._dispatch_mode = _DispatchWatch(self)
@@ -474,34 +538,47 @@ class ForbiddenWork:
                 self._thread_profile(frame, event, arg)
             _push_function_mode(self._function_mode)
             _push_dispatch_mode(self._dispatch_mode)
+            _count_frames(self._class_lines, self._thread.inside, _getframe())
             _set_profile(self._check)
         else:
             _set_profile(self._thread_profile)  # hand the thread back to whatever profiler was there
 
-    def _check_thread(self, frame: object, event: str, arg: object, holds: Callable) -> None:
+    def _check_thread(self, holds: Callable, frame: object, event: str, arg: object) -> None:
         """The profile function of the block's thread and of each thread the watch equipped, run at each call and
         return in it: the thread's modes popped or switched off (outside the modes' own handlers and torch's own
         code) while the block runs make every asked label count as seen, and the block tampered; the thread's profile
-        is then left alone (setting it again is a reach the Guard flags). holds reads the stacks (_profiler)."""
-        code = _getattr(frame, "f_code", None)
-        if (
-            code in _HANDLERS
-            or self._thread.depth
-            or self._thread.handling
-            or _getattr(code, "co_filename", "").startswith(_LIBRARIES)
-        ):
-            # torch takes a mode off the stack while its handler runs, and its own code may for a while (printing)
+        is then left alone (setting it again is a reach the Guard flags). It also counts the frames of the asked
+        labels' classes' methods as they are entered and left (the function mode's handler reads the count). holds
+        reads the stacks (_profiler)."""
+        here, lines = self._thread, self._class_lines
+        # reading a frame's f_code raises an audit event, which costs a call of the Guard (a microsecond and a half, at
+        # every event): it is read only to count the classes' frames, or when the stacks do not hold the modes
+        if here.depth or _type(frame) is not _FrameType:
+            # torch takes the function mode off the stack while its handler runs (and the dispatch mode inside it, where
+            # the function mode sees nothing); a frame not from the interpreter is a call by hand, which counts nothing
             return
-        if self._active and not holds(self._function_mode, self._dispatch_mode):
+        counted = lines and event in _FRAME_EVENTS
+        if here.handling and not counted:
+            return  # torch takes the dispatch mode off the stack while its handler runs
+        code = frame.f_code if counted else None
+        if counted:
+            for method, owner in lines.get(code.co_firstlineno, ()):
+                if method is code:
+                    here.inside[owner] = here.inside.get(owner, 0) + (1 if event == "call" else -1)
+        if here.handling or (self._active and holds(self._function_mode, self._dispatch_mode)):
+            return
+        if code is None:
+            code = frame.f_code
+        if code is _FUNCTION_HANDLER or code is _DISPATCH_HANDLER or code.co_filename.startswith(_LIBRARIES):
+            return  # the handlers' own call and return, and torch's code, which may pop a mode for a while (printing)
+        if self._active:
             self._seen.update(self._asked)
             self.tampered = self.tampered or (
                 "empties PyTorch's mode stacks while it runs"
                 if _get_ident() == self._owner
                 else "pops PyTorch's modes in a thread it started"
             )
-            _set_profile(None)
-        elif not self._active:
-            _set_profile(None)
+        _set_profile(None)
 
     def _tamper(self, what: str) -> None:
         """The student's code used the mode stacks (read or popped the watch's modes, switched the Python dispatch
@@ -520,6 +597,7 @@ class ForbiddenWork:
         self.tampered, self.unwatched = "", False
         if not self._asked:
             return self  # nothing forbidden: no modes, so no cost (the timing check runs this way)
+        self._class_lines = _class_lines(self._class_labels)  # the student's subclasses exist by now
         self._thread_profile = _get_thread_profile()
         self._function_mode.__enter__()
         try:
@@ -531,6 +609,8 @@ class ForbiddenWork:
         _WATCHING("enter", self)
         _set_thread_profile(self._hook)
         self._profile, self._owner = _get_profile(), _get_ident()
+        # a method of the classes already running (none, from the grader) counts too, as it would in a thread
+        _count_frames(self._class_lines, self._thread.inside, _getframe())
         _set_profile(self._check)  # the block's own thread: its modes emptied and put back before the exit are seen
         if _running_threads():  # started before the block (at import, in an earlier call): they run without the modes
             self._unwatched()

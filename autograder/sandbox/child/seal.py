@@ -57,12 +57,21 @@ def unwrap(function: object) -> object:
     return next(const for const in code.co_consts if callable(const))
 
 
+# (class, name) -> the function bind() binds: looked up once per class, as reading a forwarder's code raises an audit
+# event that the Guard judges with a walk of the stack; a sealed class's forwarder never changes
+_BOUND: dict = {}
+
+
 def bind(instance: object, *names: str) -> None:
     """Bind each named method of instance's class on instance itself, the function itself rather than its sealed
     class's forwarder: a method torch or the interpreter calls at every operation (a mode's handler) then costs no
     frame more, and the instance, which no student code reaches, hands nothing out."""
+    cls = type(instance)
     for name in names:
-        setattr(instance, name, types.MethodType(unwrap(getattr(type(instance), name)), instance))
+        function = _BOUND.get((cls, name))
+        if function is None:
+            function = _BOUND[cls, name] = unwrap(getattr(cls, name))
+        setattr(instance, name, types.MethodType(function, instance))
 
 
 def _forwarded(value: object) -> object:
