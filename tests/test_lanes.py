@@ -12,7 +12,7 @@ import pytest
 from autograder.course.manifest import load_course
 from autograder.engine import lanes
 from autograder.engine.run import grade, grade_many
-from autograder.sandbox import LINUX, Sandbox, choose
+from autograder.sandbox import LINUX, Sandbox, choose, machine
 
 ROOT = Path(__file__).resolve().parent.parent
 COURSE = load_course(ROOT)
@@ -140,12 +140,15 @@ class FakeKit:
 
 
 def test_no_lane_without_a_branch_two_cores_and_one_thread(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A sandbox that cannot branch (the portable backend), one core, or a second Python thread (a notebook's
-    kernel: a fork would copy only this one): no lane, and with one core or a thread the branch is not even asked
-    for."""
+    """A sandbox that cannot branch (the portable backend), one core, too little memory for a second child, or a
+    second Python thread (a notebook's kernel: a fork would copy only this one): no lane, and but for the first the
+    branch is not even asked for."""
     sandbox = FakeSandbox()
     assert lanes.Lane.start(FakeKit(sandbox), [], [10]) is None and sandbox.asked == 1  # asked: the conditions hold
     monkeypatch.setattr(lanes, "_cores", lambda: 1)
+    assert lanes.Lane.start(FakeKit(sandbox), [], [10]) is None and sandbox.asked == 1
+    monkeypatch.undo()
+    monkeypatch.setattr(machine, "available_memory", lambda: 1 << 30)  # a gigabyte: no room for a second child
     assert lanes.Lane.start(FakeKit(sandbox), [], [10]) is None and sandbox.asked == 1
     monkeypatch.undo()
     release = threading.Event()

@@ -9,9 +9,10 @@ when the lane ends without them (it crashed, or was killed): a lane's failure ne
 
 Lanes run only where they cannot change anything but speed: the sandbox can branch (the Linux backend), this
 process runs no other Python thread (a fork copies only the calling thread: a notebook's kernel has several; the
-idle thread pool of numpy's OpenBLAS, which torch's import starts, is made safe to fork by OpenBLAS itself), and it
-may use two cores or more. A lane that has not ended long after its questions' own bounds (each question's wall
-bound, summed) is killed and its questions graded here: a lane never hangs `check`.
+idle thread pool of numpy's OpenBLAS, which torch's import starts, is made safe to fork by OpenBLAS itself), it may
+use two cores or more, and the machine has the memory for a second child beside the first (sandbox.room_for_a_lane).
+A lane that has not ended long after its questions' own bounds (each question's wall bound, summed) is killed and its
+questions graded here: a lane never hangs `check`.
 """
 import os
 import pickle
@@ -24,6 +25,7 @@ import warnings
 import pytest
 
 from ..course.results import QuestionResult
+from ..sandbox import room_for_a_lane
 from ..sandbox.limits import wall_seconds
 
 MARKER = "beside"
@@ -56,7 +58,7 @@ class Lane:
     def start(cls, kit: object, items: list[pytest.Item], numbers: list[int]) -> "Lane | None":
         """Fork a lane that grades items (the checks of questions numbers) with kit, on a branch of kit's sandbox;
         None where lanes cannot run (module docstring): the caller grades them itself."""
-        if _cores() < 2 or threading.active_count() > 1:
+        if _cores() < 2 or threading.active_count() > 1 or not room_for_a_lane(kit.sandbox.backend):
             return None
         sandbox = kit.sandbox.branch()
         if sandbox is None:

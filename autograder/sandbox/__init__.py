@@ -23,7 +23,7 @@ from .base import (
 )
 from .limits import STALE_SECONDS, STARTUP_SECONDS, WALL_FACTOR
 from .choice import FORCE_VARIABLE, LINUX, PORTABLE, Choice, choose
-from .machine import memory_warning
+from .machine import memory_warning, room_for_a_lane
 from .walls import missing as missing_walls
 from .walls import set_dumpable
 
@@ -46,6 +46,7 @@ __all__ = [
     "missing_walls",
     "isolated_python",
     "process_state",
+    "room_for_a_lane",
     "start_sandbox",
     "sweep_stale",
 ]

@@ -4,6 +4,7 @@ from pathlib import Path
 
 from ..i18n import _
 from .base import MEMORY_NEEDED
+from .limits import MEMORY_BYTES
 
 CGROUP = Path("/sys/fs/cgroup")
 MEMINFO = Path("/proc/meminfo")  # Linux: what psutil.virtual_memory().available reads there, without psutil's import
@@ -81,6 +82,14 @@ def available_memory(
     if room is not None:
         amounts.append(room)
     return min(amounts) if amounts else None
+
+
+def room_for_a_lane(backend: str) -> bool:
+    """True unless the memory available is known and too little for a second lane (engine/lanes.py) beside grading
+    itself: what grading needs with backend, and a whole child's memory limit more (a lane adds a child that runs while
+    another does; where both could not fit, the kernel could stop one that a single lane would have graded)."""
+    available = available_memory()
+    return available is None or available >= MEMORY_NEEDED.get(backend, max(MEMORY_NEEDED.values())) + MEMORY_BYTES
 
 
 def memory_warning(backend: str, available: int | None = None) -> str | None:
