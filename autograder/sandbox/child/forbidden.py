@@ -385,8 +385,8 @@ def _class_lines(labels: Iterable[str]) -> dict[int, tuple]:
 
 def _count_frames(lines: dict[int, tuple], inside: dict[str, int], frame: object) -> None:
     """Count in inside, by label, the frames from frame outwards that run the code of a method in lines (_class_lines):
-    those a thread runs when the watch's profile function starts hearing it (nothing to walk when lines is empty)."""
-    while lines and frame is not None:
+    those a thread runs when the watch's profile function starts hearing it."""
+    while frame is not None:
         code = frame.f_code
         for method, owner in lines.get(code.co_firstlineno, ()):
             if method is code:
@@ -538,7 +538,8 @@ class ForbiddenWork:
                 self._thread_profile(frame, event, arg)
             _push_function_mode(self._function_mode)
             _push_dispatch_mode(self._dispatch_mode)
-            _count_frames(self._class_lines, self._thread.inside, _getframe())
+            if self._class_lines:  # sys._getframe raises an audit event, which the Guard judges with a walk
+                _count_frames(self._class_lines, self._thread.inside, _getframe())
             _set_profile(self._check)
         else:
             _set_profile(self._thread_profile)  # hand the thread back to whatever profiler was there
@@ -609,8 +610,8 @@ class ForbiddenWork:
         _WATCHING("enter", self)
         _set_thread_profile(self._hook)
         self._profile, self._owner = _get_profile(), _get_ident()
-        # a method of the classes already running (none, from the grader) counts too, as it would in a thread
-        _count_frames(self._class_lines, self._thread.inside, _getframe())
+        if self._class_lines:  # a method of the classes already running (none, from the grader) counts, as in a thread
+            _count_frames(self._class_lines, self._thread.inside, _getframe())
         _set_profile(self._check)  # the block's own thread: its modes emptied and put back before the exit are seen
         if _running_threads():  # started before the block (at import, in an earlier call): they run without the modes
             self._unwatched()

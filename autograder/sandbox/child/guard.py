@@ -100,7 +100,26 @@ CODE_ARGS = {"exec": 0, "function.__new__": 0, "code.__new__": None}
 # Library functions that hand a frame (or its locals) back to their caller, by the standard library's file: (file,
 # names), None for every function of the file. A reach made inside one counts as its caller's.
 HAND_BACK = (
-    ("inspect.py", frozenset({"currentframe", "stack", "trace", "getinnerframes"})),
+    # inspect's getmembers reads any attribute for its caller (a stand-in's __code__, a generator's gi_frame: before,
+    # tests/attacks/tamper_inspect_getmembers.py took the watch that way, q3 12 / 12); its get*locals hand a frame's
+    # locals back
+    (
+        "inspect.py",
+        frozenset(
+            {
+                "currentframe",
+                "stack",
+                "trace",
+                "getinnerframes",
+                "getmembers",
+                "getmembers_static",
+                "_getmembers",
+                "getgeneratorlocals",
+                "getcoroutinelocals",
+                "getasyncgenlocals",
+            }
+        ),
+    ),
     (
         "traceback.py",
         frozenset(
